@@ -1,0 +1,55 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+/** DESIGN §3: time and identity come from the Clock and IdFactory ports, never from ambient globals. */
+const ambientTimeAndIdentity = {
+  'no-restricted-properties': [
+    'error',
+    { object: 'Date', property: 'now', message: 'Use Clock.now() (src/core/clock.ts).' },
+    { object: 'performance', property: 'now', message: 'Use Clock.monotonicNow() (src/core/clock.ts).' },
+    { object: 'Math', property: 'random', message: 'Use the IdFactory port (src/core/ids.ts) or take randomness as a dependency.' },
+    { object: 'crypto', property: 'randomUUID', message: 'Use IdFactory.newId() (src/core/ids.ts).' },
+  ],
+  'no-restricted-syntax': [
+    'error',
+    { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'Use new Date(clock.now()) (src/core/clock.ts).' },
+    { selector: "CallExpression[callee.name='Date']", message: 'Use new Date(clock.now()) (src/core/clock.ts).' },
+  ],
+  'no-restricted-imports': [
+    'error',
+    {
+      paths: ['crypto', 'node:crypto'].map((name) => ({
+        name,
+        importNames: ['randomUUID'],
+        message: 'Use IdFactory.newId() (src/core/ids.ts).',
+      })),
+    },
+  ],
+  'no-restricted-globals': [
+    'error',
+    { name: 'setTimeout', message: 'Wait with Clock.sleep(ms, signal) (src/core/clock.ts).' },
+    { name: 'setInterval', message: 'Loop on Clock.sleep(ms, signal) (src/core/clock.ts).' },
+  ],
+};
+
+export default tseslint.config(
+  { ignores: ['dist/', 'coverage/', 'node_modules/', 'data/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: {
+        projectService: { allowDefaultProject: ['eslint.config.js'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+    rules: {
+      eqeqeq: ['error', 'always'],
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: false, requireDefaultForNonUnion: true }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+    },
+  },
+  { files: ['src/**/*.ts'], ignores: ['src/core/**'], rules: ambientTimeAndIdentity },
+);

@@ -1,0 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { CONFIG_SCHEMA_FILE, renderConfigJsonSchema } from '../src/config/json_schema.js';
+
+writeFileSync(CONFIG_SCHEMA_FILE, renderConfigJsonSchema());
+console.log(`wrote ${CONFIG_SCHEMA_FILE}`);

@@ -1,0 +1,64 @@
+import { readFileSync } from 'node:fs';
+import type { Environment } from '../config/interpolate.js';
+import { loadConfig } from '../config/load.js';
+import { formatConfigProblem, isConfigError } from '../config/problems.js';
+import { createLogger, type LogOutput } from '../core/logger.js';
+import { chooseAdapter, describeAdapterChoice } from './adapter_choice.js';
+import { parseCliArgs, USAGE } from './args.js';
+
+/** Exit statuses of the program. */
+export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
+
+/** What the program reads and writes, so that it runs the same in tests as under `node`. */
+export interface CliIo {
+  readonly stdout: { write(text: string): unknown };
+  readonly stderr: LogOutput['stream'] & { readonly isTTY?: boolean };
+  readonly env: Environment;
+  readonly cwd: string;
+}
+
+/**
+ * The whole program behind `holdfast`: parses arguments, loads and validates the configuration,
+ * starts logging and reports what it runs. Returns the exit status; bad arguments and bad
+ * configuration are reported one problem a line, without a stack trace, with status 2.
+ */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const parsed = parseCliArgs(argv);
+  if (!parsed.ok) {
+    io.stderr.write(`holdfast: ${parsed.error}\nTry 'holdfast --help' for the options.\n`);
+    return EXIT.usage;
+  }
+  const { args } = parsed;
+  if (args.help) {
+    io.stdout.write(USAGE);
+    return EXIT.ok;
+  }
+  if (args.version) {
+    io.stdout.write(`holdfast ${packageVersion()}\n`);
+    return EXIT.ok;
+  }
+
+  let loaded;
+  try {
+    loaded = loadConfig({ configPath: args.configPath, env: io.env, cwd: io.cwd });
+  } catch (error) {
+    if (!isConfigError(error)) throw error;
+    for (const problem of error.problems) io.stderr.write(`holdfast: ${formatConfigProblem(problem)}\n`);
+    return EXIT.usage;
+  }
+  const { config, source } = loaded;
+  const logger = createLogger(config.logging, { stream: io.stderr, isTTY: io.stderr.isTTY === true });
+  const choice = chooseAdapter(args, config);
+  logger.info({ config: source.kind === 'file' ? source.path : 'defaults', adapter: choice }, 'configuration loaded');
+  io.stderr.write(
+    `holdfast: configuration is valid; would start ${describeAdapterChoice(choice)}, ` +
+      `with turns stored in ${config.turn_state.db_path}. The chat pipeline is not built yet, so holdfast stops here.\n`,
+  );
+  await new Promise<void>((resolve) => logger.flush(() => resolve()));
+  return EXIT.ok;
+}
+
+function packageVersion(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return manifest.version;
+}

@@ -1,0 +1,72 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { interpolateEnvironment, type Environment } from './interpolate.js';
+import { ConfigError, formatKeyPath } from './problems.js';
+import type { Config } from './schema.js';
+import { validateConfigTree } from './validate.js';
+import { parseYamlSource } from './yaml_source.js';
+
+/** Where the configuration came from: a file (and which rule chose it), or defaults alone. */
+export type ConfigSource =
+  | { readonly kind: 'file'; readonly path: string; readonly chosenBy: '--config' | 'HOLDFAST_CONFIG' | './config.yml' }
+  | { readonly kind: 'defaults' };
+
+export interface LoadConfigOptions {
+  /** The `--config` argument, if given. */
+  readonly configPath?: string | undefined;
+  readonly env: Environment;
+  readonly cwd: string;
+}
+
+export interface LoadedConfig {
+  readonly config: Config;
+  readonly source: ConfigSource;
+}
+
+/** `--config PATH`, else `HOLDFAST_CONFIG`, else `./config.yml` if it exists, else defaults. */
+export function resolveConfigSource(options: LoadConfigOptions): ConfigSource {
+  if (options.configPath !== undefined) return { kind: 'file', path: resolve(options.cwd, options.configPath), chosenBy: '--config' };
+  const fromEnv = options.env['HOLDFAST_CONFIG'];
+  if (fromEnv !== undefined && fromEnv !== '') return { kind: 'file', path: resolve(options.cwd, fromEnv), chosenBy: 'HOLDFAST_CONFIG' };
+  const local = resolve(options.cwd, 'config.yml');
+  return existsSync(local) ? { kind: 'file', path: local, chosenBy: './config.yml' } : { kind: 'defaults' };
+}
+
+/**
+ * Finds, reads, interpolates and validates the configuration.
+ * @throws {ConfigError} listing every problem found, each with its key path.
+ */
+export function loadConfig(options: LoadConfigOptions): LoadedConfig {
+  const source = resolveConfigSource(options);
+  if (source.kind === 'defaults') return { config: parseConfigText('', '(defaults)', options.env), source };
+  let text: string;
+  try {
+    text = readFileSync(source.path, 'utf8');
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new ConfigError([{ kind: 'unreadable_file', file: source.path, message: `cannot read the configuration file (named by ${source.chosenBy}): ${reason}` }]);
+  }
+  return { config: parseConfigText(text, source.path, options.env), source };
+}
+
+/**
+ * Parses configuration YAML held in memory; `file` names it in problems.
+ * @throws {ConfigError} listing every problem found.
+ */
+export function parseConfigText(text: string, file: string, env: Environment): Config {
+  const parsed = parseYamlSource(text, file);
+  if ('problems' in parsed) throw new ConfigError(parsed.problems);
+  const { source } = parsed;
+  const tree = source.tree;
+  if (tree !== undefined && (typeof tree !== 'object' || tree === null || Array.isArray(tree))) {
+    throw new ConfigError([source.locate({ kind: 'not_a_mapping', path: [], message: 'expected a mapping of section names to settings' })]);
+  }
+  const interpolated = interpolateEnvironment(tree, env);
+  const validated = validateConfigTree(interpolated.value);
+  if (validated.ok && interpolated.problems.length === 0) return validated.config;
+  // A value whose reference failed is reported once, for the reference, not again for its type.
+  const referenced = new Set(interpolated.problems.map((problem) => formatKeyPath(problem.path ?? [])));
+  const invalid = validated.ok ? [] : validated.problems.filter((problem) => !referenced.has(formatKeyPath(problem.path ?? [])));
+  const located = [...interpolated.problems, ...invalid].map((problem) => source.locate(problem));
+  throw new ConfigError(located.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0)));
+}

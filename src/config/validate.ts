@@ -1,0 +1,86 @@
+import type { z } from 'zod';
+import { configSchema, type Config } from './schema.js';
+import type { ConfigProblem, KeyPath } from './problems.js';
+
+/** The validated configuration, or a problem for every place it breaks the schema. */
+export type Validated = { readonly ok: true; readonly config: Config } | { readonly ok: false; readonly problems: readonly ConfigProblem[] };
+
+/**
+ * Checks an interpolated configuration tree against {@link configSchema}. A key written with no
+ * value (`discord:` with everything under it commented out) means the same as leaving it out.
+ */
+export function validateConfigTree(tree: unknown): Validated {
+  const result = configSchema.safeParse(withoutEmptyKeys(tree ?? {}), { reportInput: true });
+  if (result.success) return { ok: true, config: result.data };
+  return { ok: false, problems: result.error.issues.flatMap(toProblems) };
+}
+
+function withoutEmptyKeys(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutEmptyKeys);
+  if (typeof node !== 'object' || node === null) return node;
+  return Object.fromEntries(Object.entries(node).flatMap(([key, value]) => (value === null ? [] : [[key, withoutEmptyKeys(value)]])));
+}
+
+function toProblems(issue: z.core.$ZodIssue): ConfigProblem[] {
+  const path = issue.path.filter((segment): segment is string | number => typeof segment !== 'symbol');
+  if (issue.code === 'unrecognized_keys') {
+    const known = knownKeys(path);
+    const expected = known.length > 0 ? ` (expected one of: ${known.join(', ')})` : '';
+    return issue.keys.map((key) => ({ kind: 'unknown_key', path: [...path, key], message: `unknown key${expected}` }));
+  }
+  const got = describe(issue.input);
+  if (issue.code === 'invalid_type') {
+    const expected: string = issue.expected;
+    return [{ kind: 'invalid_value', path, message: `expected ${TYPE_WORDS[expected] ?? expected}, got ${got}` }];
+  }
+  if (issue.code === 'invalid_value') {
+    return [{ kind: 'invalid_value', path, message: `expected one of ${issue.values.map(describe).join(', ')}; got ${got}` }];
+  }
+  return [{ kind: 'invalid_value', path, message: `${issue.message}; got ${got}` }];
+}
+
+/** Zod's type names in the words of a YAML file. */
+const TYPE_WORDS: Readonly<Partial<Record<string, string>>> = {
+  object: 'a mapping',
+  array: 'a list',
+  string: 'a string',
+  number: 'a number',
+  int: 'an integer',
+  boolean: 'true or false',
+};
+
+function describe(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a mapping';
+  const text = JSON.stringify(value);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+interface SchemaDef {
+  readonly type: string;
+  readonly innerType?: z.core.$ZodType;
+  readonly in?: z.core.$ZodType;
+  readonly element?: z.core.$ZodType;
+  readonly shape?: Readonly<Record<string, z.core.$ZodType>>;
+}
+
+const defOf = (schema: z.core.$ZodType): SchemaDef => schema._zod.def;
+
+/** The keys the schema allows in the mapping at `path`, for the message about an unknown one. */
+function knownKeys(path: KeyPath): string[] {
+  let def = defOf(configSchema);
+  for (let step = 0; ; ) {
+    const inner = def.innerType ?? def.in;
+    if (inner !== undefined) {
+      def = defOf(inner);
+      continue;
+    }
+    if (step === path.length) return def.shape === undefined ? [] : Object.keys(def.shape);
+    const segment = path[step++];
+    const next = typeof segment === 'number' ? def.element : segment === undefined ? undefined : def.shape?.[segment];
+    if (next === undefined) return [];
+    def = defOf(next);
+  }
+}

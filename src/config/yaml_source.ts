@@ -1,0 +1,58 @@
+import { isMap, isNode, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
+import type { ConfigProblem, KeyPath } from './problems.js';
+
+/** A parsed YAML configuration file that can say where each key path stands in it. */
+export interface YamlSource {
+  /** The document as plain data; `undefined` for an empty file. */
+  readonly tree: unknown;
+  /** The problem with its file, line and column filled in from the document. */
+  locate(problem: ConfigProblem): ConfigProblem;
+}
+
+/** Parses `text` as YAML; throws nothing: syntax errors come back as problems. */
+export function parseYamlSource(text: string, file: string): { source: YamlSource } | { problems: ConfigProblem[] } {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  if (doc.errors.length > 0) {
+    return {
+      problems: doc.errors.map((error) => ({
+        kind: 'yaml_syntax',
+        file,
+        ...position(lineCounter, error.pos[0]),
+        message: `YAML syntax error: ${firstLine(error.message)}`,
+      })),
+    };
+  }
+  const tree: unknown = doc.toJS();
+  const locate = (problem: ConfigProblem): ConfigProblem => {
+    const at = problem.kind === 'unknown_key' ? 'key' : 'value';
+    const offset = problem.path === undefined ? undefined : offsetOf(doc, problem.path, at);
+    if (offset === undefined) return { ...problem, file };
+    return { ...problem, file, ...position(lineCounter, offset) };
+  };
+  return { source: { tree: tree ?? undefined, locate } };
+}
+
+function position(lineCounter: LineCounter, offset: number): { line: number; column: number } {
+  const { line, col } = lineCounter.linePos(offset);
+  return { line, column: col };
+}
+
+function firstLine(message: string): string {
+  return message.split('\n', 1)[0] ?? message;
+}
+
+/** Where the key (for an unknown key) or the value at `path` starts; else its nearest ancestor. */
+function offsetOf(doc: Document, path: KeyPath, at: 'key' | 'value'): number | undefined {
+  if (at === 'key' && path.length > 0) {
+    const parent: unknown = path.length === 1 ? doc.contents : doc.getIn(path.slice(0, -1), true);
+    const key = path[path.length - 1];
+    const pair = isMap(parent) ? parent.items.find((item) => isScalar(item.key) && item.key.value === key) : undefined;
+    if (isNode(pair?.key)) return pair.key.range?.[0];
+  }
+  for (let depth = path.length; depth > 0; depth--) {
+    const node: unknown = doc.getIn(path.slice(0, depth), true);
+    if (isNode(node)) return node.range?.[0];
+  }
+  return isNode(doc.contents) ? doc.contents.range?.[0] : undefined;
+}

@@ -1,0 +1,48 @@
+import { pino, stdTimeFunctions, type DestinationStream, type Logger } from 'pino';
+import { PinoPretty } from 'pino-pretty';
+import { redactSensitiveKeys } from './sensitive_keys.js';
+
+export type { Logger } from 'pino';
+
+/** Log levels, most severe first; `silent` logs nothing. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** `json`: one JSON object a line; `pretty`: human-readable; `auto`: pretty on a terminal, else JSON. */
+export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+export interface LoggerOptions {
+  readonly level: LogLevel;
+  readonly format: LogFormat;
+}
+
+/** Where log lines go. The program passes stderr: stdout belongs to the console adapter. */
+export interface LogOutput {
+  readonly stream: DestinationStream;
+  readonly isTTY: boolean;
+}
+
+/**
+ * The program's logger: pino, JSON lines unless `format` (or a terminal, under `auto`) asks for
+ * human-readable output, with the value of every sensitive key redacted at any depth.
+ */
+export function createLogger(options: LoggerOptions, output: LogOutput): Logger {
+  const pretty = options.format === 'pretty' || (options.format === 'auto' && output.isTTY);
+  const destination = pretty
+    ? PinoPretty({ destination: output.stream, colorize: output.isTTY, sync: true, translateTime: 'SYS:HH:MM:ss.l' })
+    : output.stream;
+  return pino(
+    {
+      level: options.level,
+      timestamp: stdTimeFunctions.isoTime,
+      // The finished line is redacted, so child bindings and serialized errors are covered too.
+      hooks: { streamWrite: redactLine },
+    },
+    destination,
+  );
+}
+
+function redactLine(line: string): string {
+  return `${JSON.stringify(redactSensitiveKeys(JSON.parse(line)))}\n`;
+}

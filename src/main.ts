@@ -1,0 +1,14 @@
+#!/usr/bin/env node
+import { runCli, EXIT } from './cli/run.js';
+
+try {
+  process.exitCode = await runCli(process.argv.slice(2), {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    cwd: process.cwd(),
+  });
+} catch (error) {
+  process.stderr.write(`holdfast: unexpected failure: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = EXIT.failure;
+}

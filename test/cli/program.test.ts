@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { runProgram } from '../support/program.js';
+import { useTempDir } from '../support/temp_dir.js';
+
+describe('the holdfast program', () => {
+  const temp = useTempDir();
+
+  it('exits 2 on bad configuration, one line per problem naming its key path, without a stack trace', async () => {
+    const bad = temp.write('bad.yml', 'discord:\n  token: ${DISCORD_TOKEN}\n  tokn: x\nlogging:\n  level: 7\n');
+    const run = await runProgram(['--config', 'bad.yml'], { cwd: temp.path() });
+    expect(run.status).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr.trimEnd().split('\n')).toEqual([
+      `holdfast: ${bad}:2:10: discord.token: environment variable DISCORD_TOKEN is not set`,
+      `holdfast: ${bad}:3:3: discord.tokn: unknown key (expected one of: token)`,
+      `holdfast: ${bad}:5:10: logging.level: expected one of "fatal", "error", "warn", "info", "debug", "trace", "silent"; got 7`,
+    ]);
+  });
+
+  it('exits 2 when the configuration file cannot be read or parsed', async () => {
+    const missing = await runProgram(['--config', 'missing.yml'], { cwd: temp.path() });
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toMatch(/^holdfast: .*missing\.yml: cannot read the configuration file \(named by --config\): ENOENT/);
+    temp.write('broken.yml', 'logging: [\n');
+    const broken = await runProgram([], { cwd: temp.path(), env: { HOLDFAST_CONFIG: 'broken.yml' } });
+    expect(broken.status).toBe(2);
+    expect(broken.stderr).toMatch(/broken\.yml:2:1: YAML syntax error: /);
+    expect(broken.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('starts with defaults when there is no configuration and says what it would run', async () => {
+    const run = await runProgram([], { cwd: temp.path() });
+    expect(run.status).toBe(0);
+    expect(run.stderr).toContain('"msg":"configuration loaded"');
+    expect(run.stderr).toContain('would start the console adapter (no discord.token is configured)');
+  });
+
+  it('prints its version', async () => {
+    const run = await runProgram(['--version'], { cwd: temp.path() });
+    expect(run).toMatchObject({ status: 0, stdout: expect.stringMatching(/^holdfast \d+\.\d+\.\d+\n$/) as unknown });
+  });
+});

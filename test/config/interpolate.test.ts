@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { interpolateEnvironment } from '../../src/config/interpolate.js';
+
+describe('interpolateEnvironment', () => {
+  const env = { DISCORD_TOKEN: 'tok', EMPTY: '', REGION: 'eu' };
+
+  it('replaces ${VAR} in strings at any depth and leaves keys and other values alone', () => {
+    const result = interpolateEnvironment(
+      { discord: { token: '${DISCORD_TOKEN}' }, list: ['a-${REGION}-b', 3, true, null], '${REGION}': 'key kept' },
+      env,
+    );
+    expect(result.problems).toEqual([]);
+    expect(result.value).toEqual({ discord: { token: 'tok' }, list: ['a-eu-b', 3, true, null], '${REGION}': 'key kept' });
+  });
+
+  it('uses the fallback of ${VAR:-fallback} when the variable is unset or empty', () => {
+    const result = interpolateEnvironment({ a: '${MISSING:-x}', b: '${EMPTY:-y}', c: '${REGION:-z}', d: '${MISSING:-}' }, env);
+    expect(result).toEqual({ value: { a: 'x', b: 'y', c: 'eu', d: '' }, problems: [] });
+  });
+
+  it('reads $${ as a literal ${ and a lone $ as itself', () => {
+    const result = interpolateEnvironment({ a: 'cost $5, literal $${REGION}' }, env);
+    expect(result).toEqual({ value: { a: 'cost $5, literal ${REGION}' }, problems: [] });
+  });
+
+  it('keeps an empty variable that is set, since ${VAR} only fails when VAR is unset', () => {
+    expect(interpolateEnvironment({ a: '[${EMPTY}]' }, env)).toEqual({ value: { a: '[]' }, problems: [] });
+  });
+
+  it('names the variable and the key path of every missing variable', () => {
+    const result = interpolateEnvironment({ discord: { token: '${NO_TOKEN}' }, tools: { http: [{ url: '${NO_URL}/x' }] } }, env);
+    expect(result.problems).toEqual([
+      { kind: 'missing_env', path: ['discord', 'token'], message: 'environment variable NO_TOKEN is not set' },
+      { kind: 'missing_env', path: ['tools', 'http', 0, 'url'], message: 'environment variable NO_URL is not set' },
+    ]);
+  });
+
+  it('rejects malformed references with what was expected', () => {
+    const result = interpolateEnvironment({ a: '${not a name}', b: 'x ${OPEN' }, env);
+    expect(result.problems).toEqual([
+      { kind: 'bad_reference', path: ['a'], message: '"${not a name}" is not a variable reference (expected ${NAME} or ${NAME:-default})' },
+      { kind: 'bad_reference', path: ['b'], message: '"${OPEN" has no closing "}"' },
+    ]);
+  });
+});

@@ -1,0 +1,60 @@
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { createLogger, type LoggerOptions } from '../../src/core/logger.js';
+
+function capture(options: LoggerOptions, isTTY = false): { logger: ReturnType<typeof createLogger>; text: () => string } {
+  const chunks: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      chunks.push(chunk.toString('utf8'));
+      done();
+    },
+  });
+  const logger = createLogger(options, { stream, isTTY });
+  return { logger, text: () => chunks.join('') };
+}
+
+describe('createLogger', () => {
+  it('writes one JSON object a line with level, time and message', () => {
+    const { logger, text } = capture({ level: 'info', format: 'json' });
+    logger.info({ turn: 't-1' }, 'turn admitted');
+    const lines = text().trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0] ?? '')).toMatchObject({ level: 30, msg: 'turn admitted', turn: 't-1', time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as unknown });
+  });
+
+  it('drops lines below the configured level', () => {
+    const { logger, text } = capture({ level: 'warn', format: 'json' });
+    logger.info('not shown');
+    logger.debug('not shown either');
+    logger.warn('shown');
+    expect(text().trimEnd().split('\n').map((line) => (JSON.parse(line) as { msg: string }).msg)).toEqual(['shown']);
+  });
+
+  it('redacts secrets by key at any depth, in child bindings and in error properties', () => {
+    const { logger, text } = capture({ level: 'info', format: 'json' });
+    const error = Object.assign(new Error('request failed'), { request: { headers: { authorization: 'Bearer sk-live' } } });
+    logger.child({ token: 'discord-token' }).error({ err: error, llm: { api_key: 'sk-secret', author: 'ada' } }, 'failed');
+    const out = text();
+    expect(out).not.toContain('sk-live');
+    expect(out).not.toContain('discord-token');
+    expect(out).not.toContain('sk-secret');
+    expect(JSON.parse(out)).toMatchObject({ token: '[REDACTED]', llm: { api_key: '[REDACTED]', author: 'ada' }, err: { message: 'request failed' } });
+  });
+
+  it('writes human-readable lines when asked, and on a terminal under auto', () => {
+    for (const [format, isTTY] of [['pretty', false], ['auto', true]] as const) {
+      const { logger, text } = capture({ level: 'info', format }, isTTY);
+      logger.info({ api_key: 'sk-secret' }, 'bot ready');
+      expect(text()).toContain('bot ready');
+      expect(text()).not.toContain('sk-secret');
+      expect(() => JSON.parse(text()) as unknown).toThrow();
+    }
+  });
+
+  it('writes JSON under auto when the output is not a terminal', () => {
+    const { logger, text } = capture({ level: 'info', format: 'auto' }, false);
+    logger.info('bot ready');
+    expect(JSON.parse(text())).toMatchObject({ msg: 'bot ready' });
+  });
+});
