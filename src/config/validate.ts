@@ -36,7 +36,8 @@ function toProblems(issue: z.core.$ZodIssue): ConfigProblem[] {
   if (issue.code === 'invalid_value') {
     return [{ kind: 'invalid_value', path, message: `expected one of ${issue.values.map(describe).join(', ')}; got ${got}` }];
   }
-  return [{ kind: 'invalid_value', path, message: `${issue.message}; got ${got}` }];
+  // A custom rule's message already says what is wrong with the values it names.
+  return [{ kind: 'invalid_value', path, message: issue.code === 'custom' ? issue.message : `${issue.message}; got ${got}` }];
 }
 
 /** Zod's type names in the words of a YAML file. */

@@ -1,0 +1,115 @@
+import type { GenerateResponse, JsonObject, Provenance, StopReason, TextBlock, ToolUseBlock, Usage } from './protocol.js';
+import type { StreamEvent } from './stream_events.js';
+
+interface PendingCall {
+  id: string;
+  name: string;
+  readonly args: string[];
+  announced: boolean;
+}
+
+type PendingBlock = { readonly kind: 'text'; readonly parts: string[] } | { readonly kind: 'call'; readonly call: PendingCall };
+
+/**
+ * Builds one response out of streamed pieces, whatever the protocol: text deltas, tool calls
+ * whose arguments arrive in fragments, the stop reason, usage and provenance. Adapters feed it;
+ * it queues the stream events to yield and turns tool-call arguments into parsed inputs.
+ */
+export class ResponseAssembler {
+  readonly #blocks: PendingBlock[] = [];
+  readonly #calls = new Map<string, PendingCall>();
+  readonly #events: StreamEvent[] = [];
+  #stopReason: StopReason = 'other';
+  #usage: { inputTokens: number | null; outputTokens: number | null } = { inputTokens: null, outputTokens: null };
+  #provenance: Provenance;
+
+  constructor(provenance: Provenance) {
+    this.#provenance = provenance;
+  }
+
+  addText(text: string): void {
+    if (text === '') return;
+    const last = this.#blocks.at(-1);
+    if (last?.kind === 'text') last.parts.push(text);
+    else this.#blocks.push({ kind: 'text', parts: [text] });
+    this.#events.push({ type: 'text_delta', text });
+  }
+
+  /**
+   * Starts or continues the tool call the protocol identifies by `key` (an index or an item id).
+   * A new id under a key whose call already has one starts a new call, for servers that reuse
+   * an index across calls.
+   */
+  toolCallDelta(key: string, part: { readonly id?: string | undefined; readonly name?: string | undefined; readonly arguments?: string | undefined }): void {
+    let call = this.#calls.get(key);
+    if (call === undefined || (part.id !== undefined && part.id !== '' && call.id !== '' && part.id !== call.id)) {
+      call = { id: '', name: '', args: [], announced: false };
+      this.#calls.set(key, call);
+      this.#blocks.push({ kind: 'call', call });
+    }
+    if (part.id !== undefined && part.id !== '' && call.id === '') call.id = part.id;
+    if (part.name !== undefined && part.name !== '' && call.name === '') call.name = part.name;
+    if (part.arguments !== undefined && part.arguments !== '') call.args.push(part.arguments);
+    if (!call.announced && call.name !== '') {
+      call.announced = true;
+      this.#events.push({ type: 'tool_call_started', id: call.id, name: call.name });
+    }
+  }
+
+  /** Replaces a tool call's arguments with the complete text, for protocols that resend them whole at the end. */
+  toolCallArguments(key: string, complete: string): void {
+    const call = this.#calls.get(key);
+    if (call !== undefined) call.args.splice(0, call.args.length, complete);
+  }
+
+  setStopReason(reason: StopReason): void {
+    this.#stopReason = reason;
+  }
+
+  setUsage(usage: Partial<Usage>): void {
+    this.#usage = { ...this.#usage, ...usage };
+  }
+
+  setProvenance(update: { readonly model?: string | undefined; readonly responseId?: string | undefined }): void {
+    const { model, responseId } = update;
+    this.#provenance = {
+      ...this.#provenance,
+      ...(model === undefined || model === '' ? {} : { model }),
+      ...(responseId === undefined || responseId === '' ? {} : { responseId }),
+    };
+  }
+
+  /** The events produced since the last call. */
+  drainEvents(): StreamEvent[] {
+    return this.#events.splice(0);
+  }
+
+  /** The finished response. Calls without an id get `call_<n>`, numbered in order of appearance. */
+  finish(): GenerateResponse {
+    let ordinal = 0;
+    const content = this.#blocks.map((block): TextBlock | ToolUseBlock => {
+      if (block.kind === 'text') return { type: 'text', text: block.parts.join('') };
+      ordinal += 1;
+      const { call } = block;
+      return { type: 'tool_use', id: call.id === '' ? `call_${ordinal}` : call.id, name: call.name, ...parseArguments(call.args.join('')) };
+    });
+    const hasCalls = content.some((block) => block.type === 'tool_use');
+    const stopReason = hasCalls && (this.#stopReason === 'end_turn' || this.#stopReason === 'other') ? 'tool_use' : this.#stopReason;
+    return { content, stopReason, usage: this.#usage, provenance: this.#provenance };
+  }
+}
+
+/** A tool call's arguments as an object; anything else is kept as malformed, with the reason. */
+function parseArguments(raw: string): Pick<ToolUseBlock, 'input' | 'malformedInput'> {
+  if (raw.trim() === '') return { input: {} };
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (error) {
+    return { input: {}, malformedInput: { raw, reason: `the arguments are not valid JSON (${error instanceof Error ? error.message : String(error)})` } };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { input: {}, malformedInput: { raw, reason: 'the arguments are not a JSON object' } };
+  }
+  return { input: value as JsonObject };
+}

@@ -1,0 +1,47 @@
+import { ConfigError } from '../config/problems.js';
+import type { Config, LLMProviderName } from '../config/schema.js';
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/logger.js';
+import { HttpProvider, type WireProtocol } from './http_provider.js';
+import { anthropicProtocol } from './providers/anthropic.js';
+import { openAIChatProtocol } from './providers/openai_chat.js';
+import { openAIResponsesProtocol } from './providers/openai_responses.js';
+import type { LLMProvider } from './stream_events.js';
+
+const PROTOCOLS: Readonly<Record<LLMProviderName, WireProtocol>> = {
+  openai: openAIChatProtocol,
+  'openai-responses': openAIResponsesProtocol,
+  anthropic: anthropicProtocol,
+};
+
+const DEFAULT_BASE_URLS: Readonly<Record<LLMProviderName, string>> = {
+  openai: 'https://api.openai.com/v1',
+  'openai-responses': 'https://api.openai.com/v1',
+  anthropic: 'https://api.anthropic.com/v1',
+};
+
+/**
+ * The provider the `llm` section describes.
+ * @throws {ConfigError} when the section lacks what a provider needs (a model).
+ */
+export function createProvider(llm: Config['llm'], deps: { readonly clock: Clock; readonly logger: Logger }): LLMProvider {
+  if (llm.model === undefined) {
+    throw new ConfigError([{ kind: 'invalid_value', path: ['llm', 'model'], message: 'required: the model to talk to, e.g. gpt-4.1-mini' }]);
+  }
+  return new HttpProvider({
+    settings: {
+      provider: llm.provider,
+      baseUrl: (llm.base_url ?? DEFAULT_BASE_URLS[llm.provider]).replace(/\/+$/, ''),
+      model: llm.model,
+      maxTokens: llm.max_tokens,
+      temperature: llm.temperature,
+      headers: llm.headers,
+    },
+    protocol: PROTOCOLS[llm.provider],
+    apiKeys: llm.api_keys ?? (llm.api_key === undefined ? [] : [llm.api_key]),
+    requestTimeoutMs: llm.request_timeout_seconds * 1000,
+    stallTimeoutMs: llm.stream_stall_timeout_seconds * 1000,
+    clock: deps.clock,
+    logger: deps.logger.child({ component: 'llm' }),
+  });
+}

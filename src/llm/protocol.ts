@@ -1,0 +1,101 @@
+/**
+ * The provider-neutral model protocol (DESIGN §4): what a turn sends to a model and what it gets
+ * back, whichever provider serves it.
+ */
+
+export type Role = 'system' | 'user' | 'assistant' | 'tool';
+
+/** A JSON value, as tool inputs and structured results carry. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+export interface TextBlock {
+  readonly type: 'text';
+  readonly text: string;
+}
+
+/** An image, inline as base64 bytes or by reference to a stored blob. */
+export interface ImageBlock {
+  readonly type: 'image';
+  readonly mediaType: string;
+  readonly source: { readonly kind: 'base64'; readonly data: string } | { readonly kind: 'blob'; readonly ref: string };
+}
+
+/**
+ * A tool call the model proposed. When the model's arguments were not a JSON object, `input` is
+ * empty and `malformedInput` keeps what it sent and why it was refused, so the call can be
+ * answered with an error result instead of being run.
+ */
+export interface ToolUseBlock {
+  readonly type: 'tool_use';
+  readonly id: string;
+  readonly name: string;
+  readonly input: JsonObject;
+  readonly malformedInput?: { readonly raw: string; readonly reason: string };
+}
+
+/** The answer to one tool call, matched to it by `toolUseId`. */
+export interface ToolResultBlock {
+  readonly type: 'tool_result';
+  readonly toolUseId: string;
+  readonly content: string;
+  readonly isError: boolean;
+}
+
+export type ContentBlock = TextBlock | ImageBlock | ToolUseBlock | ToolResultBlock;
+
+export interface Message {
+  readonly role: Role;
+  readonly content: readonly ContentBlock[];
+}
+
+/** A tool the model may call; `inputSchema` is a JSON Schema for an object. */
+export interface ToolDefinition {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: JsonObject;
+}
+
+export interface GenerateRequest {
+  readonly system?: string;
+  readonly messages: readonly Message[];
+  readonly tools?: readonly ToolDefinition[];
+  /** `none` asks for an answer without tool calls even though tools are listed. */
+  readonly toolChoice?: 'auto' | 'none';
+  /** Overrides the configured `llm.max_tokens` for this request. */
+  readonly maxTokens?: number;
+  readonly temperature?: number;
+}
+
+/** Why the model stopped. */
+export const STOP_REASONS = ['end_turn', 'tool_use', 'max_tokens', 'content_filter', 'other'] as const;
+export type StopReason = (typeof STOP_REASONS)[number];
+
+export interface Usage {
+  readonly inputTokens: number | null;
+  readonly outputTokens: number | null;
+}
+
+/** Which provider and model produced a response: the subsystem guard clears a latch only with it. */
+export interface Provenance {
+  readonly provider: string;
+  readonly model: string;
+  readonly responseId?: string;
+}
+
+export interface GenerateResponse {
+  readonly content: readonly (TextBlock | ToolUseBlock)[];
+  readonly stopReason: StopReason;
+  readonly usage: Usage;
+  readonly provenance: Provenance;
+}
+
+/** The text of every text block, joined. */
+export function responseText(response: Pick<GenerateResponse, 'content'>): string {
+  return response.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
+}
+
+/** The tool calls a response proposed, in order. */
+export function toolUses(message: { readonly content: readonly ContentBlock[] }): ToolUseBlock[] {
+  return message.content.filter((block): block is ToolUseBlock => block.type === 'tool_use');
+}

@@ -1,0 +1,167 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
+
+/**
+ * What the fake model server does with one request. Protocol helpers (openai_chat.ts,
+ * openai_responses.ts, anthropic.ts beside this file) build these from text and tool calls.
+ */
+export type FakeStep =
+  /** A 2xx (or any) response whose body is written chunk by chunk, then ends, stalls or hangs up. */
+  | {
+      readonly kind: 'stream';
+      readonly chunks: readonly string[];
+      readonly status?: number;
+      readonly headers?: Readonly<Record<string, string>>;
+      /** Real milliseconds between chunks: only for tests about timing on the server side. */
+      readonly chunkDelayMs?: number;
+      /** `end` (default) finishes the response; `stall` keeps it open sending nothing; `hang_up` destroys the socket. */
+      readonly then?: 'end' | 'stall' | 'hang_up';
+    }
+  /** A whole response at once, as errors arrive: a status, headers and a JSON (or text) body. */
+  | { readonly kind: 'reply'; readonly status: number; readonly body?: unknown; readonly headers?: Readonly<Record<string, string>> }
+  /** Accepts the request and never answers: no status, no headers. */
+  | { readonly kind: 'no_response' }
+  /** Destroys the connection before any response. */
+  | { readonly kind: 'hang_up' };
+
+/** A request as the fake server saw it. */
+export interface RecordedRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  readonly body: unknown;
+  /** Set when the client closed the connection before the server finished its response. */
+  closedByClient: boolean;
+}
+
+/** A real HTTP server on 127.0.0.1 that answers each request with the next scripted step. */
+export class FakeLLMServer {
+  readonly requests: RecordedRequest[] = [];
+  readonly #server: Server;
+  readonly #steps: FakeStep[] = [];
+  readonly #waiters: { readonly ready: () => boolean; readonly resolve: () => void }[] = [];
+  #port = 0;
+
+  private constructor() {
+    this.#server = createServer((req, res) => void this.#handle(req, res));
+  }
+
+  /** Starts a server on a random free port. */
+  static async start(): Promise<FakeLLMServer> {
+    const fake = new FakeLLMServer();
+    await new Promise<void>((resolve) => fake.#server.listen(0, '127.0.0.1', resolve));
+    fake.#port = (fake.#server.address() as AddressInfo).port;
+    return fake;
+  }
+
+  /** The API root to configure as `llm.base_url`. */
+  get baseUrl(): string {
+    return `http://127.0.0.1:${this.#port}/v1`;
+  }
+
+  /** Queues steps, one per request, in order. A request with no step left gets a 599 that names the mistake. */
+  enqueue(...steps: FakeStep[]): this {
+    this.#steps.push(...steps);
+    return this;
+  }
+
+  /** Resolves once `count` requests have arrived. */
+  whenRequests(count: number): Promise<void> {
+    return this.#when(() => this.requests.length >= count);
+  }
+
+  /** Resolves once the client has closed `count` connections before their responses finished. */
+  whenClientClosed(count = 1): Promise<void> {
+    return this.#when(() => this.requests.filter((r) => r.closedByClient).length >= count);
+  }
+
+  async close(): Promise<void> {
+    this.#server.closeAllConnections();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+
+  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const raw = await readBody(req);
+    const recorded: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: parseJson(raw), closedByClient: false };
+    res.on('close', () => {
+      if (!res.writableFinished) {
+        recorded.closedByClient = true;
+        this.#notify();
+      }
+    });
+    this.requests.push(recorded);
+    this.#notify();
+    const step = this.#steps.shift() ?? { kind: 'reply', status: 599, body: { error: { message: `fake-llm: no scripted step for request ${this.requests.length}` } } };
+    switch (step.kind) {
+      case 'reply': {
+        const body = typeof step.body === 'string' ? step.body : step.body === undefined ? '' : JSON.stringify(step.body);
+        res.writeHead(step.status, { 'content-type': typeof step.body === 'string' ? 'text/plain' : 'application/json', ...step.headers });
+        res.end(body);
+        return;
+      }
+      case 'stream': {
+        res.writeHead(step.status ?? 200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...step.headers });
+        res.flushHeaders();
+        for (const chunk of step.chunks) {
+          if (res.destroyed) return;
+          if (step.chunkDelayMs !== undefined) await delay(step.chunkDelayMs);
+          res.write(chunk);
+        }
+        if (step.then === 'hang_up') res.socket?.destroy();
+        else if (step.then !== 'stall') res.end();
+        return;
+      }
+      case 'no_response':
+        return;
+      case 'hang_up':
+        req.socket.destroy();
+        return;
+      default: {
+        const unreachable: never = step;
+        throw new Error(`unknown step ${JSON.stringify(unreachable)}`);
+      }
+    }
+  }
+
+  #when(ready: () => boolean): Promise<void> {
+    if (ready()) return Promise.resolve();
+    return new Promise((resolve) => this.#waiters.push({ ready, resolve }));
+  }
+
+  #notify(): void {
+    for (const waiter of this.#waiters.filter((w) => w.ready())) {
+      this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
+      waiter.resolve();
+    }
+  }
+}
+
+/** Server-sent event framing: `event:` line when named, one `data:` line, blank line. */
+export function sse(data: unknown, event?: string): string {
+  const payload = typeof data === 'string' ? data : JSON.stringify(data);
+  return `${event === undefined ? '' : `event: ${event}\n`}data: ${payload}\n\n`;
+}
+
+/** A port on 127.0.0.1 where nothing listens, for connection-refused cases. */
+export async function closedPortUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}/v1`;
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
