@@ -1,4 +1,4 @@
-import type { GenerateResponse, JsonObject, Provenance, StopReason, TextBlock, ToolUseBlock, Usage } from './protocol.js';
+import type { GenerateResponse, JsonObject, Provenance, StopReason, TextBlock, ToolUseBlock } from './protocol.js';
 import type { StreamEvent } from './stream_events.js';
 
 interface PendingCall {
@@ -66,8 +66,12 @@ export class ResponseAssembler {
     this.#stopReason = reason;
   }
 
-  setUsage(usage: Partial<Usage>): void {
-    this.#usage = { ...this.#usage, ...usage };
+  /** Records the token counts the stream reported; an absent count leaves the one known before. */
+  setUsage(usage: { readonly inputTokens?: number | undefined; readonly outputTokens?: number | undefined }): void {
+    this.#usage = {
+      inputTokens: usage.inputTokens ?? this.#usage.inputTokens,
+      outputTokens: usage.outputTokens ?? this.#usage.outputTokens,
+    };
   }
 
   setProvenance(update: { readonly model?: string | undefined; readonly responseId?: string | undefined }): void {

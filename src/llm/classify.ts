@@ -8,6 +8,7 @@ import {
   type LLMErrorDetails,
   type LLMErrorKind,
 } from './errors.js';
+import { isRecord } from './json_fields.js';
 
 /** Which provider and model an error is about. */
 export interface ErrorContext {
@@ -105,6 +106,12 @@ export function errorFromStreamPayload(context: ErrorContext, fields: ErrorField
   }
 }
 
+/** Throws the typed error a streamed payload carries, if it carries one (see {@link errorFieldsOf}). */
+export function throwIfStreamError(payload: unknown, context: ErrorContext): void {
+  const fields = errorFieldsOf(payload);
+  if (fields !== undefined) throw errorFromStreamPayload(context, fields);
+}
+
 /**
  * How long the provider asked us to wait: `retry-after-ms`, else `retry-after` in seconds or as
  * an HTTP date (measured from `nowMs`, wall time). Never negative.
@@ -150,8 +157,4 @@ function fieldsFrom(record: Readonly<Record<string, unknown>>): ErrorFields {
     ...(typeof code === 'string' || typeof code === 'number' ? { code } : {}),
     ...(typeof message === 'string' ? { message } : {}),
   };
-}
-
-function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -89,13 +89,3 @@ export interface GenerateResponse {
   readonly usage: Usage;
   readonly provenance: Provenance;
 }
-
-/** The text of every text block, joined. */
-export function responseText(response: Pick<GenerateResponse, 'content'>): string {
-  return response.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
-}
-
-/** The tool calls a response proposed, in order. */
-export function toolUses(message: { readonly content: readonly ContentBlock[] }): ToolUseBlock[] {
-  return message.content.filter((block): block is ToolUseBlock => block.type === 'tool_use');
-}

@@ -2,6 +2,7 @@ import { createParser } from 'eventsource-parser';
 import { abortReason, type Clock } from '../core/clock.js';
 import { errorFieldsOf, errorFromStatus, type ErrorContext } from './classify.js';
 import { LLMTransportError, type LLMError } from './errors.js';
+import { parseJson } from './json_fields.js';
 import { StallWatchdog } from './stall_watchdog.js';
 
 /** One POST that answers with a stream of server-sent events. */
@@ -121,14 +122,6 @@ class LineSplitter {
       if (value !== undefined) this.#ready.push({ kind: 'json_line', value });
       else this.#parser.feed(`${line}\n`);
     }
-  }
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
   }
 }
 

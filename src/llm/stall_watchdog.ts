@@ -7,6 +7,8 @@ import type { Clock } from '../core/clock.js';
 export class StallWatchdog {
   readonly #clock: Clock;
   readonly #stopped = new AbortController();
+  /** Aborted to cut the current wait short when a new phase shortens the limit. */
+  #nap = new AbortController();
   #limitMs: number;
   #lastProgress: number;
   #onStall: () => void;
@@ -29,10 +31,12 @@ export class StallWatchdog {
     this.#limitMs = limitMs;
     this.#onStall = onStall;
     this.progress();
+    this.#nap.abort();
   }
 
   stop(): void {
     this.#stopped.abort();
+    this.#nap.abort();
   }
 
   async #watch(): Promise<void> {
@@ -43,10 +47,11 @@ export class StallWatchdog {
         this.#onStall();
         return;
       }
+      this.#nap = new AbortController();
       try {
-        await this.#clock.sleep(wait, signal);
+        await this.#clock.sleep(wait, this.#nap.signal);
       } catch {
-        return;
+        // Woken early: stopped (the loop ends) or re-armed (the wait is measured again).
       }
     }
   }

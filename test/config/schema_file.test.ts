@@ -15,7 +15,7 @@ describe('config.schema.json', () => {
     type Node = { type?: string; description?: string; properties?: Record<string, Node>; additionalProperties?: boolean };
     const check = (node: Node, path: string): void => {
       expect(node.description, `${path} has a description`).toBeTruthy();
-      if (node.type !== 'object') return;
+      if (node.type !== 'object' || node.properties === undefined) return;
       expect(node.additionalProperties, `${path} forbids unknown keys`).toBe(false);
       for (const [key, child] of Object.entries(node.properties ?? {})) check(child, path === '' ? key : `${path}.${key}`);
     };

@@ -1,20 +1,20 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setTimeout as delay } from 'node:timers/promises';
 
 /**
  * What the fake model server does with one request. Protocol helpers (openai_chat.ts,
  * openai_responses.ts, anthropic.ts beside this file) build these from text and tool calls.
  */
 export type FakeStep =
-  /** A 2xx (or any) response whose body is written chunk by chunk, then ends, stalls or hangs up. */
+  /**
+   * A 2xx (or any) response whose body is written chunk by chunk, then ends, stalls or hangs up.
+   * A promise among the chunks holds the rest back until the test resolves it.
+   */
   | {
       readonly kind: 'stream';
-      readonly chunks: readonly string[];
+      readonly chunks: readonly (string | Promise<void>)[];
       readonly status?: number;
       readonly headers?: Readonly<Record<string, string>>;
-      /** Real milliseconds between chunks: only for tests about timing on the server side. */
-      readonly chunkDelayMs?: number;
       /** `end` (default) finishes the response; `stall` keeps it open sending nothing; `hang_up` destroys the socket. */
       readonly then?: 'end' | 'stall' | 'hang_up';
     }
@@ -104,9 +104,9 @@ export class FakeLLMServer {
         res.writeHead(step.status ?? 200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...step.headers });
         res.flushHeaders();
         for (const chunk of step.chunks) {
+          if (typeof chunk !== 'string') await chunk;
           if (res.destroyed) return;
-          if (step.chunkDelayMs !== undefined) await delay(step.chunkDelayMs);
-          res.write(chunk);
+          if (typeof chunk === 'string') res.write(chunk);
         }
         if (step.then === 'hang_up') res.socket?.destroy();
         else if (step.then !== 'stall') res.end();

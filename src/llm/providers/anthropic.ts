@@ -1,0 +1,196 @@
+/**
+ * The Anthropic Messages API (`POST /v1/messages` with `stream: true`): how a neutral request is
+ * written for it, and how its server-sent events build the response.
+ */
+import type { ResponseAssembler } from '../assembler.js';
+import { errorFieldsOf, errorFromStreamPayload, throwIfStreamError, type ErrorContext } from '../classify.js';
+import type { ProviderSettings, WireProtocol } from '../http_provider.js';
+import { isRecord, numberAt, parseJson, recordAt, stringAt, type JsonRecord } from '../json_fields.js';
+import type { ContentBlock, GenerateRequest, JsonObject, Message, StopReason } from '../protocol.js';
+import type { SseItem, SseRequest } from '../sse_stream.js';
+import { inlineImage } from './inline_image.js';
+
+const ANTHROPIC_VERSION = '2023-06-01';
+
+type WireRole = 'user' | 'assistant';
+
+type WireBlock =
+  | { readonly type: 'text'; readonly text: string }
+  | { readonly type: 'image'; readonly source: { readonly type: 'base64'; readonly media_type: string; readonly data: string } }
+  | { readonly type: 'tool_use'; readonly id: string; readonly name: string; readonly input: JsonObject }
+  | { readonly type: 'tool_result'; readonly tool_use_id: string; readonly content: string; readonly is_error: boolean };
+
+interface WireMessage {
+  readonly role: WireRole;
+  readonly content: WireBlock[];
+}
+
+/** Anthropic's stop reasons; any other counts as `other`. */
+const STOP_REASON_BY_NAME: ReadonlyMap<string, StopReason> = new Map([
+  ['end_turn', 'end_turn'],
+  ['stop_sequence', 'end_turn'],
+  ['tool_use', 'tool_use'],
+  ['max_tokens', 'max_tokens'],
+  ['refusal', 'content_filter'],
+]);
+
+/** The Anthropic Messages wire protocol. */
+export const anthropicProtocol: WireProtocol = {
+  buildRequest(request: GenerateRequest, settings: ProviderSettings, apiKey: string | undefined): SseRequest {
+    const context: ErrorContext = { provider: settings.provider, model: settings.model };
+    const leading = request.messages.findIndex((message) => message.role !== 'system');
+    const split = leading === -1 ? request.messages.length : leading;
+    const system = [request.system, ...request.messages.slice(0, split).map(textOf)].filter((part) => part !== undefined && part !== '').join('\n\n');
+    const tools = request.tools ?? [];
+    const temperature = request.temperature ?? settings.temperature;
+    return {
+      url: `${settings.baseUrl}/messages`,
+      headers: {
+        'content-type': 'application/json',
+        'anthropic-version': ANTHROPIC_VERSION,
+        ...(apiKey === undefined ? {} : { 'x-api-key': apiKey }),
+        ...settings.headers,
+      },
+      body: {
+        model: settings.model,
+        max_tokens: request.maxTokens ?? settings.maxTokens,
+        ...(system === '' ? {} : { system }),
+        messages: toWireMessages(request.messages.slice(split), context),
+        stream: true,
+        ...(temperature === undefined ? {} : { temperature }),
+        ...(tools.length === 0
+          ? {}
+          : {
+              tools: tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: tool.inputSchema })),
+              ...(request.toolChoice === 'none' ? { tool_choice: { type: 'none' } } : {}),
+            }),
+      },
+    };
+  },
+
+  apply(item: SseItem, assembler: ResponseAssembler, context: ErrorContext): boolean {
+    switch (item.kind) {
+      case 'json_line':
+        throwIfStreamError(item.value, context);
+        return false;
+      case 'event':
+        return applyEvent(item, assembler, context);
+      default: {
+        const unreachable: never = item;
+        return unreachable;
+      }
+    }
+  },
+};
+
+/** Applies one event, decided on its data's `type`; the event name stands in only when the data has none. */
+function applyEvent(item: { readonly event: string | undefined; readonly data: string }, assembler: ResponseAssembler, context: ErrorContext): boolean {
+  const data = parseJson(item.data);
+  if (!isRecord(data)) {
+    if (item.event === 'error') throw errorFromStreamPayload(context, { message: item.data });
+    return false;
+  }
+  const type = stringAt(data, 'type') ?? item.event ?? '';
+  switch (type) {
+    case 'message_start': {
+      const message = recordAt(data, 'message');
+      assembler.setProvenance({ model: stringAt(message, 'model'), responseId: stringAt(message, 'id') });
+      const inputTokens = numberAt(recordAt(message, 'usage'), 'input_tokens');
+      if (inputTokens !== undefined) assembler.setUsage({ inputTokens });
+      return false;
+    }
+    case 'content_block_start': {
+      const block = recordAt(data, 'content_block');
+      const key = indexKey(data);
+      const blockType = stringAt(block, 'type');
+      if (blockType === 'text') assembler.addText(stringAt(block, 'text') ?? '');
+      else if (blockType === 'tool_use' && key !== undefined) assembler.toolCallDelta(key, { id: stringAt(block, 'id'), name: stringAt(block, 'name') });
+      return false;
+    }
+    case 'content_block_delta': {
+      const delta = recordAt(data, 'delta');
+      const key = indexKey(data);
+      const deltaType = stringAt(delta, 'type');
+      if (deltaType === 'text_delta') assembler.addText(stringAt(delta, 'text') ?? '');
+      else if (deltaType === 'input_json_delta' && key !== undefined) assembler.toolCallDelta(key, { arguments: stringAt(delta, 'partial_json') });
+      return false;
+    }
+    case 'message_delta': {
+      const stopReason = stringAt(recordAt(data, 'delta'), 'stop_reason');
+      if (stopReason !== undefined) assembler.setStopReason(STOP_REASON_BY_NAME.get(stopReason) ?? 'other');
+      const outputTokens = numberAt(recordAt(data, 'usage'), 'output_tokens');
+      if (outputTokens !== undefined) assembler.setUsage({ outputTokens });
+      return false;
+    }
+    case 'message_stop':
+      return true;
+    case 'error':
+      throw errorFromStreamPayload(context, errorFieldsOf(data) ?? {});
+    default:
+      return false;
+  }
+}
+
+/** Leading system messages go to `system`; the rest alternate between user and assistant. */
+function toWireMessages(messages: readonly Message[], context: ErrorContext): WireMessage[] {
+  const merged: WireMessage[] = [];
+  for (const message of messages) {
+    const role = wireRole(message);
+    const content: WireBlock[] = message.role === 'system' ? [{ type: 'text', text: textOf(message) }] : message.content.map((block) => toWireBlock(block, context));
+    const blocks = content.filter((block) => block.type !== 'text' || block.text !== '');
+    if (blocks.length === 0) continue;
+    const last = merged.at(-1);
+    if (last?.role === role) last.content.push(...blocks);
+    else merged.push({ role, content: blocks });
+  }
+  return merged.map(({ role, content }) => ({ role, content: role === 'user' ? toolResultsFirst(content) : content }));
+}
+
+function wireRole(message: Message): WireRole {
+  switch (message.role) {
+    case 'assistant':
+      return 'assistant';
+    case 'user':
+    case 'tool':
+    case 'system':
+      return 'user';
+    default: {
+      const unreachable: never = message.role;
+      return unreachable;
+    }
+  }
+}
+
+function toWireBlock(block: ContentBlock, context: ErrorContext): WireBlock {
+  switch (block.type) {
+    case 'text':
+      return { type: 'text', text: block.text };
+    case 'image': {
+      const { mediaType, data } = inlineImage(block, context);
+      return { type: 'image', source: { type: 'base64', media_type: mediaType, data } };
+    }
+    case 'tool_use':
+      return { type: 'tool_use', id: block.id, name: block.name, input: block.malformedInput === undefined ? block.input : {} };
+    case 'tool_result':
+      return { type: 'tool_result', tool_use_id: block.toolUseId, content: block.content, is_error: block.isError };
+    default: {
+      const unreachable: never = block;
+      return unreachable;
+    }
+  }
+}
+
+/** Anthropic wants a user message's tool results before anything else in it. */
+function toolResultsFirst(blocks: readonly WireBlock[]): WireBlock[] {
+  return [...blocks.filter((block) => block.type === 'tool_result'), ...blocks.filter((block) => block.type !== 'tool_result')];
+}
+
+function textOf(message: Message): string {
+  return message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n\n');
+}
+
+/** The assembler's key for a content block: its index. */
+function indexKey(data: JsonRecord): string | undefined {
+  const index = data['index'];
+  return typeof index === 'number' ? String(index) : undefined;
+}

@@ -1,0 +1,175 @@
+import type { ResponseAssembler } from '../assembler.js';
+import { errorFieldsOf, errorFromStreamPayload, throwIfStreamError, type ErrorContext } from '../classify.js';
+import { LLMTransportError } from '../errors.js';
+import type { WireProtocol } from '../http_provider.js';
+import { numberAt, parseJson, recordAt, stringAt } from '../json_fields.js';
+import type { ContentBlock, Message, StopReason } from '../protocol.js';
+import { imageDataUrl } from './inline_image.js';
+
+type InputContent =
+  | { readonly type: 'input_text'; readonly text: string }
+  | { readonly type: 'input_image'; readonly image_url: string }
+  | { readonly type: 'output_text'; readonly text: string };
+
+/** One entry of the Responses API `input` list. */
+type InputItem =
+  | { readonly role: 'system' | 'user' | 'assistant'; readonly content: readonly InputContent[] }
+  | { readonly type: 'function_call'; readonly call_id: string; readonly name: string; readonly arguments: string }
+  | { readonly type: 'function_call_output'; readonly call_id: string; readonly output: string };
+
+/**
+ * The OpenAI Responses API (`POST /responses`, streamed). Text arrives as
+ * `response.output_text.delta`, tool calls as `function_call` output items whose arguments stream
+ * by item id, and the stream ends with `response.completed` or `response.incomplete`.
+ * `response.failed` and `error` events throw the typed error their fields call for.
+ */
+export const openAIResponsesProtocol: WireProtocol = {
+  buildRequest(request, settings, apiKey) {
+    const context: ErrorContext = { provider: settings.provider, model: settings.model };
+    const temperature = request.temperature ?? settings.temperature;
+    const tools = request.tools ?? [];
+    return {
+      url: `${settings.baseUrl}/responses`,
+      headers: {
+        'content-type': 'application/json',
+        ...(apiKey === undefined ? {} : { authorization: `Bearer ${apiKey}` }),
+        ...settings.headers,
+      },
+      body: {
+        model: settings.model,
+        input: request.messages.flatMap((message) => inputItems(message, context)),
+        ...(request.system === undefined ? {} : { instructions: request.system }),
+        stream: true,
+        store: false,
+        max_output_tokens: request.maxTokens ?? settings.maxTokens,
+        ...(temperature === undefined ? {} : { temperature }),
+        ...(tools.length === 0 ? {} : { tools: tools.map((tool) => ({ type: 'function', name: tool.name, description: tool.description, parameters: tool.inputSchema })) }),
+        ...(request.toolChoice === 'none' ? { tool_choice: 'none' } : {}),
+      },
+    };
+  },
+
+  apply(item, assembler, context) {
+    if (item.kind === 'json_line') {
+      throwIfStreamError(item.value, context);
+      return false;
+    }
+    const data = parseJson(item.data);
+    const type = stringAt(data, 'type') ?? item.event ?? '';
+    switch (type) {
+      case 'response.created':
+      case 'response.in_progress':
+        noteResponse(data, assembler);
+        return false;
+      case 'response.output_text.delta':
+        assembler.addText(stringAt(data, 'delta') ?? '');
+        return false;
+      case 'response.output_item.added':
+        addFunctionCall(data, assembler);
+        return false;
+      case 'response.function_call_arguments.delta':
+        assembler.toolCallDelta(callKey(data), { arguments: stringAt(data, 'delta') });
+        return false;
+      case 'response.function_call_arguments.done': {
+        const complete = stringAt(data, 'arguments');
+        if (complete !== undefined) assembler.toolCallArguments(callKey(data), complete);
+        return false;
+      }
+      case 'response.completed':
+        noteResponse(data, assembler);
+        assembler.setStopReason('end_turn');
+        return true;
+      case 'response.incomplete':
+        noteResponse(data, assembler);
+        assembler.setStopReason(incompleteStopReason(data));
+        return true;
+      case 'response.failed': {
+        const fields = errorFieldsOf(data);
+        if (fields === undefined) {
+          throw new LLMTransportError(`${context.provider} ${context.model}: the response failed without an error`, { ...context, code: 'response_failed' });
+        }
+        throw errorFromStreamPayload(context, fields);
+      }
+      case 'error':
+        throw errorFromStreamPayload(context, errorFieldsOf(data) ?? {});
+      default:
+        return false;
+    }
+  },
+};
+
+/** The input items for one message: tool results first, then the message's own content. */
+function inputItems(message: Message, context: ErrorContext): InputItem[] {
+  switch (message.role) {
+    case 'system': {
+      const content = message.content.flatMap((block): InputContent[] => (block.type === 'text' ? [{ type: 'input_text', text: block.text }] : []));
+      return content.length === 0 ? [] : [{ role: 'system', content }];
+    }
+    case 'user':
+    case 'tool': {
+      const results = message.content.flatMap((block): InputItem[] => (block.type === 'tool_result' ? [{ type: 'function_call_output', call_id: block.toolUseId, output: block.content }] : []));
+      const content = message.content.flatMap((block) => userContent(block, context));
+      return content.length === 0 ? results : [...results, { role: 'user', content }];
+    }
+    case 'assistant': {
+      const content = message.content.flatMap((block): InputContent[] => (block.type === 'text' ? [{ type: 'output_text', text: block.text }] : []));
+      const calls = message.content.flatMap((block): InputItem[] =>
+        block.type === 'tool_use' ? [{ type: 'function_call', call_id: block.id, name: block.name, arguments: block.malformedInput?.raw ?? JSON.stringify(block.input) }] : [],
+      );
+      return content.length === 0 ? calls : [{ role: 'assistant', content }, ...calls];
+    }
+    default: {
+      const unreachable: never = message.role;
+      return unreachable;
+    }
+  }
+}
+
+/** A block of a user (or tool) message as input content; tool results and calls travel as their own items. */
+function userContent(block: ContentBlock, context: ErrorContext): InputContent[] {
+  switch (block.type) {
+    case 'text':
+      return [{ type: 'input_text', text: block.text }];
+    case 'image':
+      return [{ type: 'input_image', image_url: imageDataUrl(block, context) }];
+    case 'tool_result':
+    case 'tool_use':
+      return [];
+    default: {
+      const unreachable: never = block;
+      return unreachable;
+    }
+  }
+}
+
+
+/** Records the model, response id and usage a `response.*` event carries in its `response` object. */
+function noteResponse(data: unknown, assembler: ResponseAssembler): void {
+  const response = recordAt(data, 'response');
+  assembler.setProvenance({ model: stringAt(response, 'model'), responseId: stringAt(response, 'id') });
+  const usage = recordAt(response, 'usage');
+  assembler.setUsage({ inputTokens: numberAt(usage, 'input_tokens'), outputTokens: numberAt(usage, 'output_tokens') });
+}
+
+function addFunctionCall(data: unknown, assembler: ResponseAssembler): void {
+  const item = recordAt(data, 'item');
+  if (stringAt(item, 'type') !== 'function_call') return;
+  const key = stringAt(item, 'id') ?? indexKey(data);
+  assembler.toolCallDelta(key, { id: stringAt(item, 'call_id'), name: stringAt(item, 'name'), arguments: stringAt(item, 'arguments') });
+}
+
+/** The key a tool call's argument events name it by: the item id, else its output index. */
+function callKey(data: unknown): string {
+  return stringAt(data, 'item_id') ?? indexKey(data);
+}
+
+function indexKey(data: unknown): string {
+  return `#${numberAt(data, 'output_index') ?? 0}`;
+}
+
+function incompleteStopReason(data: unknown): StopReason {
+  const reason = stringAt(recordAt(recordAt(data, 'response'), 'incomplete_details'), 'reason');
+  if (reason === 'max_output_tokens') return 'max_tokens';
+  if (reason === 'content_filter') return 'content_filter';
+  return 'other';
+}

@@ -1,0 +1,120 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/core/manual_clock.js';
+import { isLLMError } from '../../src/llm/errors.js';
+import type { GenerateRequest } from '../../src/llm/protocol.js';
+import { collectResponse, type StreamEvent } from '../../src/llm/stream_events.js';
+import { deferred } from '../support/deferred.js';
+import { FakeLLMServer, sse, type FakeStep } from '../support/fake_llm/server.js';
+import { llmConfig, testProvider } from '../support/fake_llm/provider.js';
+
+const REQUEST: GenerateRequest = { messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] };
+const delta = (text: string): string => sse({ id: 'c1', model: 'test-model', choices: [{ index: 0, delta: { content: text }, finish_reason: null }] });
+const FINISH = [sse({ id: 'c1', model: 'test-model', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }), 'data: [DONE]\n\n'];
+const reply = (text: string): FakeStep => ({ kind: 'stream', chunks: [delta(text), ...FINISH] });
+const limited: FakeStep = { kind: 'reply', status: 429, body: { error: { type: 'rate_limit_error', message: 'slow down' } } };
+
+describe('the HTTP transport under every provider', () => {
+  let fake: FakeLLMServer;
+  let clock: ManualClock;
+  beforeEach(async () => {
+    fake = await FakeLLMServer.start();
+    clock = new ManualClock();
+  });
+  afterEach(() => fake.close());
+
+  const provider = (overrides = {}) => testProvider(llmConfig('openai', fake.baseUrl, { request_timeout_seconds: 10, stream_stall_timeout_seconds: 5, ...overrides }), clock);
+  const settle = (promise: Promise<unknown>): Promise<unknown> => promise.then((value) => ({ value }), (error: unknown) => error);
+
+  it('gives up on a server that never answers after request_timeout_seconds, and closes the connection', async () => {
+    fake.enqueue({ kind: 'no_response' });
+    const result = settle(collectResponse(provider().stream(REQUEST, { signal: new AbortController().signal })));
+    await fake.whenRequests(1);
+    await clock.advance(9_999);
+    await clock.advance(1);
+    expect(await result).toMatchObject({ kind: 'transport', code: 'request_timeout' });
+    await fake.whenClientClosed();
+  });
+
+  it('gives up on a stream that goes silent for stream_stall_timeout_seconds, and closes the connection', async () => {
+    fake.enqueue({ kind: 'stream', chunks: [delta('Hel')], then: 'stall' });
+    const events = provider().stream(REQUEST, { signal: new AbortController().signal })[Symbol.asyncIterator]();
+    expect((await events.next()).value).toEqual({ type: 'text_delta', text: 'Hel' });
+    const next = settle(events.next());
+    await clock.advance(5_000);
+    expect(await next).toMatchObject({ kind: 'transport', code: 'stream_stalled', provider: 'openai' });
+    await fake.whenClientClosed();
+  });
+
+  it('measures silence, not length: a slow stream that keeps sending is not stalled', async () => {
+    const gates = [deferred(), deferred()];
+    fake.enqueue({ kind: 'stream', chunks: [delta('a'), gates[0]!.promise, delta('b'), gates[1]!.promise, delta('c'), ...FINISH] });
+    const seen: StreamEvent[] = [];
+    for await (const event of provider().stream(REQUEST, { signal: new AbortController().signal })) {
+      seen.push(event);
+      if (event.type !== 'text_delta') continue;
+      await clock.advance(4_000);
+      gates.shift()?.resolve();
+    }
+    expect(seen.filter((e) => e.type === 'text_delta').map((e) => e.type === 'text_delta' && e.text)).toEqual(['a', 'b', 'c']);
+    expect(clock.monotonicNow()).toBe(12_000);
+  });
+
+  it('makes a connection dropped mid-stream a transport error', async () => {
+    fake.enqueue({ kind: 'stream', chunks: [delta('partial')], then: 'hang_up' });
+    expect(await settle(collectResponse(provider().stream(REQUEST, { signal: new AbortController().signal })))).toMatchObject({ kind: 'transport', code: 'connection_failed' });
+  });
+
+  it('makes a connection dropped before any response a transport error', async () => {
+    fake.enqueue({ kind: 'hang_up' });
+    expect(await settle(collectResponse(provider().stream(REQUEST, { signal: new AbortController().signal })))).toMatchObject({ kind: 'transport', code: 'connection_failed' });
+  });
+
+  it('makes an empty 200 body a transport error', async () => {
+    fake.enqueue({ kind: 'stream', chunks: [] });
+    expect(await settle(collectResponse(provider().stream(REQUEST, { signal: new AbortController().signal })))).toMatchObject({ kind: 'transport', code: 'empty_body' });
+  });
+
+  it('aborts a request still waiting for its response at once, as an abort and not an LLMError', async () => {
+    fake.enqueue({ kind: 'no_response' });
+    const controller = new AbortController();
+    const result = settle(collectResponse(provider().stream(REQUEST, { signal: controller.signal })));
+    await fake.whenRequests(1);
+    controller.abort();
+    const error = await result;
+    expect(error).toMatchObject({ name: 'AbortError' });
+    expect(isLLMError(error)).toBe(false);
+    await fake.whenClientClosed();
+  });
+
+  it('refuses to start when the signal has already aborted, sending nothing', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    expect(await settle(collectResponse(provider().stream(REQUEST, { signal: controller.signal })))).toMatchObject({ name: 'AbortError' });
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  describe('several API keys', () => {
+    const keys = { api_key: undefined, api_keys: ['key-a', 'key-b', 'key-c'] };
+    const usedKeys = (): unknown[] => fake.requests.map((r) => r.headers['authorization']);
+
+    it('hands a rate-limited request to the next key, and keeps using the key that worked', async () => {
+      const bot = provider(keys);
+      fake.enqueue(limited, limited, reply('first'), reply('second'));
+      expect((await collectResponse(bot.stream(REQUEST, { signal: new AbortController().signal }))).content).toEqual([{ type: 'text', text: 'first' }]);
+      expect((await collectResponse(bot.stream(REQUEST, { signal: new AbortController().signal }))).content).toEqual([{ type: 'text', text: 'second' }]);
+      expect(usedKeys()).toEqual(['Bearer key-a', 'Bearer key-b', 'Bearer key-c', 'Bearer key-c']);
+    });
+
+    it('lets the rate limit escape only when every key is limited', async () => {
+      fake.enqueue(limited, limited, limited);
+      expect(await settle(collectResponse(provider(keys).stream(REQUEST, { signal: new AbortController().signal })))).toMatchObject({ kind: 'rate_limit', status: 429 });
+      expect(usedKeys()).toEqual(['Bearer key-a', 'Bearer key-b', 'Bearer key-c']);
+    });
+
+    it('never rotates keys on a capacity error: another key does not make the model less busy', async () => {
+      fake.enqueue({ kind: 'reply', status: 529, body: { error: { type: 'overloaded_error' } } });
+      expect(await settle(collectResponse(provider(keys).stream(REQUEST, { signal: new AbortController().signal })))).toMatchObject({ kind: 'capacity' });
+      expect(usedKeys()).toEqual(['Bearer key-a']);
+    });
+  });
+});
