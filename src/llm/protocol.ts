@@ -89,3 +89,8 @@ export interface GenerateResponse {
   readonly usage: Usage;
   readonly provenance: Provenance;
 }
+
+/** The tool calls a message proposed, in order. */
+export function toolUses(message: { readonly content: readonly ContentBlock[] }): ToolUseBlock[] {
+  return message.content.filter((block): block is ToolUseBlock => block.type === 'tool_use');
+}
