@@ -191,7 +191,7 @@ describe('OpenAI chat completions: the request', () => {
         { role: 'assistant', content: null, tool_calls: [{ id: 'call_a', type: 'function', function: { name: 'search', arguments: '{"q":"cat"}' } }] },
         { role: 'tool', tool_call_id: 'call_a', content: 'a cat' },
         { role: 'assistant', content: 'One more look.', tool_calls: [{ id: 'call_b', type: 'function', function: { name: 'search', arguments: '{"q":' } }] },
-        { role: 'tool', tool_call_id: 'call_b', content: 'bad arguments' },
+        { role: 'tool', tool_call_id: 'call_b', content: 'Error: bad arguments' },
         { role: 'user', content: 'And the other one?' },
       ],
     });

@@ -148,7 +148,7 @@ describe('openai-responses: the request', () => {
         { type: 'function_call', call_id: 'call_a', name: 'lookup', arguments: '{"q":"png"}' },
         { type: 'function_call', call_id: 'call_b', name: 'lookup', arguments: '{"q":' },
         { type: 'function_call_output', call_id: 'call_a', output: 'a PNG header' },
-        { type: 'function_call_output', call_id: 'call_b', output: 'bad arguments' },
+        { type: 'function_call_output', call_id: 'call_b', output: 'Error: bad arguments' },
         { role: 'user', content: [{ type: 'input_text', text: 'and the other?' }] },
       ],
       stream: true,

@@ -8,6 +8,7 @@ import type { WireProtocol } from '../http_provider.js';
 import { isRecord, numberAt, parseJson, recordAt, stringAt, type JsonRecord } from '../json_fields.js';
 import type { ContentBlock, GenerateRequest, Message, StopReason, ToolResultBlock, ToolUseBlock } from '../protocol.js';
 import { imageDataUrl } from './inline_image.js';
+import { toolResultText } from './tool_result_text.js';
 
 type ChatContentPart = { readonly type: 'text'; readonly text: string } | { readonly type: 'image_url'; readonly image_url: { readonly url: string } };
 
@@ -80,7 +81,7 @@ function chatMessagesOf(message: Message, context: ErrorContext): ChatMessage[] 
     case 'tool': {
       const results = message.content
         .filter((block): block is ToolResultBlock => block.type === 'tool_result')
-        .map((block): ChatMessage => ({ role: 'tool', tool_call_id: block.toolUseId, content: block.content }));
+        .map((block): ChatMessage => ({ role: 'tool', tool_call_id: block.toolUseId, content: toolResultText(block) }));
       const rest = message.content.filter((block) => block.type === 'text' || block.type === 'image');
       return rest.length === 0 && results.length > 0 ? results : [...results, userMessage(rest, context)];
     }

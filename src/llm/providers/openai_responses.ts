@@ -5,6 +5,7 @@ import type { WireProtocol } from '../http_provider.js';
 import { numberAt, parseJson, recordAt, stringAt } from '../json_fields.js';
 import type { ContentBlock, Message, StopReason } from '../protocol.js';
 import { imageDataUrl } from './inline_image.js';
+import { toolResultText } from './tool_result_text.js';
 
 type InputContent =
   | { readonly type: 'input_text'; readonly text: string }
@@ -107,7 +108,7 @@ function inputItems(message: Message, context: ErrorContext): InputItem[] {
     }
     case 'user':
     case 'tool': {
-      const results = message.content.flatMap((block): InputItem[] => (block.type === 'tool_result' ? [{ type: 'function_call_output', call_id: block.toolUseId, output: block.content }] : []));
+      const results = message.content.flatMap((block): InputItem[] => (block.type === 'tool_result' ? [{ type: 'function_call_output', call_id: block.toolUseId, output: toolResultText(block) }] : []));
       const content = message.content.flatMap((block) => userContent(block, context));
       return content.length === 0 ? results : [...results, { role: 'user', content }];
     }
