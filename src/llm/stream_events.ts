@@ -21,9 +21,10 @@ export interface LLMProvider {
   stream(request: GenerateRequest, options: { readonly signal: AbortSignal }): AsyncIterable<StreamEvent>;
 }
 
-/** Consumes a stream and returns its response. */
-export async function collectResponse(events: AsyncIterable<StreamEvent>): Promise<GenerateResponse> {
+/** Consumes a stream, showing each event to `onEvent`, and returns its response. */
+export async function collectResponse(events: AsyncIterable<StreamEvent>, onEvent?: (event: StreamEvent) => void): Promise<GenerateResponse> {
   for await (const event of events) {
+    onEvent?.(event);
     if (event.type === 'done') return event.response;
   }
   throw new Error('the stream ended without a response');

@@ -1,0 +1,39 @@
+import type { Clock } from '../core/clock.js';
+import type { IdFactory } from '../core/ids.js';
+import type { Logger } from '../core/logger.js';
+import { ModelCapacityBreaker, type BreakerSnapshot } from './capacity_breaker.js';
+import type { BreakerSettings } from './settings.js';
+
+/**
+ * Every model's capacity breaker, keyed `provider:model`. It belongs to the running program, not
+ * to a provider client, so rebuilding a client or reloading configuration keeps what the
+ * breakers have learned.
+ */
+export class ModelBreakerRegistry {
+  readonly #breakers = new Map<string, ModelCapacityBreaker>();
+
+  constructor(
+    private readonly settings: BreakerSettings,
+    private readonly clock: Clock,
+    private readonly ids: IdFactory,
+    private readonly logger: Logger,
+  ) {}
+
+  /** The breaker of `provider:model`, made on first use. */
+  get(provider: string, model: string): ModelCapacityBreaker {
+    const key = `${provider}:${model}`;
+    let breaker = this.#breakers.get(key);
+    if (breaker === undefined) {
+      breaker = new ModelCapacityBreaker(provider, model, this.settings, this.clock, this.ids, (snapshot) =>
+        this.logger.info({ breaker: snapshot }, `capacity breaker ${snapshot.key} is ${snapshot.state}`),
+      );
+      this.#breakers.set(key, breaker);
+    }
+    return breaker;
+  }
+
+  /** Every breaker's state, for status output. */
+  snapshots(): BreakerSnapshot[] {
+    return [...this.#breakers.values()].map((breaker) => breaker.snapshot());
+  }
+}

@@ -1,0 +1,178 @@
+import pRetry from 'p-retry';
+import type { Clock } from '../core/clock.js';
+import type { Random } from '../core/random.js';
+import { isLLMError, isLLMErrorOfKind, type LLMError } from '../llm/errors.js';
+import type { GenerateRequest, GenerateResponse, Provenance } from '../llm/protocol.js';
+import { collectResponse, type LLMProvider, type StreamEvent } from '../llm/stream_events.js';
+import type { ModelBreakerRegistry } from './breaker_registry.js';
+import type { CircuitOpenError } from './circuit_open_error.js';
+import { isRecoveryGiveUpError, RecoveryGiveUpError, type GiveUpReason } from './give_up_error.js';
+import { decideRetry, type WaitReason } from './retry_decision.js';
+import type { RecoverySettings } from './settings.js';
+import type { SubsystemGuard } from './subsystem_guard.js';
+
+/** The long-lived parts every generation shares: time, jitter, the breakers and the health guard. */
+export interface RecoveryRuntime {
+  readonly clock: Clock;
+  readonly random: Random;
+  readonly breakers: ModelBreakerRegistry;
+  readonly guard: SubsystemGuard;
+  readonly settings: RecoverySettings;
+}
+
+/** What a generation reports as it goes, for logs and for the turn's durable state. */
+export type RecoveryEvent =
+  | { readonly type: 'attempt_started'; readonly attempt: number; readonly remainingMs: number }
+  | { readonly type: 'attempt_failed'; readonly attempt: number; readonly error: LLMError | CircuitOpenError }
+  | { readonly type: 'waiting'; readonly delayMs: number; readonly reason: WaitReason }
+  | { readonly type: 'succeeded'; readonly attempts: number; readonly elapsedMs: number; readonly provenance: Provenance }
+  | { readonly type: 'gave_up'; readonly reason: GiveUpReason; readonly attempts: number; readonly elapsedMs: number; readonly lastError: unknown };
+
+export interface RecoveryOptions {
+  readonly runtime: RecoveryRuntime;
+  /** Aborting stops the in-flight request (awaited) or the wait at once: the generation gives up `cancelled`. */
+  readonly signal: AbortSignal;
+  /** The budget instead of `generation_deadline_seconds`, e.g. what is left of a resumed turn's deadline; at least one attempt is made. */
+  readonly budgetMs?: number;
+  /** `false`: an open breaker gives up at once (`non_retryable`, with the CircuitOpenError) instead of being waited through. */
+  readonly retryCircuitOpen?: boolean;
+  readonly onEvent?: (event: RecoveryEvent) => void;
+  /** Each attempt's stream events. A retried attempt starts its text again after `attempt_started`. */
+  readonly onStreamEvent?: (event: StreamEvent) => void;
+}
+
+/**
+ * The only way to call a model (DESIGN §5.1): retries capacity and transport failures and waits
+ * through an open breaker inside a deadline of monotonic time, and gives up with a
+ * {@link RecoveryGiveUpError} that says why. The deadline bounds waiting between attempts, never
+ * a stream in progress. A failed logical generation counts once toward its model's breaker.
+ * Unclassified errors escape at once: they are bugs, not weather.
+ */
+export async function generateWithRecovery(provider: LLMProvider, request: GenerateRequest, options: RecoveryOptions): Promise<GenerateResponse> {
+  return new RecoveryRun(provider, request, options).run();
+}
+
+class RecoveryRun {
+  readonly #startedAt: number;
+  readonly #deadline: number;
+  #attempts = 0;
+  #lastError: unknown;
+  #sawCapacity = false;
+
+  constructor(
+    private readonly provider: LLMProvider,
+    private readonly request: GenerateRequest,
+    private readonly options: RecoveryOptions,
+  ) {
+    this.#startedAt = options.runtime.clock.monotonicNow();
+    this.#deadline = this.#startedAt + (options.budgetMs ?? options.runtime.settings.deadlineMs);
+  }
+
+  async run(): Promise<GenerateResponse> {
+    try {
+      // p-retry runs the attempt loop; every wait happens in onFailedAttempt on the Clock port
+      // (minTimeout 0 keeps p-retry's own timers out), because p-retry's timers cannot be driven
+      // by a manual clock, know no retry-after floor and count attempts rather than a deadline.
+      const response = await pRetry(() => this.#attempt(), {
+        retries: Number.POSITIVE_INFINITY,
+        minTimeout: 0,
+        onFailedAttempt: ({ error }) => this.#afterFailure(error),
+      });
+      this.#emit({ type: 'succeeded', attempts: this.#attempts, elapsedMs: this.#elapsed(), provenance: response.provenance });
+      return response;
+    } catch (error) {
+      throw this.#final(error);
+    }
+  }
+
+  async #attempt(): Promise<GenerateResponse> {
+    const { runtime, signal } = this.options;
+    const breaker = runtime.breakers.get(this.provider.provider, this.provider.model);
+    const admission = breaker.admit();
+    if (admission.kind === 'rejected') {
+      runtime.guard.recordFailure(this.#subsystem(), admission.error);
+      throw admission.error;
+    }
+    const probe = admission.kind === 'probe' ? admission.token : undefined;
+    this.#attempts += 1;
+    this.#emit({ type: 'attempt_started', attempt: this.#attempts, remainingMs: this.#remaining() });
+    try {
+      const response = await collectResponse(this.provider.stream(this.request, { signal }), this.options.onStreamEvent);
+      breaker.recordSuccess(probe);
+      runtime.guard.notifyGenerationSuccess(response.provenance);
+      return response;
+    } catch (error) {
+      if (probe !== undefined) {
+        if (isLLMErrorOfKind(error, 'capacity')) breaker.recordProbeFailure(probe);
+        else breaker.abandonProbe(probe);
+      }
+      if (isLLMError(error)) {
+        this.#sawCapacity ||= error.kind === 'capacity';
+        runtime.guard.recordFailure(this.#subsystem(), error);
+        this.#emit({ type: 'attempt_failed', attempt: this.#attempts, error });
+      }
+      throw error;
+    }
+  }
+
+  /** Decides after a failure and waits; throws to stop (a give-up, or an unclassified error as it is). */
+  async #afterFailure(error: unknown): Promise<void> {
+    const { runtime, signal } = this.options;
+    if (signal.aborted) throw this.#giveUp('cancelled', isLLMError(error) ? error : this.#lastError);
+    const decision = decideRetry(error, {
+      attempts: this.#attempts,
+      remainingMs: this.#remaining(),
+      nowMs: runtime.clock.monotonicNow(),
+      retryCircuitOpen: this.options.retryCircuitOpen ?? true,
+      settings: runtime.settings,
+      random: runtime.random,
+    });
+    switch (decision.kind) {
+      case 'escape':
+        throw error;
+      case 'give_up':
+        throw this.#giveUp(decision.reason, error);
+      case 'retry':
+        this.#lastError = error;
+        this.#emit({ type: 'waiting', delayMs: decision.delayMs, reason: decision.reason });
+        try {
+          await runtime.clock.sleep(decision.delayMs, signal);
+        } catch {
+          throw this.#giveUp('cancelled', error);
+        }
+        return;
+      default: {
+        const unreachable: never = decision;
+        throw new Error(`unknown retry decision ${JSON.stringify(unreachable)}`);
+      }
+    }
+  }
+
+  /** The error the generation ends with; a failed logical generation counts once toward the breaker. */
+  #final(error: unknown): unknown {
+    if (!isRecoveryGiveUpError(error)) return error;
+    if (error.reason !== 'cancelled' && this.#sawCapacity) this.options.runtime.breakers.get(this.provider.provider, this.provider.model).recordGenerationFailure();
+    this.#emit({ type: 'gave_up', reason: error.reason, attempts: error.attempts, elapsedMs: error.elapsedMs, lastError: error.lastError });
+    return error;
+  }
+
+  #giveUp(reason: GiveUpReason, lastError: unknown): RecoveryGiveUpError {
+    return new RecoveryGiveUpError(reason, lastError, this.#attempts, this.#elapsed());
+  }
+
+  #remaining(): number {
+    return this.#deadline - this.options.runtime.clock.monotonicNow();
+  }
+
+  #elapsed(): number {
+    return this.options.runtime.clock.monotonicNow() - this.#startedAt;
+  }
+
+  #subsystem(): string {
+    return `llm:${this.provider.provider}`;
+  }
+
+  #emit(event: RecoveryEvent): void {
+    this.options.onEvent?.(event);
+  }
+}

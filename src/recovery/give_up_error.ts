@@ -1,0 +1,30 @@
+/** Why a generation stopped trying. */
+export const GIVE_UP_REASONS = ['deadline', 'cancelled', 'non_retryable'] as const;
+export type GiveUpReason = (typeof GIVE_UP_REASONS)[number];
+
+const GIVE_UP_ERROR = Symbol.for('holdfast.RecoveryGiveUpError');
+
+/** A generation gave up: `reason` says why, `lastError` is the last failure it saw. */
+export class RecoveryGiveUpError extends Error {
+  readonly [GIVE_UP_ERROR] = true;
+  override readonly name = 'RecoveryGiveUpError';
+
+  constructor(
+    readonly reason: GiveUpReason,
+    /** The last error an attempt (or the breaker) raised; `undefined` when cancelled before any. */
+    readonly lastError: unknown,
+    /** How many calls reached the provider. */
+    readonly attempts: number,
+    /** Monotonic milliseconds from the start of the generation. */
+    readonly elapsedMs: number,
+  ) {
+    super(`model call gave up (${reason}) after ${attempts} attempt${attempts === 1 ? '' : 's'}${lastError instanceof Error ? `: ${lastError.message}` : ''}`, {
+      cause: lastError,
+    });
+  }
+}
+
+/** Recognises a {@link RecoveryGiveUpError}, even from another copy of this module. */
+export function isRecoveryGiveUpError(error: unknown): error is RecoveryGiveUpError {
+  return typeof error === 'object' && error !== null && GIVE_UP_ERROR in error;
+}
