@@ -84,11 +84,20 @@ const llmRecoverySchema = z
 
 const turnStateSchema = z
   .strictObject({
+    enabled: z.boolean().default(true).describe('Keep turns durable. Off, the bot still answers but an interrupted reply is lost.'),
     db_path: z
       .string()
       .min(1)
       .default('data/turn_state/turns.sqlite3')
-      .describe('The SQLite file that holds turns, transcripts and the tool-call ledger; relative to the working directory.'),
+      .describe('The SQLite file that holds turns, transcripts and the tool-call ledger; relative to the working directory. Blobs live in a folder beside it.'),
+    lease_ttl_seconds: seconds('How long a turn owner’s lease lasts without a heartbeat (heartbeats come every third of it)', 30),
+    resume_ttl_hours: z.number().positive().default(24).describe('How long a suspended turn stays resumable after its last real progress, in hours.'),
+    payload_retention_days: z.number().positive().default(7).describe('How long a turn’s transcript and tool results are kept for diagnosis, in days; then only its identity and ledger remain.'),
+    ledger_retention_days: z
+      .number()
+      .positive()
+      .default(90)
+      .describe('How long ledger rows are kept, in days. Calls whose outcome is unknown or awaits manual resolution are never deleted automatically.'),
   })
   .describe('The durable turn store.');
 

@@ -1,0 +1,78 @@
+import type { JsonObject } from '../llm/protocol.js';
+
+/** Where one tool call's effect stands (DESIGN §6). */
+export const OP_STATES = [
+  'PREPARED',
+  'RUNNING',
+  'APPLIED',
+  'DEFINITELY_FAILED',
+  'OUTCOME_UNKNOWN',
+  'RECONCILED_APPLIED',
+  'RECONCILED_FAILED',
+  'MANUAL_RESOLUTION_REQUIRED',
+] as const;
+export type OpState = (typeof OP_STATES)[number];
+
+/** What a tool does to the world: decides what may happen to it after a crash (DESIGN §6). */
+export const EFFECT_CLASSES = ['read', 'idempotent', 'write'] as const;
+export type EffectClass = (typeof EFFECT_CLASSES)[number];
+
+/**
+ * The only legal moves, as the prior states each target may be reached from. PREPARED may go
+ * straight to DEFINITELY_FAILED when a call is refused (over budget, invalid input) and so never
+ * begins; nothing ever returns to PREPARED or RUNNING from a settled state.
+ */
+export const LEGAL_PRIOR_STATES: Readonly<Record<OpState, readonly OpState[]>> = {
+  PREPARED: [],
+  RUNNING: ['PREPARED'],
+  APPLIED: ['RUNNING'],
+  DEFINITELY_FAILED: ['PREPARED', 'RUNNING'],
+  OUTCOME_UNKNOWN: ['RUNNING'],
+  RECONCILED_APPLIED: ['OUTCOME_UNKNOWN'],
+  RECONCILED_FAILED: ['OUTCOME_UNKNOWN'],
+  MANUAL_RESOLUTION_REQUIRED: ['OUTCOME_UNKNOWN'],
+};
+
+export function isLegalMove(from: OpState, to: OpState): boolean {
+  return LEGAL_PRIOR_STATES[to].includes(from);
+}
+
+/** Ops that keep their rows forever: their outcome is still in question. */
+export const NEVER_EXPIRING_OP_STATES: readonly OpState[] = ['OUTCOME_UNKNOWN', 'MANUAL_RESOLUTION_REQUIRED'];
+
+/** A ledger row's key: the step is part of it because some servers reuse call ids across steps. */
+export interface OpKey {
+  readonly turnId: string;
+  readonly step: number;
+  readonly toolCallId: string;
+}
+
+/** One proposed call, as recorded PREPARED at WI-1 before anything runs. */
+export interface OpIntent {
+  readonly toolCallId: string;
+  readonly toolName: string;
+  readonly input: JsonObject;
+  readonly effect: EffectClass;
+}
+
+/** A move of one op, with what became known. */
+export type OpMove =
+  | { readonly to: 'RUNNING' }
+  | { readonly to: 'APPLIED' | 'RECONCILED_APPLIED'; readonly result: string }
+  | { readonly to: 'DEFINITELY_FAILED' | 'OUTCOME_UNKNOWN' | 'RECONCILED_FAILED' | 'MANUAL_RESOLUTION_REQUIRED'; readonly error: string };
+
+/** A ledger row. Input, result and error are stored scrubbed of secrets. */
+export interface OpRecord extends OpKey {
+  readonly toolName: string;
+  readonly effect: EffectClass;
+  readonly state: OpState;
+  /** Stable across crashes and resumes: sent as the idempotency key of `idempotent` tools. */
+  readonly idempotencyKey: string;
+  /** A digest of the tool name and scrubbed input, kept as secondary evidence for reconciliation. */
+  readonly fingerprint: string;
+  readonly input: JsonObject;
+  readonly result: string | null;
+  readonly error: string | null;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}

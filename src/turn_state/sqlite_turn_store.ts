@@ -1,0 +1,282 @@
+import type { Database } from 'better-sqlite3';
+import type { Clock } from '../core/clock.js';
+import type { IdFactory } from '../core/ids.js';
+import type { Logger } from '../core/logger.js';
+import { BlobStore } from './blob_store.js';
+import { isIllegalOpMoveError, isLedgerIntentError, isStaleTurnError, StaleTurnError, TurnStateUnavailable } from './errors.js';
+import type { OpKey, OpMove, OpRecord } from './ledger_types.js';
+import { bumpTurn, FENCE, fenceParams } from './sqlite_fence.js';
+import { SqliteLedger, validateIntents } from './sqlite_ledger.js';
+import { blobDirectoryFor, openTurnDatabase } from './sqlite_open.js';
+import { turnFromRow, type TurnRow } from './sqlite_rows.js';
+import { statement } from './sqlite_statements.js';
+import { suspendOwnerless, sweepRetention } from './sqlite_sweeps.js';
+import { SqliteTranscript } from './sqlite_transcript.js';
+import type { TurnStoreTimings } from './store_options.js';
+import type { CheckpointWrite, ModelTurnRecord, ResumableTurn, RetentionSweepResult, StartupSweepResult, TurnStore } from './turn_store.js';
+import {
+  isTerminalStatus,
+  type Admission,
+  type AdmissionRequest,
+  type Lease,
+  type OwnerTerminalStatus,
+  type ResumeClaim,
+  type TurnIdentity,
+  type TurnRecord,
+} from './turn_types.js';
+
+export interface SqliteTurnStoreOptions extends TurnStoreTimings {
+  readonly dbPath: string;
+  readonly clock: Clock;
+  readonly ids: IdFactory;
+  readonly logger: Logger;
+}
+
+/** A store that opened, or why it could not: the bot then runs without durability, loudly. */
+export type OpenedTurnStore = { readonly available: true; readonly store: TurnStore } | { readonly available: false; readonly error: unknown };
+
+/** Opens the SQLite turn store (DESIGN §7.1); never throws. */
+export function openSqliteTurnStore(options: SqliteTurnStoreOptions): OpenedTurnStore {
+  try {
+    const db = openTurnDatabase(options.dbPath);
+    return { available: true, store: new SqliteTurnStore(db, BlobStore.open(blobDirectoryFor(options.dbPath)), options) };
+  } catch (error) {
+    options.logger.error({ err: error, dbPath: options.dbPath }, 'the turn store could not open: turns are NOT durable until this is fixed');
+    return { available: false, error };
+  }
+}
+
+class SqliteTurnStore implements TurnStore {
+  readonly #ledger: SqliteLedger;
+  readonly #transcript: SqliteTranscript;
+
+  constructor(
+    private readonly db: Database,
+    private readonly blobs: BlobStore,
+    private readonly options: SqliteTurnStoreOptions,
+  ) {
+    this.#ledger = new SqliteLedger(db, blobs);
+    this.#transcript = new SqliteTranscript(db, blobs);
+  }
+
+  admit(request: AdmissionRequest): Promise<Admission> {
+    try {
+      return Promise.resolve(this.#inWriteTransaction(() => this.#admit(request)));
+    } catch (error) {
+      this.options.logger.error({ err: error }, 'turn admission failed: the store is unavailable');
+      return Promise.resolve({ disposition: 'store_unavailable', error });
+    }
+  }
+
+  getTurn(turnId: string): Promise<TurnRecord | undefined> {
+    return this.#run('read turn', () => this.#turn(turnId));
+  }
+
+  findTurn(identity: TurnIdentity): Promise<TurnRecord | undefined> {
+    return this.#run('find turn', () => this.#find(identity));
+  }
+
+  listSuspended(channel: { readonly source: string; readonly channelId: string }): Promise<TurnRecord[]> {
+    return this.#run('list suspended turns', () =>
+      (
+        statement(this.db, `SELECT * FROM turns WHERE source = ? AND channel_id = ? AND status = 'SUSPENDED' ORDER BY created_at DESC, rowid DESC`).all(
+          channel.source,
+          channel.channelId,
+        ) as TurnRow[]
+      ).map(turnFromRow),
+    );
+  }
+
+  heartbeat(lease: Lease): Promise<void> {
+    return this.#write('heartbeat', () => {
+      const now = this.#now();
+      const expiresAt = now + this.options.leaseTtlMs;
+      const changes = statement(
+        this.db,
+        `UPDATE turns SET lease_expires_at = MAX(lease_expires_at, @expiresAt) WHERE ${FENCE}`,
+      ).run({ expiresAt, ...fenceParams(lease, now) }).changes;
+      if (changes === 0) throw new StaleTurnError(lease.turnId, 'heartbeat');
+      lease.expiresAt = Math.max(lease.expiresAt, expiresAt);
+    });
+  }
+
+  setRecoveryDeadline(lease: Lease, deadlineAt: number): Promise<void> {
+    return this.#write('set recovery deadline', () => bumpTurn(this.db, lease, this.#now(), 'set recovery deadline', 'recovery_deadline_at = @deadlineAt', { deadlineAt }));
+  }
+
+  recordModelTurn(lease: Lease, record: ModelTurnRecord): Promise<OpRecord[]> {
+    return this.#write('record model turn', () => {
+      validateIntents(record.intents);
+      const now = this.#now();
+      bumpTurn(this.db, lease, now, 'record model turn', 'last_progress_at = @now');
+      this.#transcript.append(lease.turnId, [record.assistant]);
+      return this.#ledger.recordIntents(lease.turnId, record.step, record.intents, now);
+    });
+  }
+
+  moveOp(lease: Lease, key: OpKey, move: OpMove): Promise<OpRecord> {
+    return this.#write(`move op to ${move.to}`, () => this.#ledger.move(lease, key, move, this.#now()));
+  }
+
+  checkpoint(lease: Lease, write: CheckpointWrite): Promise<void> {
+    return this.#write('checkpoint', () => {
+      const now = this.#now();
+      bumpTurn(this.db, lease, now, 'checkpoint', write.progressed ? 'last_progress_at = @now' : '');
+      const length = this.#transcript.append(lease.turnId, write.append);
+      this.#transcript.checkpoint(lease.turnId, length, write.state, now);
+    });
+  }
+
+  suspend(lease: Lease, reason: string): Promise<void> {
+    return this.#write('suspend', () =>
+      bumpTurn(this.db, lease, this.#now(), 'suspend', `status = 'SUSPENDED', suspension_reason = @reason, lease_token = NULL, lease_expires_at = NULL`, { reason }),
+    );
+  }
+
+  releaseToSuspended(lease: Lease): Promise<void> {
+    return this.#write('release resume lease', () =>
+      bumpTurn(this.db, lease, this.#now(), 'release resume lease', `status = 'SUSPENDED', lease_token = NULL, lease_expires_at = NULL`),
+    );
+  }
+
+  finish(lease: Lease, status: OwnerTerminalStatus, reason?: string): Promise<void> {
+    return this.#write('finish', () => {
+      bumpTurn(this.db, lease, this.#now(), 'finish', `status = @status, failure_reason = @reason, lease_token = NULL, lease_expires_at = NULL, payload_compacted = 1`, {
+        status,
+        reason: reason ?? null,
+      });
+      this.#transcript.compact(lease.turnId);
+    });
+  }
+
+  loadResumable(turnId: string): Promise<ResumableTurn | undefined> {
+    return this.#run('load turn', () => {
+      const turn = this.#turn(turnId);
+      if (turn === undefined) return undefined;
+      return { turn, checkpoint: this.#transcript.latestCheckpoint(turnId), transcript: this.#transcript.load(turnId), ops: this.#ledger.list(turnId) };
+    });
+  }
+
+  claimResume(turnId: string, expectedGeneration: number): Promise<ResumeClaim> {
+    return this.#write('claim resume', (): ResumeClaim => {
+      const turn = this.#turn(turnId);
+      if (turn === undefined) return { won: false, reason: 'not_found' };
+      if (turn.status !== 'SUSPENDED') return { won: false, reason: 'not_suspended' };
+      if (turn.generation !== expectedGeneration) return { won: false, reason: 'generation_changed' };
+      const now = this.#now();
+      const lease: Lease = { turnId, generation: expectedGeneration + 1, token: this.options.ids.newId(), revision: turn.revision + 1, expiresAt: now + this.options.leaseTtlMs };
+      const changes = statement(
+        this.db,
+        `UPDATE turns SET status = 'ACTIVE', generation = @newGeneration, revision = @revision, lease_token = @token, lease_expires_at = @expiresAt, updated_at = @now
+         WHERE turn_id = @turnId AND status = 'SUSPENDED' AND generation = @expectedGeneration`,
+      ).run({ ...lease, newGeneration: lease.generation, expectedGeneration, now }).changes;
+      if (changes === 0) return { won: false, reason: 'not_suspended' };
+      return { won: true, turn: this.#requireTurn(turnId), lease };
+    });
+  }
+
+  rejectSuspended(turnId: string, expectedGeneration: number, reason: string): Promise<boolean> {
+    return this.#write('reject suspended turn', () => {
+      const changes = statement(
+        this.db,
+        `UPDATE turns SET status = 'TERMINAL_REJECTED', failure_reason = @reason, payload_compacted = 1, revision = revision + 1, updated_at = @now
+         WHERE turn_id = @turnId AND status = 'SUSPENDED' AND generation = @expectedGeneration`,
+      ).run({ turnId, expectedGeneration, reason, now: this.#now() }).changes;
+      if (changes === 1) this.#transcript.compact(turnId);
+      return changes === 1;
+    });
+  }
+
+  listOps(turnId: string): Promise<OpRecord[]> {
+    return this.#run('list ops', () => this.#ledger.list(turnId));
+  }
+
+  sweepOnStartup(): Promise<StartupSweepResult> {
+    return this.#sweep('start-up sweep', () => suspendOwnerless(this.db, this.#now(), false));
+  }
+
+  sweepExpiredLeases(): Promise<StartupSweepResult> {
+    return this.#sweep('expired-lease sweep', () => suspendOwnerless(this.db, this.#now(), true));
+  }
+
+  sweepRetention(): Promise<RetentionSweepResult> {
+    return this.#sweep('retention sweep', () => sweepRetention(this.db, this.#transcript, this.blobs, this.options, this.#now()));
+  }
+
+  close(): Promise<void> {
+    this.db.close();
+    return Promise.resolve();
+  }
+
+  #admit(request: AdmissionRequest): Admission {
+    const existing = this.#find(request.identity);
+    if (existing !== undefined) return this.#dispositionOf(existing);
+    const now = this.#now();
+    const lease: Lease = { turnId: this.options.ids.newId(), generation: 1, revision: 1, token: this.options.ids.newId(), expiresAt: now + this.options.leaseTtlMs };
+    statement(
+      this.db,
+      `INSERT INTO turns (turn_id, source, channel_id, message_id, requester_id, message_digest, status, generation, revision, lease_token, lease_expires_at,
+         created_at, updated_at, last_progress_at)
+       VALUES (@turnId, @source, @channelId, @messageId, @requesterId, @messageDigest, 'ACTIVE', 1, 1, @token, @expiresAt, @now, @now, @now)`,
+    ).run({ ...request.identity, requesterId: request.requesterId, messageDigest: request.messageDigest, turnId: lease.turnId, token: lease.token, expiresAt: lease.expiresAt, now });
+    return { disposition: 'admitted', turn: this.#requireTurn(lease.turnId), lease };
+  }
+
+  /** An existing identity never runs fresh; an ACTIVE turn whose owner is gone is suspended here and points at resume. */
+  #dispositionOf(turn: TurnRecord): Admission {
+    if (isTerminalStatus(turn.status)) return { disposition: 'already_processed', turn };
+    if (turn.status === 'SUSPENDED') return { disposition: 'resumable', turn };
+    const now = this.#now();
+    if ((turn.leaseExpiresAt ?? 0) > now) return { disposition: 'in_progress', turn };
+    suspendOwnerless(this.db, now, true);
+    return { disposition: 'resumable', turn: this.#requireTurn(turn.turnId) };
+  }
+
+  #find(identity: TurnIdentity): TurnRecord | undefined {
+    const row = statement(this.db, 'SELECT * FROM turns WHERE source = ? AND channel_id = ? AND message_id = ?').get(identity.source, identity.channelId, identity.messageId) as
+      | TurnRow
+      | undefined;
+    return row === undefined ? undefined : turnFromRow(row);
+  }
+
+  #turn(turnId: string): TurnRecord | undefined {
+    const row = statement(this.db, 'SELECT * FROM turns WHERE turn_id = ?').get(turnId) as TurnRow | undefined;
+    return row === undefined ? undefined : turnFromRow(row);
+  }
+
+  #requireTurn(turnId: string): TurnRecord {
+    const turn = this.#turn(turnId);
+    if (turn === undefined) throw new Error(`turn ${turnId} vanished inside its own transaction`);
+    return turn;
+  }
+
+  #now(): number {
+    return this.options.clock.now();
+  }
+
+  #inWriteTransaction<T>(work: () => T): T {
+    return this.db.transaction(work).immediate();
+  }
+
+  /** A write in one IMMEDIATE transaction; the store's own failures become TurnStateUnavailable, the caller's become themselves. */
+  #write<T>(operation: string, work: () => T): Promise<T> {
+    return this.#run(operation, () => this.#inWriteTransaction(work));
+  }
+
+  #sweep<T extends StartupSweepResult | RetentionSweepResult>(operation: string, work: () => T): Promise<T> {
+    return this.#write(operation, work).then((counts) => {
+      const fields: Record<string, unknown> = { sweep: operation, ...counts };
+      this.options.logger.info(fields, `${operation} done`);
+      return counts;
+    });
+  }
+
+  #run<T>(operation: string, work: () => T): Promise<T> {
+    try {
+      return Promise.resolve(work());
+    } catch (error) {
+      if (isStaleTurnError(error) || isIllegalOpMoveError(error) || isLedgerIntentError(error)) return Promise.reject(error);
+      return Promise.reject(new TurnStateUnavailable(operation, error));
+    }
+  }
+}

@@ -1,0 +1,19 @@
+import type { Config } from '../config/schema.js';
+
+/** The `turn_state` section in milliseconds. */
+export interface TurnStoreTimings {
+  readonly leaseTtlMs: number;
+  readonly resumeTtlMs: number;
+  readonly payloadRetentionMs: number;
+  readonly ledgerRetentionMs: number;
+}
+
+export function turnStoreTimings(section: Config['turn_state']): TurnStoreTimings {
+  const hour = 3_600_000;
+  return {
+    leaseTtlMs: Math.round(section.lease_ttl_seconds * 1000),
+    resumeTtlMs: Math.round(section.resume_ttl_hours * hour),
+    payloadRetentionMs: Math.round(section.payload_retention_days * 24 * hour),
+    ledgerRetentionMs: Math.round(section.ledger_retention_days * 24 * hour),
+  };
+}

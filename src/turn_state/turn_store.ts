@@ -1,0 +1,105 @@
+import type { Message } from '../llm/protocol.js';
+import type { OpIntent, OpKey, OpMove, OpRecord } from './ledger_types.js';
+import type { Admission, AdmissionRequest, CheckpointRecord, Lease, OwnerTerminalStatus, ResumeClaim, TurnIdentity, TurnRecord } from './turn_types.js';
+
+/** What the model answered at one step, recorded at WI-1 before any tool runs. */
+export interface ModelTurnRecord {
+  readonly step: number;
+  readonly assistant: Message;
+  readonly intents: readonly OpIntent[];
+}
+
+/** Transcript rows to append and the loop state that covers them (WI-4, WI-5). */
+export interface CheckpointWrite {
+  readonly append: readonly Message[];
+  readonly state: unknown;
+  /** Whether this checkpoint records real progress (a model turn, a tool result); only then does the resume clock restart. */
+  readonly progressed: boolean;
+}
+
+/** Everything a resume needs: the latest checkpoint, the whole transcript and the ledger (DESIGN §7.4). */
+export interface ResumableTurn {
+  readonly turn: TurnRecord;
+  readonly checkpoint: CheckpointRecord | undefined;
+  readonly transcript: readonly Message[];
+  readonly ops: readonly OpRecord[];
+}
+
+/** Counts from a sweep, for the housekeeping log. */
+export interface StartupSweepResult {
+  readonly suspendedTurns: number;
+  readonly unknownOps: number;
+}
+
+export interface RetentionSweepResult {
+  /** Suspended turns whose resume window closed: now TERMINAL_EXPIRED, payload dropped. */
+  readonly expiredTurns: number;
+  /** Turns past payload retention whose diagnostic payload was dropped (tombstones). */
+  readonly tombstonedTurns: number;
+  /** Ledger rows past ledger retention, deleted (never OUTCOME_UNKNOWN or MANUAL_RESOLUTION_REQUIRED). */
+  readonly deletedOps: number;
+  /** Tombstones with no ledger rows left, past ledger retention, deleted. */
+  readonly deletedTurns: number;
+  /** Blob files no row refers to any more. */
+  readonly deletedBlobs: number;
+}
+
+/**
+ * The durable turn store (DESIGN §6, §7, §10). Asynchronous so that a PostgreSQL implementation
+ * can follow the SQLite one; both answer to the same contract tests.
+ *
+ * Every method that takes a `Lease` is a fenced write: it changes something only while the
+ * lease is the turn's (same generation, revision and token, status ACTIVE, lease unexpired) and
+ * otherwise throws `StaleTurnError` having changed nothing. A failure of the store itself
+ * throws `TurnStateUnavailable`.
+ */
+export interface TurnStore {
+  /** Admits a message as a new turn holding a fresh lease, or says why it must not run fresh. */
+  admit(request: AdmissionRequest): Promise<Admission>;
+
+  getTurn(turnId: string): Promise<TurnRecord | undefined>;
+  findTurn(identity: TurnIdentity): Promise<TurnRecord | undefined>;
+  /** Suspended turns of a channel, newest first, for `resume` and `/status`. */
+  listSuspended(channel: { readonly source: string; readonly channelId: string }): Promise<TurnRecord[]>;
+
+  /** Extends the lease to `now + ttl` without moving it backwards, the revision or the progress time. */
+  heartbeat(lease: Lease): Promise<void>;
+  /** Persists the absolute time the coming generation's recovery budget runs out. */
+  setRecoveryDeadline(lease: Lease, deadlineAt: number): Promise<void>;
+  /**
+   * WI-1: the assistant message and one PREPARED op per intent, in one transaction. An empty or
+   * duplicate call id rejects the whole batch with `LedgerIntentError` and records nothing.
+   */
+  recordModelTurn(lease: Lease, record: ModelTurnRecord): Promise<OpRecord[]>;
+  /** WI-2 and WI-3 (and reconciliation): one legal move of one op; an illegal one throws `IllegalOpMoveError`. */
+  moveOp(lease: Lease, key: OpKey, move: OpMove): Promise<OpRecord>;
+  /** WI-4 and WI-5: appends transcript rows and writes one checkpoint. */
+  checkpoint(lease: Lease, write: CheckpointWrite): Promise<void>;
+
+  /** Stops executing and keeps everything; the turn becomes resumable. */
+  suspend(lease: Lease, reason: string): Promise<void>;
+  /** Hands a just-won resume lease back, as if it had never been taken, when the resume cannot go on. */
+  releaseToSuspended(lease: Lease): Promise<void>;
+  /** Ends the turn; its transcript and checkpoints are dropped, identity and ledger stay. */
+  finish(lease: Lease, status: OwnerTerminalStatus, reason?: string): Promise<void>;
+
+  loadResumable(turnId: string): Promise<ResumableTurn | undefined>;
+  /** Takes a suspended turn's lease for a resume; of several callers exactly one wins. */
+  claimResume(turnId: string, expectedGeneration: number): Promise<ResumeClaim>;
+  /** Ends a suspended turn that cannot be resumed (edited or deleted message, invalid payload). */
+  rejectSuspended(turnId: string, expectedGeneration: number, reason: string): Promise<boolean>;
+
+  listOps(turnId: string): Promise<OpRecord[]>;
+
+  /** At start-up: every ACTIVE turn is suspended, its RUNNING ops become OUTCOME_UNKNOWN, PREPARED ops stay runnable. */
+  sweepOnStartup(): Promise<StartupSweepResult>;
+  /** The same for turns whose lease expired while the program ran. */
+  sweepExpiredLeases(): Promise<StartupSweepResult>;
+  /** The three retention clocks of DESIGN §10. */
+  sweepRetention(): Promise<RetentionSweepResult>;
+
+  close(): Promise<void>;
+}
+
+/** How many checkpoints a turn keeps; older ones are dropped as new ones are written. */
+export const CHECKPOINTS_KEPT = 5;

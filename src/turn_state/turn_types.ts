@@ -1,0 +1,93 @@
+/** A turn's lifecycle (DESIGN §8). */
+export const TURN_STATUSES = [
+  'ACTIVE',
+  'SUSPENDED',
+  'TERMINAL_COMPLETED',
+  'TERMINAL_FAILED',
+  'TERMINAL_CANCELLED',
+  'TERMINAL_REJECTED',
+  'TERMINAL_EXPIRED',
+] as const;
+export type TurnStatus = (typeof TURN_STATUSES)[number];
+
+/** The statuses a turn ends in; a lease-holder may end its turn in any but EXPIRED, which only the retention sweep sets. */
+export type TerminalStatus = Extract<TurnStatus, `TERMINAL_${string}`>;
+export type OwnerTerminalStatus = Exclude<TerminalStatus, 'TERMINAL_EXPIRED'>;
+
+export function isTerminalStatus(status: TurnStatus): status is TerminalStatus {
+  return status.startsWith('TERMINAL_');
+}
+
+/** What makes a turn unique: the message it answers. */
+export interface TurnIdentity {
+  /** The transport: `discord`, `console`. */
+  readonly source: string;
+  readonly channelId: string;
+  readonly messageId: string;
+}
+
+/** A turn as the store holds it. Times are wall-clock epoch milliseconds from the Clock port. */
+export interface TurnRecord {
+  readonly turnId: string;
+  readonly identity: TurnIdentity;
+  readonly requesterId: string;
+  /** A digest of the original message's content, to notice an edit before a resume. */
+  readonly messageDigest: string;
+  readonly status: TurnStatus;
+  /** Bumped each time a new owner takes the turn (admission is 1, each resume adds one). */
+  readonly generation: number;
+  /** Bumped by every fenced write of the turn's state. */
+  readonly revision: number;
+  readonly leaseToken: string | null;
+  readonly leaseExpiresAt: number | null;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+  /** The last time the turn recorded real progress; heartbeats and waits are not progress. */
+  readonly lastProgressAt: number;
+  /** The absolute time the current generation's recovery budget runs out. */
+  readonly recoveryDeadlineAt: number | null;
+  readonly suspensionReason: string | null;
+  readonly failureReason: string | null;
+  /** The transcript and checkpoints were dropped (terminal, or past payload retention): identity and ledger remain. */
+  readonly payloadCompacted: boolean;
+}
+
+/**
+ * The right to write one turn, fenced by generation, revision and token (DESIGN §7.2). The store
+ * keeps `revision` and `expiresAt` current as it writes; the owner passes the same object to
+ * every call and never changes it.
+ */
+export interface Lease {
+  readonly turnId: string;
+  readonly generation: number;
+  readonly token: string;
+  revision: number;
+  expiresAt: number;
+}
+
+/** What admission decided for a message (DESIGN §8): an identity that exists never runs fresh. */
+export type Admission =
+  | { readonly disposition: 'admitted'; readonly turn: TurnRecord; readonly lease: Lease }
+  | { readonly disposition: 'already_processed'; readonly turn: TurnRecord }
+  | { readonly disposition: 'in_progress'; readonly turn: TurnRecord }
+  | { readonly disposition: 'resumable'; readonly turn: TurnRecord }
+  | { readonly disposition: 'store_unavailable'; readonly error: unknown };
+
+export interface AdmissionRequest {
+  readonly identity: TurnIdentity;
+  readonly requesterId: string;
+  readonly messageDigest: string;
+}
+
+/** The outcome of asking for a suspended turn's resume lease: exactly one caller wins. */
+export type ResumeClaim =
+  | { readonly won: true; readonly turn: TurnRecord; readonly lease: Lease }
+  | { readonly won: false; readonly reason: 'not_found' | 'not_suspended' | 'generation_changed' };
+
+/** One checkpoint: the loop state and the transcript length it covers (DESIGN §7.4). */
+export interface CheckpointRecord {
+  readonly seq: number;
+  readonly transcriptLength: number;
+  readonly state: unknown;
+  readonly createdAt: number;
+}

@@ -1,0 +1,42 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { SequentialIds } from '../../src/core/ids.js';
+import { ManualClock } from '../../src/core/manual_clock.js';
+import { isTurnStateUnavailable } from '../../src/turn_state/errors.js';
+import { openSqliteTurnStore } from '../../src/turn_state/sqlite_turn_store.js';
+import { admissionFor, admitNew, openTestStore, TEST_TIMINGS } from '../support/turn_store.js';
+import { useTempDir } from '../support/temp_dir.js';
+
+describe('the turn store fails closed', () => {
+  const temp = useTempDir();
+  const open = (dbPath: string) => openSqliteTurnStore({ dbPath, clock: new ManualClock(), ids: new SequentialIds(), logger: pino({ level: 'silent' }), ...TEST_TIMINGS });
+
+  it('reports unavailable, without throwing, when it cannot open', () => {
+    const blocker = join(temp.path(), 'not-a-directory');
+    writeFileSync(blocker, 'x');
+    const opened = open(join(blocker, 'turns.sqlite3'));
+    expect(opened.available).toBe(false);
+  });
+
+  it('refuses a database written by a newer schema version rather than touch it', () => {
+    const dbPath = join(temp.path(), 'turns.sqlite3');
+    const db = new BetterSqlite3(dbPath);
+    db.pragma('user_version = 99');
+    db.close();
+    const opened = open(dbPath);
+    expect(opened.available).toBe(false);
+    expect(opened.available ? undefined : String(opened.error)).toContain('schema version 99');
+  });
+
+  it('raises TurnStateUnavailable in the middle of a durable turn once the store dies, and admits nothing new', async () => {
+    const { store } = openTestStore(temp.path());
+    const lease = await admitNew(store, 'm-1');
+    await store.close();
+    const failure = await store.checkpoint(lease, { append: [], state: {}, progressed: true }).catch((error: unknown) => error);
+    expect(isTurnStateUnavailable(failure)).toBe(true);
+    expect((await store.admit(admissionFor('m-2'))).disposition).toBe('store_unavailable');
+  });
+});
