@@ -37,14 +37,16 @@ export function isSensitiveKey(key: string): boolean {
 
 /**
  * A copy of `value` in which every value under a sensitive key, at any depth of plain objects
- * and arrays, is replaced by {@link REDACTED}. Other values, including class instances such as
- * errors, are returned as they are.
+ * and arrays, is replaced by {@link REDACTED}, and every other string is passed through
+ * `scrubString` (unchanged by default). Class instances such as errors are returned as they are;
+ * a cycle becomes `[Circular]`. The input is never mutated.
  */
-export function redactSensitiveKeys<T>(value: T): T {
-  return redact(value, new Set()) as T;
+export function redactSensitiveKeys<T>(value: T, scrubString: (text: string) => string = (text) => text): T {
+  return redact(value, scrubString, new Set()) as T;
 }
 
-function redact(value: unknown, ancestors: Set<object>): unknown {
+function redact(value: unknown, scrubString: (text: string) => string, ancestors: Set<object>): unknown {
+  if (typeof value === 'string') return scrubString(value);
   if (typeof value !== 'object' || value === null) return value;
   if (ancestors.has(value)) return '[Circular]';
   const proto: unknown = Object.getPrototypeOf(value);
@@ -52,12 +54,9 @@ function redact(value: unknown, ancestors: Set<object>): unknown {
   if (!isArray && proto !== Object.prototype && proto !== null) return value;
   ancestors.add(value);
   try {
-    if (isArray) return value.map((item) => redact(item, ancestors));
-    const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) {
-      out[key] = isSensitiveKey(key) ? REDACTED : redact(item, ancestors);
-    }
-    return out;
+    if (isArray) return value.map((item) => redact(item, scrubString, ancestors));
+    // fromEntries keeps a parsed "__proto__" key as plain data instead of changing the copy's prototype.
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, isSensitiveKey(key) ? REDACTED : redact(item, scrubString, ancestors)]));
   } finally {
     ancestors.delete(value);
   }

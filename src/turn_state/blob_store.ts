@@ -14,7 +14,6 @@ import {
   readdirSync,
   readFileSync,
   renameSync,
-  statSync,
   unlinkSync,
   writeSync,
 } from 'node:fs';
@@ -82,14 +81,6 @@ export class BlobStore {
     return removeIfPresent(this.pathOf(digest));
   }
 
-  /** The size in bytes of the blob stored under `digest`; throws when there is none. */
-  sizeOf(digest: string): number {
-    try {
-      return statSync(this.pathOf(digest)).size;
-    } catch (error) {
-      throw isMissing(error) ? this.missing(digest, error) : error;
-    }
-  }
 
   /** Every digest stored, sorted; temp files and stray names are not blobs. */
   list(): string[] {

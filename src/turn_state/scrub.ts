@@ -2,7 +2,7 @@
  * Secret scrubbing for every persisted copy of tool arguments, results and op details
  * (DESIGN §7.6): token-shaped strings by pattern, values under sensitive keys by key.
  */
-import { isSensitiveKey, REDACTED } from '../core/sensitive_keys.js';
+import { isSensitiveKey, REDACTED, redactSensitiveKeys } from '../core/sensitive_keys.js';
 
 /**
  * One shape of secret. `pattern` is global and matches the secret alone: the context it needs
@@ -84,25 +84,7 @@ export function scrubText(text: string): string {
  * plain objects are copied; other values are returned as they are.
  */
 export function scrubSecrets<T>(value: T): T {
-  return scrub(value, new Set()) as T;
-}
-
-function scrub(value: unknown, ancestors: Set<object>): unknown {
-  if (typeof value === 'string') return scrubText(value);
-  if (typeof value !== 'object' || value === null) return value;
-  if (ancestors.has(value)) return '[Circular]';
-  const isArray = Array.isArray(value);
-  const proto: unknown = Object.getPrototypeOf(value);
-  if (!isArray && proto !== Object.prototype && proto !== null) return value;
-  ancestors.add(value);
-  try {
-    if (isArray) return value.map((item) => scrub(item, ancestors));
-    return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [key, isSensitiveKey(key) ? REDACTED : scrub(item, ancestors)]),
-    );
-  } finally {
-    ancestors.delete(value);
-  }
+  return redactSensitiveKeys(value, scrubText);
 }
 
 /**
