@@ -64,6 +64,7 @@ export class SqliteLedger {
    * state. When it changes nothing, tells a stale writer from an illegal move.
    */
   move(lease: Lease, key: OpKey, move: OpMove, now: number): OpRecord {
+    if (key.turnId !== lease.turnId) throw new StaleTurnError(key.turnId, `move op to ${move.to} with the lease of turn ${lease.turnId}`);
     const priors = LEGAL_PRIOR_STATES[move.to];
     const detail = this.#detail(key.turnId, move);
     const changes =

@@ -97,11 +97,11 @@ class SqliteTurnStore implements TurnStore {
       ).run({ expiresAt, ...fenceParams(lease, now) }).changes;
       if (changes === 0) throw new StaleTurnError(lease.turnId, 'heartbeat');
       lease.expiresAt = Math.max(lease.expiresAt, expiresAt);
-    });
+    }, lease);
   }
 
   setRecoveryDeadline(lease: Lease, deadlineAt: number): Promise<void> {
-    return this.#write('set recovery deadline', () => bumpTurn(this.db, lease, this.#now(), 'set recovery deadline', 'recovery_deadline_at = @deadlineAt', { deadlineAt }));
+    return this.#write('set recovery deadline', () => bumpTurn(this.db, lease, this.#now(), 'set recovery deadline', 'recovery_deadline_at = @deadlineAt', { deadlineAt }), lease);
   }
 
   recordModelTurn(lease: Lease, record: ModelTurnRecord): Promise<OpRecord[]> {
@@ -111,11 +111,11 @@ class SqliteTurnStore implements TurnStore {
       bumpTurn(this.db, lease, now, 'record model turn', 'last_progress_at = @now');
       this.#transcript.append(lease.turnId, [record.assistant]);
       return this.#ledger.recordIntents(lease.turnId, record.step, record.intents, now);
-    });
+    }, lease);
   }
 
   moveOp(lease: Lease, key: OpKey, move: OpMove): Promise<OpRecord> {
-    return this.#write(`move op to ${move.to}`, () => this.#ledger.move(lease, key, move, this.#now()));
+    return this.#write(`move op to ${move.to}`, () => this.#ledger.move(lease, key, move, this.#now()), lease);
   }
 
   checkpoint(lease: Lease, write: CheckpointWrite): Promise<void> {
@@ -124,18 +124,20 @@ class SqliteTurnStore implements TurnStore {
       bumpTurn(this.db, lease, now, 'checkpoint', write.progressed ? 'last_progress_at = @now' : '');
       const length = this.#transcript.append(lease.turnId, write.append);
       this.#transcript.checkpoint(lease.turnId, length, write.state, now);
-    });
+    }, lease);
   }
 
   suspend(lease: Lease, reason: string): Promise<void> {
     return this.#write('suspend', () =>
       bumpTurn(this.db, lease, this.#now(), 'suspend', `status = 'SUSPENDED', suspension_reason = @reason, lease_token = NULL, lease_expires_at = NULL`, { reason }),
+      lease,
     );
   }
 
   releaseToSuspended(lease: Lease): Promise<void> {
     return this.#write('release resume lease', () =>
       bumpTurn(this.db, lease, this.#now(), 'release resume lease', `status = 'SUSPENDED', lease_token = NULL, lease_expires_at = NULL`),
+      lease,
     );
   }
 
@@ -146,7 +148,7 @@ class SqliteTurnStore implements TurnStore {
         reason: reason ?? null,
       });
       this.#transcript.compact(lease.turnId);
-    });
+    }, lease);
   }
 
   loadResumable(turnId: string): Promise<ResumableTurn | undefined> {
@@ -258,9 +260,21 @@ class SqliteTurnStore implements TurnStore {
     return this.db.transaction(work).immediate();
   }
 
-  /** A write in one IMMEDIATE transaction; the store's own failures become TurnStateUnavailable, the caller's become themselves. */
-  #write<T>(operation: string, work: () => T): Promise<T> {
-    return this.#run(operation, () => this.#inWriteTransaction(work));
+  /**
+   * A write in one IMMEDIATE transaction; the store's own failures become TurnStateUnavailable,
+   * the caller's become themselves. When it rolls back, the lease is put back as it was, so the
+   * owner's copy never runs ahead of the row.
+   */
+  #write<T>(operation: string, work: () => T, lease?: Lease): Promise<T> {
+    const before = lease === undefined ? undefined : { revision: lease.revision, expiresAt: lease.expiresAt };
+    return this.#run(operation, () => {
+      try {
+        return this.#inWriteTransaction(work);
+      } catch (error) {
+        if (lease !== undefined && before !== undefined) Object.assign(lease, before);
+        throw error;
+      }
+    });
   }
 
   #sweep<T extends StartupSweepResult | RetentionSweepResult>(operation: string, work: () => T): Promise<T> {

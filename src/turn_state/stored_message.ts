@@ -13,7 +13,14 @@ interface StoredBlobResult {
   readonly contentBlob: string;
 }
 
-type StoredBlock = ContentBlock | StoredBlobResult;
+/** An inline image whose bytes the store moved into a blob; only ever found in storage. */
+interface StoredBlobImage {
+  readonly type: 'image';
+  readonly mediaType: string;
+  readonly bytesBlob: string;
+}
+
+type StoredBlock = ContentBlock | StoredBlobResult | StoredBlobImage;
 
 /**
  * A message as a transcript row stores it: tool arguments and results scrubbed of secrets
@@ -28,9 +35,9 @@ export function encodeMessage(message: Message, blobs: BlobStore): { readonly js
         return block;
       case 'image': {
         if (block.source.kind === 'blob') return block;
-        const ref = blobs.put(Buffer.from(block.source.data, 'base64'));
-        digests.push(ref);
-        return { type: 'image', mediaType: block.mediaType, source: { kind: 'blob', ref } };
+        const bytesBlob = blobs.put(Buffer.from(block.source.data, 'base64'));
+        digests.push(bytesBlob);
+        return { type: 'image', mediaType: block.mediaType, bytesBlob };
       }
       case 'tool_use': {
         const { malformedInput, ...rest } = block;
@@ -59,8 +66,8 @@ export function decodeMessage(json: string, blobs: BlobStore): Message {
     if ('contentBlob' in block) {
       return { type: 'tool_result', toolUseId: block.toolUseId, isError: block.isError, content: blobs.get(block.contentBlob).toString('utf8') };
     }
-    if (block.type === 'image' && block.source.kind === 'blob' && blobs.has(block.source.ref)) {
-      return { type: 'image', mediaType: block.mediaType, source: { kind: 'base64', data: blobs.get(block.source.ref).toString('base64') } };
+    if ('bytesBlob' in block) {
+      return { type: 'image', mediaType: block.mediaType, source: { kind: 'base64', data: blobs.get(block.bytesBlob).toString('base64') } };
     }
     return block;
   });

@@ -1,0 +1,35 @@
+import { afterEach, beforeEach } from 'vitest';
+import type { ManualClock } from '../../../src/core/manual_clock.js';
+import type { TurnStoreTimings } from '../../../src/turn_state/store_options.js';
+import type { TurnStore } from '../../../src/turn_state/turn_store.js';
+
+/** One store under test, the manual clock it reads and the timings it was opened with. */
+export interface Harness {
+  /** The open store; `reopen` replaces it. */
+  readonly store: TurnStore;
+  readonly clock: ManualClock;
+  readonly timings: TurnStoreTimings;
+  /** Closes the store and opens it again over the same storage, with the same clock and timings. */
+  reopen(): Promise<void>;
+  /** Closes the store; safe to call twice. */
+  close(): Promise<void>;
+}
+
+export type MakeHarness = () => Promise<Harness>;
+
+/** A fresh harness for every test of the enclosing `describe`, closed after it. */
+export function useHarness(makeHarness: MakeHarness): () => Harness {
+  let current: Harness | undefined;
+  beforeEach(async () => {
+    current = await makeHarness();
+  });
+  afterEach(async () => {
+    const harness = current;
+    current = undefined;
+    await harness?.close();
+  });
+  return () => {
+    if (current === undefined) throw new Error('the harness exists only inside a test');
+    return current;
+  };
+}

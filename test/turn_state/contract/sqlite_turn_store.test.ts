@@ -1,0 +1,51 @@
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { SequentialIds } from '../../../src/core/ids.js';
+import { ManualClock } from '../../../src/core/manual_clock.js';
+import type { TurnStoreTimings } from '../../../src/turn_state/store_options.js';
+import type { TurnStore } from '../../../src/turn_state/turn_store.js';
+import { openSqliteTurnStore } from '../../../src/turn_state/sqlite_turn_store.js';
+import { useTempDir } from '../../support/temp_dir.js';
+import { describeTurnStoreContract, type Harness } from './turn_store_contract.js';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const TIMINGS: TurnStoreTimings = { leaseTtlMs: 30_000, resumeTtlMs: 24 * HOUR, payloadRetentionMs: 7 * DAY, ledgerRetentionMs: 90 * DAY };
+
+const tmp = useTempDir();
+
+async function makeSqliteHarness(): Promise<Harness> {
+  const dbPath = join(tmp.path(), 'turns.sqlite3');
+  const clock = new ManualClock();
+  const ids = new SequentialIds('sqlite');
+  const logger = pino({ level: 'silent' });
+  const open = (): TurnStore => {
+    const opened = openSqliteTurnStore({ dbPath, clock, ids, logger, ...TIMINGS });
+    if (!opened.available) throw opened.error;
+    return opened.store;
+  };
+  let store: TurnStore | undefined = open();
+  const current = (): TurnStore => {
+    if (store === undefined) throw new Error('the store is closed');
+    return store;
+  };
+  const close = async (): Promise<void> => {
+    const closing = store;
+    store = undefined;
+    await closing?.close();
+  };
+  return Promise.resolve({
+    get store() {
+      return current();
+    },
+    clock,
+    timings: TIMINGS,
+    reopen: async () => {
+      await close();
+      store = open();
+    },
+    close,
+  });
+}
+
+describeTurnStoreContract('SQLite', makeSqliteHarness);
