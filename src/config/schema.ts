@@ -82,6 +82,93 @@ const llmRecoverySchema = z
   })
   .describe('How model calls wait out overloads: the deadline, backoff, the per-model capacity breaker and the provider health guard.');
 
+/** What a tool does to the world (DESIGN §6); the ledger decides what may happen to a call after a crash by it. */
+export const EFFECT_CLASSES = ['read', 'idempotent', 'write'] as const;
+
+/** The tools Holdfast brings; `tools.builtin` picks which are offered. */
+export const BUILTIN_TOOLS = ['web_fetch', 'remember', 'recall'] as const;
+
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+const ids = (what: string) => z.array(z.string().min(1)).default([]).describe(`${what} (Discord ids are strings: quote them in YAML).`);
+
+const httpToolSchema = z
+  .strictObject({
+    name: z.string().regex(TOOL_NAME, 'letters, digits, _ and - only, at most 64').describe('The name the model calls the tool by.'),
+    description: z.string().min(1).describe('What the tool does, for the model.'),
+    method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']).default('GET').describe('GET and DELETE send the input as query parameters, the others as a JSON body.'),
+    url: z
+      .string()
+      .refine((url) => URL.canParse(url.replace(/\{[^{}]*\}/g, 'x')) && /^https?:\/\//i.test(url), 'expected an http(s) URL')
+      .describe('The endpoint; `{param}` is replaced by that input field, URL-encoded, and not sent again.'),
+    headers: z.record(z.string(), z.string()).default({}).describe('Headers sent with every call; put secrets in the environment, e.g. `Bearer ${WEATHER_TOKEN}`.'),
+    parameters: z
+      .record(z.string(), z.unknown())
+      .default({ type: 'object', properties: {} })
+      .describe('JSON Schema of the input, sent to the model unchanged and checked before the call.'),
+    effect: z
+      .enum(EFFECT_CLASSES)
+      .describe('`read`: changes nothing; `idempotent`: the endpoint honours an idempotency key; `write`: anything else. An uncertain `write` is never retried automatically.'),
+    idempotency_header: z.string().min(1).optional().describe('For `idempotent` tools: the header that carries the call’s stable idempotency key.'),
+    timeout_seconds: seconds('How long one call may take', 30),
+    max_response_bytes: z.int().positive().default(65_536).describe('The most of a response body given to the model; longer bodies are cut with a marker.'),
+  })
+  .refine((tool) => tool.effect !== 'idempotent' || tool.idempotency_header !== undefined, {
+    path: ['idempotency_header'],
+    message: 'required for an idempotent tool: the header that carries the idempotency key',
+  });
+
+const toolsSchema = z
+  .strictObject({
+    builtin: z.array(z.enum(BUILTIN_TOOLS)).default([...BUILTIN_TOOLS]).describe('The built-in tools to offer.'),
+    web_fetch: z
+      .strictObject({
+        allow_private: z
+          .array(z.string().min(1))
+          .default([])
+          .describe('Hosts or address ranges (CIDR) that web_fetch may reach even though they are private, loopback or link-local.'),
+        timeout_seconds: seconds('How long one fetch may take', 20),
+        max_bytes: z.int().positive().default(1_000_000).describe('The most bytes downloaded per fetch.'),
+        max_chars: z.int().positive().default(20_000).describe('The most characters of text given to the model.'),
+        max_redirects: z.int().nonnegative().default(5).describe('How many redirects are followed, each checked like the first URL.'),
+      })
+      .prefault({})
+      .describe('The `web_fetch` tool: public web pages as text.'),
+    memory: z
+      .strictObject({
+        db_path: z.string().min(1).default('data/memory/memory.sqlite3').describe('The SQLite file of the remember and recall tools; relative to the working directory.'),
+        recall_limit: z.int().positive().default(20).describe('The most notes one recall returns.'),
+      })
+      .prefault({})
+      .describe('The `remember` and `recall` tools: notes per user or per channel.'),
+    http: z.array(httpToolSchema).default([]).describe('Tools defined here, each one HTTP endpoint.'),
+  })
+  .superRefine((tools, context) => {
+    const taken = new Set<string>(tools.builtin);
+    tools.http.forEach((tool, index) => {
+      if (taken.has(tool.name)) context.addIssue({ code: 'custom', path: ['http', index, 'name'], message: `the tool name ${JSON.stringify(tool.name)} is already taken` });
+      taken.add(tool.name);
+    });
+  })
+  .describe('The tools the model may call.');
+
+const toolRuleSchema = z
+  .strictObject({
+    allow_users: ids('Only these users may use the tool (with allow_roles: users matching either)'),
+    allow_roles: ids('Only members with one of these roles may use the tool'),
+    allow_channels: ids('The tool may be used only in these channels'),
+    deny_users: ids('These users may never use the tool'),
+    deny_roles: ids('Members with one of these roles may never use the tool'),
+    deny_channels: ids('The tool is never offered in these channels'),
+  })
+  .describe('Who may use one tool, and where; a deny always wins.');
+
+const permissionsSchema = z
+  .strictObject({
+    admins: ids('Users who may use every tool and stop anyone’s turn'),
+    tools: z.record(z.string(), toolRuleSchema).default({}).describe('Rules per tool name; a tool without rules is offered to everyone.'),
+  })
+  .describe('Who may use which tool.');
+
 const turnStateSchema = z
   .strictObject({
     enabled: z.boolean().default(true).describe('Keep turns durable. Off, the bot still answers but an interrupted reply is lost.'),
@@ -109,6 +196,8 @@ export const configSchema = z
     llm: llmSchema.prefault({}),
     llm_recovery: llmRecoverySchema.prefault({}),
     turn_state: turnStateSchema.prefault({}),
+    tools: toolsSchema.prefault({}),
+    permissions: permissionsSchema.prefault({}),
   })
   .describe('Holdfast configuration');
 

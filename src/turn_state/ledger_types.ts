@@ -1,3 +1,4 @@
+import type { EFFECT_CLASSES } from '../config/schema.js';
 import type { JsonObject } from '../llm/protocol.js';
 
 /** Where one tool call's effect stands (DESIGN §6). */
@@ -13,8 +14,8 @@ export const OP_STATES = [
 ] as const;
 export type OpState = (typeof OP_STATES)[number];
 
+export { EFFECT_CLASSES } from '../config/schema.js';
 /** What a tool does to the world: decides what may happen to it after a crash (DESIGN §6). */
-export const EFFECT_CLASSES = ['read', 'idempotent', 'write'] as const;
 export type EffectClass = (typeof EFFECT_CLASSES)[number];
 
 /**

@@ -1,0 +1,38 @@
+import type { Logger } from '../core/logger.js';
+import type { JsonObject, JsonValue } from '../llm/protocol.js';
+import type { EffectClass } from '../turn_state/ledger_types.js';
+
+/**
+ * What running a tool came to. The three must never blur (DESIGN §6): `result` and `failed` are
+ * known outcomes; `uncertain` means the effect may have happened, and nothing may retry it
+ * blindly.
+ */
+export type ToolOutcome =
+  | { readonly kind: 'result'; readonly text: string; readonly data?: JsonValue }
+  | { readonly kind: 'failed'; readonly error: string }
+  | { readonly kind: 'uncertain'; readonly error: string };
+
+/** What a tool knows about the call it serves. */
+export interface ToolContext {
+  /** Aborts on /stop and when the tool's timeout passes. */
+  readonly signal: AbortSignal;
+  /** The op's stable key: the same on every attempt of this call, across crashes and resumes. */
+  readonly idempotencyKey: string;
+  readonly requesterId: string;
+  readonly channel: { readonly source: string; readonly channelId: string };
+  readonly logger: Logger;
+}
+
+/** A tool the model may call. */
+export interface Tool {
+  readonly name: string;
+  /** What the model is told the tool does. */
+  readonly description: string;
+  /** JSON Schema of the input object; sent to the model as it is and checked before anything runs. */
+  readonly inputSchema: JsonObject;
+  readonly effect: EffectClass;
+  /** How long one call may take before it is aborted. */
+  readonly timeoutMs: number;
+  /** Runs the call on input that already matches `inputSchema`; reports, never throws, what happened. */
+  execute(input: JsonObject, context: ToolContext): Promise<ToolOutcome>;
+}
