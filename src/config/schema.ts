@@ -169,6 +169,18 @@ const permissionsSchema = z
   })
   .describe('Who may use which tool.');
 
+const chatSchema = z
+  .strictObject({
+    system_prompt: z
+      .string()
+      .default('You are Holdfast, a helpful assistant in a Discord server. Answer concisely. Use tools when they help, and say plainly when a tool failed.')
+      .describe('The system prompt of every turn.'),
+    max_iterations: z.int().positive().default(20).describe('The most model calls one turn may make.'),
+    max_tool_calls: z.int().nonnegative().default(30).describe('The most tool calls one turn may run; calls beyond it are refused, never run.'),
+    max_continuations: z.int().nonnegative().default(2).describe('How many times a reply cut off by the token limit is continued.'),
+  })
+  .describe('The turn engine: the system prompt and the budgets of one turn.');
+
 const turnStateSchema = z
   .strictObject({
     enabled: z.boolean().default(true).describe('Keep turns durable. Off, the bot still answers but an interrupted reply is lost.'),
@@ -195,6 +207,7 @@ export const configSchema = z
     discord: discordSchema.prefault({}),
     llm: llmSchema.prefault({}),
     llm_recovery: llmRecoverySchema.prefault({}),
+    chat: chatSchema.prefault({}),
     turn_state: turnStateSchema.prefault({}),
     tools: toolsSchema.prefault({}),
     permissions: permissionsSchema.prefault({}),

@@ -1,0 +1,329 @@
+import type { Config } from '../config/schema.js';
+import type { JsonObject, JsonValue } from '../llm/protocol.js';
+import type { EffectClass } from '../turn_state/ledger_types.js';
+import type { Tool, ToolContext, ToolOutcome } from './tool.js';
+
+/** One tool of `tools.http`, with every default filled in. */
+export type HttpToolConfig = Config['tools']['http'][number];
+
+/** `{name}` in the configured URL: the same pattern the config schema accepts. */
+const PLACEHOLDER = /\{([^{}]*)\}/g;
+/** The most of an error response's body quoted back to the model, in characters. */
+const EXCERPT_CHARS = 300;
+/** Enough bytes for {@link EXCERPT_CHARS} characters of UTF-8 (at most 4 bytes each). */
+const EXCERPT_BYTES = EXCERPT_CHARS * 4;
+
+/**
+ * A tool that calls one configured HTTP endpoint. The model sees `parameters` unchanged as the
+ * input schema; `{param}` in the URL takes that input field, and the rest travel as query
+ * parameters (GET, DELETE) or as a JSON body (POST, PUT, PATCH). Whether a failure is `failed`
+ * or `uncertain` depends on whether the request may have reached the server (DESIGN §6).
+ */
+export function createHttpTool(config: HttpToolConfig): Tool {
+  return {
+    name: config.name,
+    description: config.description,
+    // The configured object itself: it came from YAML, so it is JSON, and the model must see it as written.
+    inputSchema: config.parameters as JsonObject,
+    effect: config.effect,
+    timeoutMs: config.timeout_seconds * 1000,
+    execute: async (input, context) => {
+      const outcome = await callEndpoint(config, input, context);
+      const fields = { tool: config.name, outcome: outcome.kind };
+      if (outcome.kind === 'uncertain') context.logger.warn({ ...fields, error: outcome.error }, 'http tool outcome uncertain');
+      else context.logger.debug(fields, 'http tool call settled');
+      return outcome;
+    },
+  };
+}
+
+/** Whether a failed request could have reached the server. */
+export type SendStage = 'not_sent' | 'maybe_sent';
+
+/** What a failure says about the request; `what` completes "POST https://host …". */
+export interface FetchFailure {
+  readonly stage: SendStage;
+  readonly what: string;
+}
+
+const notSent = (what: string): FetchFailure => ({ stage: 'not_sent', what });
+const maybeSent = (what: string): FetchFailure => ({ stage: 'maybe_sent', what });
+const TLS_REJECTED = notSent('could not connect securely (the server’s certificate was rejected)');
+
+/**
+ * `cause.code` of fetch's TypeError. Calling a `not_sent` failure `failed` is safe: these fail
+ * while resolving the host or opening the connection, before a byte of the request is written.
+ * Every other code, listed or not, may come after the request left, so it counts as maybe sent;
+ * EHOSTUNREACH and ETIMEDOUT are among them because Linux also reports them on a live connection.
+ */
+const FETCH_ERROR_CODES: ReadonlyMap<string, FetchFailure> = new Map([
+  ['ECONNREFUSED', notSent('could not connect (connection refused)')],
+  ['ENOTFOUND', notSent('could not resolve the host name')],
+  ['EAI_AGAIN', notSent('could not resolve the host name (temporary DNS failure)')],
+  ['EAI_NONAME', notSent('could not resolve the host name')],
+  ['EAI_FAIL', notSent('could not resolve the host name (DNS failure)')],
+  ['UND_ERR_CONNECT_TIMEOUT', notSent('could not connect in time')],
+  ['ERR_INVALID_URL', notSent('could not use its URL (invalid)')],
+  ['ERR_TLS_CERT_ALTNAME_INVALID', TLS_REJECTED],
+  ['CERT_HAS_EXPIRED', TLS_REJECTED],
+  ['DEPTH_ZERO_SELF_SIGNED_CERT', TLS_REJECTED],
+  ['SELF_SIGNED_CERT_IN_CHAIN', TLS_REJECTED],
+  ['UNABLE_TO_VERIFY_LEAF_SIGNATURE', TLS_REJECTED],
+  ['UNABLE_TO_GET_ISSUER_CERT_LOCALLY', TLS_REJECTED],
+  ['ECONNRESET', maybeSent('lost the connection (reset by the server)')],
+  ['UND_ERR_SOCKET', maybeSent('lost the connection (closed by the server)')],
+  ['UND_ERR_CLOSED', maybeSent('lost the connection (closed)')],
+  ['EPIPE', maybeSent('lost the connection (broken pipe)')],
+  ['ETIMEDOUT', maybeSent('lost the connection (timed out)')],
+  ['EHOSTUNREACH', maybeSent('lost the connection (host unreachable)')],
+  ['ENETUNREACH', maybeSent('lost the connection (network unreachable)')],
+  ['UND_ERR_HEADERS_TIMEOUT', maybeSent('got no response headers in time')],
+  ['UND_ERR_BODY_TIMEOUT', maybeSent('got no response body in time')],
+]);
+
+/**
+ * Where a rejected `fetch` or body read stood, decided on fields only: an aborted `signal` (the
+ * tool's timeout or a stop), the error's `AbortError`/`TimeoutError` name, then `cause.code`
+ * looked up in {@link FETCH_ERROR_CODES}. Anything not known to fail before sending is maybe sent.
+ */
+export function classifyFetchFailure(error: unknown, signal: AbortSignal, timeoutSeconds: number): FetchFailure {
+  const name = signal.aborted ? nameOf(signal.reason) : nameOf(error);
+  if (name === 'TimeoutError') return maybeSent(`timed out after ${timeoutSeconds} s`);
+  if (signal.aborted || name === 'AbortError') return maybeSent('was stopped');
+  const code = fieldOf(fieldOf(error, 'cause'), 'code');
+  if (typeof code !== 'string') return maybeSent('failed (no error code)');
+  return FETCH_ERROR_CODES.get(code) ?? maybeSent(`failed (${code})`);
+}
+
+async function callEndpoint(config: HttpToolConfig, input: JsonObject, context: ToolContext): Promise<ToolOutcome> {
+  const built = buildRequest(config, input, context);
+  if (built.kind === 'refused') return { kind: 'failed', error: built.error };
+  const { request, target } = built;
+  if (context.signal.aborted) return { kind: 'failed', error: `${target} was stopped before the request was sent: nothing happened.` };
+  let response: Response;
+  try {
+    response = await fetch(request);
+  } catch (error) {
+    const failure = classifyFetchFailure(error, context.signal, config.timeout_seconds);
+    switch (failure.stage) {
+      case 'not_sent':
+        return { kind: 'failed', error: `${target} ${failure.what} before the request was sent: nothing happened.` };
+      case 'maybe_sent':
+        return afterSending(config.effect, `${target} ${failure.what} while the request was in flight`);
+      default: {
+        const unreachable: never = failure.stage;
+        return unreachable;
+      }
+    }
+  }
+  return outcomeOfResponse(config, response, target, context.signal);
+}
+
+type Built = { readonly kind: 'request'; readonly request: Request; readonly target: string } | { readonly kind: 'refused'; readonly error: string };
+
+/** The request for `input`, or why there is none; nothing here touches the network. */
+function buildRequest(config: HttpToolConfig, input: JsonObject, context: ToolContext): Built {
+  const what = `${config.method} for ${config.name}`;
+  const filled = fillPlaceholders(config.url, input);
+  if (filled.kind === 'missing') return { kind: 'refused', error: `${what} was not sent: the URL needs the input field "${filled.name}", which is missing.` };
+  let url: URL;
+  try {
+    url = new URL(filled.url);
+  } catch {
+    return { kind: 'refused', error: `${what} was not sent: the URL is invalid once the input is filled in.` };
+  }
+  // The origin only: paths and queries may hold secrets (webhook tokens, API keys).
+  const target = `${config.method} ${url.origin}`;
+  const rest = Object.entries(input).filter(([key]) => !filled.used.has(key));
+  try {
+    const headers = new Headers(config.headers);
+    if (config.effect === 'idempotent') {
+      if (config.idempotency_header === undefined) return { kind: 'refused', error: `${target} was not sent: the tool has no idempotency_header configured.` };
+      headers.set(config.idempotency_header, context.idempotencyKey);
+    }
+    const body = placeInput(config.method, url, rest, headers);
+    const request = new Request(url, { method: config.method, headers, body, signal: context.signal, redirect: 'manual' });
+    return { kind: 'request', request, target };
+  } catch {
+    // Not the error's message: it quotes the offending header value, which may be a secret.
+    return { kind: 'refused', error: `${target} was not sent: the request could not be built (is a configured header name or value invalid?).` };
+  }
+}
+
+/** Puts the fields the URL did not take where `method` carries input; returns the body, if any. */
+function placeInput(method: HttpToolConfig['method'], url: URL, fields: readonly [string, JsonValue][], headers: Headers): string | null {
+  switch (method) {
+    case 'GET':
+    case 'DELETE': {
+      const pairs = fields.flatMap(([key, value]) => (Array.isArray(value) ? value : [value]).map((item) => `${encodeURIComponent(key)}=${encodeURIComponent(asText(item))}`));
+      if (pairs.length > 0) url.search = [url.search.slice(1), ...pairs].filter((part) => part !== '').join('&');
+      return null;
+    }
+    case 'POST':
+    case 'PUT':
+    case 'PATCH':
+      if (!headers.has('content-type')) headers.set('content-type', 'application/json');
+      return JSON.stringify(Object.fromEntries(fields));
+    default: {
+      const unreachable: never = method;
+      return unreachable;
+    }
+  }
+}
+
+type Filled = { readonly kind: 'filled'; readonly url: string; readonly used: ReadonlySet<string> } | { readonly kind: 'missing'; readonly name: string };
+
+/** Replaces each `{name}` with that input field, URL-encoded; names the first field that is missing. */
+function fillPlaceholders(template: string, input: JsonObject): Filled {
+  const used = new Set<string>();
+  let missing: string | undefined;
+  const url = template.replace(PLACEHOLDER, (whole, name: string) => {
+    const value = Object.hasOwn(input, name) ? input[name] : undefined;
+    if (value === undefined) {
+      missing ??= name;
+      return whole;
+    }
+    used.add(name);
+    return encodeURIComponent(asText(value));
+  });
+  return missing === undefined ? { kind: 'filled', url, used } : { kind: 'missing', name: missing };
+}
+
+/** A value as one URL component: strings as they are, numbers and booleans as written, the rest as JSON. */
+function asText(value: JsonValue): string {
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : JSON.stringify(value);
+}
+
+type StatusClass = 'success' | 'redirect' | 'client_error' | 'server_error';
+
+/** Anything outside 2xx–4xx is treated as a server error: the server may have acted on it. */
+function statusClass(status: number): StatusClass {
+  if (status >= 200 && status < 300) return 'success';
+  if (status >= 300 && status < 400) return 'redirect';
+  if (status >= 400 && status < 500) return 'client_error';
+  return 'server_error';
+}
+
+async function outcomeOfResponse(config: HttpToolConfig, response: Response, target: string, signal: AbortSignal): Promise<ToolOutcome> {
+  const answered = `${target} answered HTTP ${response.status}${response.statusText === '' ? '' : ` ${response.statusText}`}`;
+  const kind = statusClass(response.status);
+  switch (kind) {
+    case 'success': {
+      try {
+        const body = await readPrefix(response.body, config.max_response_bytes);
+        return { kind: 'result', text: withCutMarker(body, config.max_response_bytes, response.headers) };
+      } catch (error) {
+        const failure = classifyFetchFailure(error, signal, config.timeout_seconds);
+        return afterSending(config.effect, `${answered} but ${failure.what} while the response was being read`);
+      }
+    }
+    case 'redirect': {
+      // A 303 after a POST usually means the change was made: a redirect proves nothing either way.
+      const location = response.headers.get('location');
+      const redirect = location === null ? 'a redirect, not followed' : `a redirect to ${excerpt(location)}, not followed`;
+      return afterSending(config.effect, `${answered} (${redirect})`, await serverSaid(response));
+    }
+    case 'client_error':
+      return { kind: 'failed', error: `${answered}.${await serverSaid(response)}` };
+    case 'server_error':
+      return afterSending(config.effect, answered, await serverSaid(response));
+    default: {
+      const unreachable: never = kind;
+      return unreachable;
+    }
+  }
+}
+
+/**
+ * The outcome of a call that may have reached the server: a `read` changed nothing, so it simply
+ * failed; anything else may have had its effect, so it is uncertain (never `failed`, DESIGN §6).
+ */
+function afterSending(effect: EffectClass, happened: string, serverSaid = ''): ToolOutcome {
+  switch (effect) {
+    case 'read':
+      return { kind: 'failed', error: `${happened}.${serverSaid}` };
+    case 'idempotent':
+    case 'write':
+      return { kind: 'uncertain', error: `${happened}: the change may or may not have happened.${serverSaid}` };
+    default: {
+      const unreachable: never = effect;
+      return unreachable;
+    }
+  }
+}
+
+/** ` The server said: …` with a short excerpt of the body, or nothing when it is empty or unreadable. */
+async function serverSaid(response: Response): Promise<string> {
+  try {
+    const text = excerpt(new TextDecoder().decode((await readPrefix(response.body, EXCERPT_BYTES)).bytes));
+    return text === '' ? '' : ` The server said: ${text}`;
+  } catch {
+    return '';
+  }
+}
+
+function excerpt(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > EXCERPT_CHARS ? `${flat.slice(0, EXCERPT_CHARS)}…` : flat;
+}
+
+/** The first bytes of a body; `cut` when more followed them. */
+interface Prefix {
+  readonly bytes: Uint8Array;
+  readonly cut: boolean;
+}
+
+/**
+ * Reads at most `limit` bytes (plus one, to know that more follow), then cancels the rest of the
+ * stream: a long or endless body is never buffered. Rejects when the stream fails.
+ */
+async function readPrefix(body: ReadableStream<Uint8Array> | null, limit: number): Promise<Prefix> {
+  if (body === null) return { bytes: new Uint8Array(0), cut: false };
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return { bytes: joined(chunks, size), cut: false };
+    const room = limit + 1 - size;
+    chunks.push(value.length > room ? value.slice(0, room) : value);
+    size += Math.min(value.length, room);
+    if (size > limit) {
+      reader.cancel().catch(() => undefined);
+      return { bytes: joined(chunks, size), cut: true };
+    }
+  }
+}
+
+function joined(chunks: readonly Uint8Array[], size: number): Uint8Array {
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return bytes;
+}
+
+/**
+ * The body as text; a cut body ends on a whole UTF-8 character, followed by a marker with how
+ * many bytes were left out when an unencoded `content-length` tells, else that more followed.
+ */
+function withCutMarker(body: Prefix, limit: number, headers: Headers): string {
+  const decoder = new TextDecoder();
+  if (!body.cut) return decoder.decode(body.bytes);
+  let end = limit;
+  while (end > 0 && ((body.bytes[end] ?? 0) & 0xc0) === 0x80) end--;
+  const length = Number(headers.get('content-length') ?? Number.NaN);
+  const encoded = (headers.get('content-encoding') ?? 'identity').toLowerCase() !== 'identity';
+  const rest = Number.isSafeInteger(length) && length > limit && !encoded ? `${length - limit} more bytes were left out` : 'more followed';
+  return `${decoder.decode(body.bytes.subarray(0, end))}\n[truncated: the response was cut at ${limit} bytes; ${rest}]`;
+}
+
+function fieldOf(value: unknown, key: string): unknown {
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+}
+
+function nameOf(value: unknown): unknown {
+  return fieldOf(value, 'name');
+}
