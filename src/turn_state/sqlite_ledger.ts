@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
 import type { BlobStore } from './blob_store.js';
+import { callFingerprint, idempotencyKey } from './call_fingerprint.js';
 import { IllegalOpMoveError, LedgerIntentError, StaleTurnError } from './errors.js';
 import { LEGAL_PRIOR_STATES, type OpIntent, type OpKey, type OpMove, type OpRecord } from './ledger_types.js';
 import { scrubJsonText, scrubSecrets } from './scrub.js';
@@ -24,11 +24,6 @@ export function validateIntents(intents: readonly OpIntent[]): void {
   }
 }
 
-/** The key an idempotent tool sends with the call: the same for the op across crashes and resumes. */
-export function idempotencyKey(key: OpKey): string {
-  return `hf_${sha256(`${key.turnId}\n${key.step}\n${key.toolCallId}`).slice(0, 40)}`;
-}
-
 /** The tool-call ledger's rows in SQLite; every write runs inside the caller's write transaction. */
 export class SqliteLedger {
   constructor(
@@ -50,7 +45,7 @@ export class SqliteLedger {
       const key = { turnId, step, toolCallId: intent.toolCallId };
       const input = scrubSecrets(intent.input);
       try {
-        insert.run({ ...key, toolName: intent.toolName, effect: intent.effect, idempotencyKey: idempotencyKey(key), fingerprint: fingerprint(intent.toolName, input), input: JSON.stringify(input), now });
+        insert.run({ ...key, toolName: intent.toolName, effect: intent.effect, idempotencyKey: idempotencyKey(key), fingerprint: callFingerprint(intent.toolName, input), input: JSON.stringify(input), now });
       } catch (error) {
         if (isPrimaryKeyViolation(error)) throw new LedgerIntentError('already_recorded', intent.toolCallId);
         throw error;
@@ -114,24 +109,6 @@ export class SqliteLedger {
 
 function describeKey(key: OpKey): string {
   return `${key.turnId}/${key.step}/${key.toolCallId}`;
-}
-
-function fingerprint(toolName: string, input: unknown): string {
-  return sha256(`${toolName}\n${canonicalJson(input)}`);
-}
-
-/** JSON with object keys sorted, so equal inputs give equal fingerprints. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (typeof value === 'object' && value !== null) {
-    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
 }
 
 function isPrimaryKeyViolation(error: unknown): boolean {

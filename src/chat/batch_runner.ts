@@ -1,0 +1,146 @@
+import type { Clock } from '../core/clock.js';
+import type { ToolResultBlock } from '../llm/protocol.js';
+import { runTool } from '../tools/run_tool.js';
+import type { Tool, ToolOutcome } from '../tools/tool.js';
+import type { OpMove, OpRecord } from '../turn_state/ledger_types.js';
+import type { CallPlan } from './batch_plan.js';
+import type { ChatTurn } from './chat_turn.js';
+import type { TurnDurability } from './durability.js';
+import type { FaultInjector } from './fault_points.js';
+
+export interface BatchContext {
+  readonly turn: ChatTurn;
+  readonly durability: TurnDurability;
+  readonly clock: Clock;
+  readonly faults: FaultInjector;
+  readonly step: number;
+}
+
+/** The answers of a batch, in call order; `manual` lists writes whose outcome nobody can know. */
+export interface BatchResult {
+  readonly results: ToolResultBlock[];
+  readonly manual: OpRecord[];
+  /** /stop arrived: calls not yet started were not run. */
+  readonly stopped: boolean;
+}
+
+/**
+ * Answers every call of a planned batch (WI-2 and WI-3 of DESIGN §7.3). A call the ledger has
+ * already settled is answered from the ledger; a PREPARED call runs now, marked RUNNING first so
+ * a crash can never hide that its effect may have begun; an uncertain outcome follows its effect
+ * class (§6): a `read` just reports it, an `idempotent` call is re-sent once with the same key, a
+ * `write` stops the turn for manual resolution. A batch of reads runs concurrently.
+ */
+export async function runBatch(plans: readonly CallPlan[], ops: ReadonlyMap<string, OpRecord>, context: BatchContext): Promise<BatchResult> {
+  const manual: OpRecord[] = [];
+  const answer = async (plan: CallPlan): Promise<ToolResultBlock> => {
+    const op = ops.get(plan.use.id);
+    if (op === undefined) throw new Error(`no ledger row for call ${plan.use.id}`);
+    const settled = await settle(plan, op, context);
+    if (settled.manual !== undefined) manual.push(settled.manual);
+    return settled.block;
+  };
+  const runnable = plans.filter((plan) => plan.kind === 'run');
+  if (runnable.every((plan) => plan.tool.effect === 'read')) {
+    return { results: await Promise.all(plans.map(answer)), manual, stopped: false };
+  }
+  const results: ToolResultBlock[] = [];
+  for (const plan of plans) {
+    if (manual.length > 0 || (context.turn.signal.aborted && plan.kind === 'run' && ops.get(plan.use.id)?.state === 'PREPARED')) {
+      return { results, manual, stopped: manual.length === 0 };
+    }
+    results.push(await answer(plan));
+  }
+  return { results, manual, stopped: false };
+}
+
+async function settle(plan: CallPlan, op: OpRecord, context: BatchContext): Promise<{ block: ToolResultBlock; manual?: OpRecord }> {
+  const key = { turnId: op.turnId, step: op.step, toolCallId: op.toolCallId };
+  if (plan.kind === 'refuse') {
+    const refused = op.state === 'PREPARED' ? await context.durability.moveOp(key, { to: 'DEFINITELY_FAILED', error: plan.error }) : op;
+    return { block: errorBlock(plan.use.id, refused.error ?? plan.error) };
+  }
+  switch (op.state) {
+    case 'APPLIED':
+    case 'RECONCILED_APPLIED':
+      return { block: resultBlock(plan, op.result ?? '') };
+    case 'DEFINITELY_FAILED':
+    case 'RECONCILED_FAILED':
+      return { block: errorBlock(plan.use.id, op.error ?? 'the call failed') };
+    case 'PREPARED': {
+      await context.durability.moveOp(key, { to: 'RUNNING' });
+      context.faults.reach('after_wi2', context.step);
+      const outcome = await execute(plan.tool, op, context);
+      context.faults.reach('after_tool', context.step);
+      const recorded = await context.durability.moveOp(key, moveFor(outcome));
+      context.faults.reach('after_wi3', context.step);
+      return outcome.kind === 'uncertain' ? afterUncertain(plan, recorded, context) : { block: blockOf(plan, outcome) };
+    }
+    case 'OUTCOME_UNKNOWN':
+      return afterUncertain(plan, op, context);
+    case 'RUNNING':
+    case 'MANUAL_RESOLUTION_REQUIRED':
+      return { block: errorBlock(plan.use.id, op.error ?? 'outcome unknown'), manual: op };
+    default: {
+      const unreachable: never = op.state;
+      return unreachable;
+    }
+  }
+}
+
+/** §6: a read may run again (its first attempt stays charged); an idempotent call is re-sent with its key; a write waits for a person. */
+async function afterUncertain(plan: CallPlan & { kind: 'run' }, op: OpRecord, context: BatchContext): Promise<{ block: ToolResultBlock; manual?: OpRecord }> {
+  const key = { turnId: op.turnId, step: op.step, toolCallId: op.toolCallId };
+  switch (plan.tool.effect) {
+    case 'read': {
+      const outcome = await execute(plan.tool, op, context);
+      return { block: outcome.kind === 'result' ? resultBlock(plan, outcome.text) : errorBlock(plan.use.id, outcome.error) };
+    }
+    case 'idempotent': {
+      const outcome = await execute(plan.tool, op, context);
+      if (outcome.kind === 'uncertain') return { block: errorBlock(plan.use.id, outcome.error), manual: op };
+      const move: OpMove = outcome.kind === 'result' ? { to: 'RECONCILED_APPLIED', result: outcome.text } : { to: 'RECONCILED_FAILED', error: outcome.error };
+      await context.durability.moveOp(key, move);
+      return { block: blockOf(plan, outcome) };
+    }
+    case 'write':
+      return { block: errorBlock(plan.use.id, op.error ?? 'outcome unknown'), manual: op };
+    default: {
+      const unreachable: never = plan.tool.effect;
+      return unreachable;
+    }
+  }
+}
+
+function execute(tool: Tool, op: OpRecord, context: BatchContext): Promise<ToolOutcome> {
+  const { turn } = context;
+  // /stop does not reach a tool whose effect has begun: it settles within its own timeout.
+  return runTool(tool, op.input, { signal: new AbortController().signal, idempotencyKey: op.idempotencyKey, requesterId: turn.requester.userId, channel: { source: turn.identity.source, channelId: turn.identity.channelId }, logger: turn.logger }, context.clock);
+}
+
+function moveFor(outcome: ToolOutcome): OpMove {
+  switch (outcome.kind) {
+    case 'result':
+      return { to: 'APPLIED', result: outcome.text };
+    case 'failed':
+      return { to: 'DEFINITELY_FAILED', error: outcome.error };
+    case 'uncertain':
+      return { to: 'OUTCOME_UNKNOWN', error: outcome.error };
+    default: {
+      const unreachable: never = outcome;
+      return unreachable;
+    }
+  }
+}
+
+function blockOf(plan: CallPlan & { kind: 'run' }, outcome: ToolOutcome): ToolResultBlock {
+  return outcome.kind === 'result' ? resultBlock(plan, outcome.text) : errorBlock(plan.use.id, outcome.error);
+}
+
+function resultBlock(plan: CallPlan & { kind: 'run' }, text: string): ToolResultBlock {
+  return { type: 'tool_result', toolUseId: plan.use.id, content: text + (plan.warning ?? ''), isError: false };
+}
+
+function errorBlock(toolUseId: string, error: string): ToolResultBlock {
+  return { type: 'tool_result', toolUseId, content: error, isError: true };
+}

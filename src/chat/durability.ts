@@ -1,0 +1,75 @@
+import type { Clock } from '../core/clock.js';
+import type { Message } from '../llm/protocol.js';
+import { idempotencyKey } from '../turn_state/call_fingerprint.js';
+import type { OpIntent, OpKey, OpMove, OpRecord } from '../turn_state/ledger_types.js';
+import type { TurnStore } from '../turn_state/turn_store.js';
+import type { Lease, OwnerTerminalStatus } from '../turn_state/turn_types.js';
+
+/**
+ * The engine's one path to durable state. With a store every call is a fenced write; with
+ * durability off (the store could not open at start-up) the same calls keep nothing, so the loop
+ * runs the same code either way (DESIGN §7.3).
+ */
+export interface TurnDurability {
+  readonly durable: boolean;
+  setRecoveryDeadline(deadlineAt: number): Promise<void>;
+  recordModelTurn(step: number, assistant: Message, intents: readonly OpIntent[]): Promise<OpRecord[]>;
+  moveOp(key: OpKey, move: OpMove): Promise<OpRecord>;
+  checkpoint(append: readonly Message[], state: unknown, progressed: boolean): Promise<void>;
+  suspend(reason: string): Promise<void>;
+  finish(status: OwnerTerminalStatus, reason?: string): Promise<void>;
+  /** Beats the lease every `intervalMs` until `signal` aborts; a lost lease or dead store ends the loop. */
+  keepAlive(clock: Clock, intervalMs: number, signal: AbortSignal): Promise<void>;
+}
+
+/** Durability through the turn store, fenced by `lease`. */
+export function storeDurability(store: TurnStore, lease: Lease): TurnDurability {
+  return {
+    durable: true,
+    setRecoveryDeadline: (deadlineAt) => store.setRecoveryDeadline(lease, deadlineAt),
+    recordModelTurn: (step, assistant, intents) => store.recordModelTurn(lease, { step, assistant, intents }),
+    moveOp: (key, move) => store.moveOp(lease, key, move),
+    checkpoint: (append, state, progressed) => store.checkpoint(lease, { append, state, progressed }),
+    suspend: (reason) => store.suspend(lease, reason),
+    finish: (status, reason) => store.finish(lease, status, reason),
+    async keepAlive(clock, intervalMs, signal) {
+      for (;;) {
+        try {
+          await clock.sleep(intervalMs, signal);
+          await store.heartbeat(lease);
+        } catch {
+          return;
+        }
+      }
+    },
+  };
+}
+
+/** No durability: ops live in memory for the turn's own bookkeeping, nothing is written. */
+export function noDurability(turnId: string): TurnDurability {
+  const ops = new Map<string, OpRecord>();
+  const keyOf = (key: OpKey): string => `${key.step}/${key.toolCallId}`;
+  return {
+    durable: false,
+    setRecoveryDeadline: () => Promise.resolve(),
+    recordModelTurn(step, _assistant, intents) {
+      const records = intents.map((intent): OpRecord => {
+        const key = { turnId, step, toolCallId: intent.toolCallId };
+        return { ...key, toolName: intent.toolName, effect: intent.effect, state: 'PREPARED', idempotencyKey: idempotencyKey(key), fingerprint: '', input: intent.input, result: null, error: null, createdAt: 0, updatedAt: 0 };
+      });
+      for (const record of records) ops.set(keyOf(record), record);
+      return Promise.resolve(records);
+    },
+    moveOp(key, move) {
+      const previous = ops.get(keyOf(key));
+      if (previous === undefined) return Promise.reject(new Error(`no op ${keyOf(key)}`));
+      const next: OpRecord = { ...previous, state: move.to, ...('result' in move ? { result: move.result } : {}), ...('error' in move ? { error: move.error } : {}) };
+      ops.set(keyOf(key), next);
+      return Promise.resolve(next);
+    },
+    checkpoint: () => Promise.resolve(),
+    suspend: () => Promise.reject(new Error('durability is off: a suspended turn could not be kept')),
+    finish: () => Promise.resolve(),
+    keepAlive: () => Promise.resolve(),
+  };
+}

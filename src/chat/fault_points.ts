@@ -1,0 +1,49 @@
+/** The durable points of a step (DESIGN §7.3) and the moments around a tool's effect. */
+export const FAULT_POINTS = [
+  'after_deadline',
+  'after_wi1',
+  'after_wi2',
+  'after_tool',
+  'after_wi3',
+  'after_wi4',
+  'after_wi5',
+  'after_final_reply',
+] as const;
+export type FaultPoint = (typeof FAULT_POINTS)[number];
+
+/** Where a test may stop the engine dead, as a killed process would stop. */
+export interface FaultInjector {
+  /** Called at each point; throws a {@link SimulatedCrash} to stop there. */
+  reach(point: FaultPoint, step: number): void;
+}
+
+const CRASH = Symbol.for('holdfast.SimulatedCrash');
+
+/** Thrown at a fault point; the engine lets it through untouched: no terminal write, no cleanup. */
+export class SimulatedCrash extends Error {
+  readonly [CRASH] = true;
+  override readonly name = 'SimulatedCrash';
+
+  constructor(
+    readonly point: FaultPoint,
+    readonly step: number,
+  ) {
+    super(`stopped dead at ${point} of step ${step}`);
+  }
+}
+
+export function isSimulatedCrash(error: unknown): error is SimulatedCrash {
+  return typeof error === 'object' && error !== null && CRASH in error;
+}
+
+/** A fault injector that stops at the `occurrence`-th time `point` is reached (counting from 1). */
+export function stopAt(point: FaultPoint, occurrence = 1): FaultInjector {
+  let seen = 0;
+  return {
+    reach(reached, step) {
+      if (reached !== point) return;
+      seen += 1;
+      if (seen === occurrence) throw new SimulatedCrash(point, step);
+    },
+  };
+}

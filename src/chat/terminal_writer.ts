@@ -1,0 +1,78 @@
+import type { OwnerTerminalStatus, TurnStatus } from '../turn_state/turn_types.js';
+import type { TurnDurability } from './durability.js';
+import type { FailureReason, TurnOutcome } from './turn_outcome.js';
+
+/** How a turn ended: the status it was left in and what the user is told. */
+export interface TurnEnding {
+  /** `untouched` when the turn was fenced: it belongs to another owner now. */
+  readonly status: TurnStatus | 'untouched';
+  /** The reply, or a short notice; `undefined` when the user must be told nothing. */
+  readonly message: string | undefined;
+}
+
+const FAILURE_NOTICES: Readonly<Record<FailureReason, string>> = {
+  provider_auth: 'The model provider refused the bot’s credentials, so I cannot answer. An operator needs to check the API key.',
+  provider_request: 'The model provider rejected the request, so I could not answer this one.',
+  provider_quota: 'The model provider’s quota or spending limit is used up, so I cannot answer until an operator raises it.',
+  provider_rate_limit: 'The model provider is rate-limiting the bot. Please try again in a little while.',
+  empty_model_turn: 'The model gave an empty answer twice, so I stopped rather than send you nothing.',
+  iteration_limit: 'This request needed more steps than one turn may take, so I stopped.',
+  store_unavailable: 'I lost access to my storage in the middle of this request, so I stopped before doing anything unrecorded. Please try again later.',
+  internal_error: 'Something went wrong inside the bot while answering. The operators can find the details in the log.',
+};
+
+/**
+ * The one place a turn ends (DESIGN §8): it performs the status change, the lease release and
+ * picks the notice for every outcome. If a suspension cannot be stored, the user gets a plain
+ * error and no promise to resume.
+ */
+export async function endTurn(outcome: TurnOutcome, durability: TurnDurability): Promise<TurnEnding> {
+  switch (outcome.kind) {
+    case 'completed':
+      await finishQuietly(durability, 'TERMINAL_COMPLETED', undefined);
+      return { status: 'TERMINAL_COMPLETED', message: outcome.reply };
+    case 'failed':
+      await finishQuietly(durability, 'TERMINAL_FAILED', outcome.reason);
+      return { status: 'TERMINAL_FAILED', message: FAILURE_NOTICES[outcome.reason] };
+    case 'cancelled':
+      await finishQuietly(durability, 'TERMINAL_CANCELLED', 'cancelled');
+      return { status: 'TERMINAL_CANCELLED', message: 'Stopped.' };
+    case 'suspended':
+      try {
+        await durability.suspend(outcome.detail);
+      } catch {
+        await finishQuietly(durability, 'TERMINAL_FAILED', 'suspension_not_stored');
+        return { status: 'TERMINAL_FAILED', message: 'The model provider is overloaded and I could not finish this request. Please try again later.' };
+      }
+      return {
+        status: 'SUSPENDED',
+        message: 'The model provider is overloaded right now. Your request and the work done so far are saved: I will continue by myself when the provider recovers, or type `resume` to try again now.',
+      };
+    case 'needs_manual_resolution': {
+      for (const call of outcome.calls) {
+        await durability.moveOp(call, { to: 'MANUAL_RESOLUTION_REQUIRED', error: call.error ?? 'outcome unknown' }).catch(() => undefined);
+      }
+      await finishQuietly(durability, 'TERMINAL_REJECTED', 'manual_resolution_required');
+      const list = outcome.calls.map((call) => `\`${call.toolName}\` (call ${call.toolCallId})`).join(', ');
+      return {
+        status: 'TERMINAL_REJECTED',
+        message: `I stopped: I cannot tell whether ${list} took effect, and running it again could do it twice. Please check, and ask an operator to resolve it.`,
+      };
+    }
+    case 'fenced':
+      return { status: 'untouched', message: undefined };
+    default: {
+      const unreachable: never = outcome;
+      return unreachable;
+    }
+  }
+}
+
+/** Ends the turn, unless the store is gone or the lease lost: the notice still reaches the user. */
+async function finishQuietly(durability: TurnDurability, status: OwnerTerminalStatus, reason: string | undefined): Promise<void> {
+  try {
+    await durability.finish(status, reason);
+  } catch {
+    // Nothing more can be recorded; the turn's lease expires and the sweep suspends it for a person to look at.
+  }
+}

@@ -1,0 +1,27 @@
+import type { OpRecord } from '../turn_state/ledger_types.js';
+
+/** Why a turn failed; each one is told to the user in its own words. */
+export const FAILURE_REASONS = [
+  'provider_auth',
+  'provider_request',
+  'provider_quota',
+  'provider_rate_limit',
+  'empty_model_turn',
+  'iteration_limit',
+  'store_unavailable',
+  'internal_error',
+] as const;
+export type FailureReason = (typeof FAILURE_REASONS)[number];
+
+/**
+ * What the loop computed; the terminal writer turns it into the one status change, lease release
+ * and user notice (DESIGN §8). `fenced`: the lease was lost, so the turn belongs to someone else
+ * and nothing may touch it.
+ */
+export type TurnOutcome =
+  | { readonly kind: 'completed'; readonly reply: string }
+  | { readonly kind: 'failed'; readonly reason: FailureReason; readonly detail: string }
+  | { readonly kind: 'cancelled' }
+  | { readonly kind: 'suspended'; readonly detail: string }
+  | { readonly kind: 'needs_manual_resolution'; readonly calls: readonly OpRecord[] }
+  | { readonly kind: 'fenced'; readonly detail: string };

@@ -1,0 +1,86 @@
+import { pino } from 'pino';
+import { parseConfigText } from '../../src/config/load.js';
+import type { Config } from '../../src/config/schema.js';
+import type { ChatTurn } from '../../src/chat/chat_turn.js';
+import { storeDurability, type TurnDurability } from '../../src/chat/durability.js';
+import { NO_FAULTS } from '../../src/chat/turn_engine.js';
+import type { RunDeps } from '../../src/chat/run_turn.js';
+import { ManualClock } from '../../src/core/manual_clock.js';
+import type { LLMProvider } from '../../src/llm/stream_events.js';
+import { deriveCatalog } from '../../src/tools/catalog.js';
+import type { TurnStore } from '../../src/turn_state/turn_store.js';
+import type { Lease } from '../../src/turn_state/turn_types.js';
+import { llmConfig, testProvider } from './fake_llm/provider.js';
+import type { FakeLLMServer } from './fake_llm/server.js';
+import { testRecoveryRuntime } from './recovery_runtime.js';
+import { admissionFor } from './turn_store.js';
+
+/** Two HTTP tools on the tool target: `save_note` (a write) and `lookup` (a read). */
+export function targetToolsConfig(targetUrl: string, extra = ''): Config {
+  return parseConfigText(
+    `tools:
+  builtin: []
+  http:
+    - name: save_note
+      description: Saves a note.
+      method: POST
+      url: ${targetUrl}/notes
+      effect: write
+      timeout_seconds: 5
+      parameters: { type: object, properties: { text: { type: string } }, required: [text] }
+    - name: lookup
+      description: Looks a word up.
+      url: ${targetUrl}/lookup/{word}
+      effect: read
+      timeout_seconds: 5
+      parameters: { type: object, properties: { word: { type: string } }, required: [word] }
+${extra}`,
+    'engine-test.yml',
+    {},
+  );
+}
+
+export interface EngineHarness {
+  readonly deps: RunDeps;
+  /** The clock of recovery waits: tests move it with runToCompletion. Tool timeouts and heartbeats run on the store's clock, which moves only when a test says so. */
+  readonly recoveryClock: ManualClock;
+  readonly provider: LLMProvider;
+  /** Admits a new turn for `text` and builds its ChatTurn. */
+  admit(messageId: string, text: string, controller?: AbortController): Promise<{ turn: ChatTurn; lease: Lease; durability: TurnDurability }>;
+}
+
+/** The real engine's parts around a real store, the fake model server and real HTTP tools. */
+export function engineHarness(store: TurnStore, clock: ManualClock, fake: FakeLLMServer, config: Config): EngineHarness {
+  const provider = testProvider(llmConfig('openai', fake.baseUrl));
+  const catalog = deriveCatalog(config.tools, { memory: undefined });
+  const recoveryClock = new ManualClock();
+  const deps: RunDeps = { provider, recovery: testRecoveryRuntime(recoveryClock), clock, faults: NO_FAULTS, heartbeatMs: 10_000 };
+  return {
+    deps,
+    recoveryClock,
+    provider,
+    async admit(messageId, text, controller = new AbortController()) {
+      const admission = await store.admit(admissionFor(messageId));
+      if (admission.disposition !== 'admitted') throw new Error(`expected admission, got ${admission.disposition}`);
+      const turn: ChatTurn = {
+        turnId: admission.lease.turnId,
+        identity: admission.turn.identity,
+        requester: { userId: admission.turn.requesterId, roleIds: [] },
+        tools: catalog.tools,
+        signal: controller.signal,
+        logger: pino({ level: 'silent' }),
+        systemPrompt: config.chat.system_prompt,
+        transcript: [{ role: 'user', content: [{ type: 'text', text }] }],
+        iteration: 0,
+        toolCallsUsed: 0,
+        budgets: { maxIterations: config.chat.max_iterations, maxToolCalls: config.chat.max_tool_calls, maxContinuations: config.chat.max_continuations },
+        emptyTurnRetried: false,
+        continuationsUsed: 0,
+        finalAnswerRequested: false,
+        repeatedCalls: { counts: {}, warned: [] },
+        recoveryDeadlineAt: null,
+      };
+      return { turn, lease: admission.lease, durability: storeDurability(store, admission.lease) };
+    },
+  };
+}
