@@ -25,6 +25,8 @@ export interface EngineDeps {
   readonly faults: FaultInjector;
   /** Overrides the provider's configured max tokens per reply. */
   readonly maxTokens?: number;
+  /** The budget of this run's first generation: what a resumed turn has left of its persisted deadline. */
+  readonly firstGenerationBudgetMs?: number;
   readonly onStreamEvent?: (event: StreamEvent) => void;
 }
 
@@ -53,6 +55,7 @@ export function outcomeOfError(error: unknown, turn: ChatTurn): TurnOutcome {
 }
 
 async function loop(turn: ChatTurn, durability: TurnDurability, deps: EngineDeps): Promise<TurnOutcome> {
+  let firstBudgetMs = deps.firstGenerationBudgetMs;
   for (;;) {
     if (turn.signal.aborted) return { kind: 'cancelled' };
     if (turn.iteration >= turn.budgets.maxIterations) return { kind: 'failed', reason: 'iteration_limit', detail: `the turn used all ${turn.budgets.maxIterations} model calls` };
@@ -60,7 +63,8 @@ async function loop(turn: ChatTurn, durability: TurnDurability, deps: EngineDeps
       turn.finalAnswerRequested = true;
       await injectGuard(turn, durability, deps, 'finalAnswer', 'after_wi5');
     }
-    const generated = await generate(turn, durability, deps);
+    const generated = await generate(turn, durability, deps, firstBudgetMs ?? deps.recovery.settings.deadlineMs);
+    firstBudgetMs = undefined;
     if (generated.kind === 'outcome') return generated.outcome;
     const { response } = generated;
     turn.iteration += 1;
@@ -94,10 +98,14 @@ async function loop(turn: ChatTurn, durability: TurnDurability, deps: EngineDeps
 }
 
 /** Persists the absolute recovery deadline (DESIGN §7.3), then asks the model within it. */
-async function generate(turn: ChatTurn, durability: TurnDurability, deps: EngineDeps): Promise<{ kind: 'response'; response: GenerateResponse } | { kind: 'outcome'; outcome: TurnOutcome }> {
+async function generate(
+  turn: ChatTurn,
+  durability: TurnDurability,
+  deps: EngineDeps,
+  budgetMs: number,
+): Promise<{ kind: 'response'; response: GenerateResponse } | { kind: 'outcome'; outcome: TurnOutcome }> {
   assertToolPairs(turn.transcript);
-  const budgetMs = deps.recovery.settings.deadlineMs;
-  turn.recoveryDeadlineAt = deps.clock.now() + budgetMs;
+  turn.recoveryDeadlineAt = deps.clock.now() + Math.max(0, budgetMs);
   await durability.setRecoveryDeadline(turn.recoveryDeadlineAt);
   deps.faults.reach('after_deadline', turn.iteration + 1);
   try {

@@ -89,7 +89,7 @@ export class ResponseAssembler {
   }
 
   /** The finished response. Calls without an id get `call_<n>`, numbered in order of appearance. */
-  finish(): GenerateResponse {
+  toResponse(): GenerateResponse {
     let ordinal = 0;
     const content = this.#blocks.map((block): TextBlock | ToolUseBlock => {
       if (block.kind === 'text') return { type: 'text', text: block.parts.join('') };

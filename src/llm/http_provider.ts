@@ -85,7 +85,7 @@ export class HttpProvider implements LLMProvider {
         if (!finished) {
           throw new LLMTransportError(`${this.provider} ${this.model}: the stream ended before its final event`, { ...context, code: 'stream_truncated' });
         }
-        yield { type: 'done', response: assembler.finish() };
+        yield { type: 'done', response: assembler.toResponse() };
         return;
       } catch (error) {
         const rotate = !yielded && tried < keyCount && isLLMErrorOfKind(error, 'rate_limit') && error.status === 429;

@@ -19,7 +19,7 @@ describe('ResponseAssembler', () => {
     a.setUsage({ outputTokens: 3 });
     a.setProvenance({ model: 'served-model', responseId: 'resp-1' });
     a.setProvenance({ model: '' });
-    expect(a.finish()).toEqual({
+    expect(a.toResponse()).toEqual({
       content: [{ type: 'text', text: 'Hello' }],
       stopReason: 'end_turn',
       usage: { inputTokens: 12, outputTokens: 3 },
@@ -39,7 +39,7 @@ describe('ResponseAssembler', () => {
       { type: 'tool_call_started', id: 'c-1', name: 'weather' },
       { type: 'text_delta', text: 'And also:' },
     ]);
-    expect(a.finish().content).toEqual([
+    expect(a.toResponse().content).toEqual([
       { type: 'text', text: 'Let me look.' },
       { type: 'tool_use', id: 'c-1', name: 'weather', input: { city: 'Oslo' } },
       { type: 'text', text: 'And also:' },
@@ -52,7 +52,7 @@ describe('ResponseAssembler', () => {
     a.toolCallDelta('0', { id: 'second', name: 'b', arguments: '{"x":1}' });
     a.toolCallDelta('1', { name: 'c' });
     a.setStopReason('end_turn');
-    const response = a.finish();
+    const response = a.toResponse();
     expect(response.content).toEqual([
       { type: 'tool_use', id: 'first', name: 'a', input: {} },
       { type: 'tool_use', id: 'second', name: 'b', input: { x: 1 } },
@@ -65,7 +65,7 @@ describe('ResponseAssembler', () => {
     const a = fresh();
     a.toolCallDelta('item', { id: 'c', name: 'n', arguments: '{"a":' });
     a.toolCallArguments('item', '{"a":2}');
-    expect(a.finish().content).toEqual([{ type: 'tool_use', id: 'c', name: 'n', input: { a: 2 } }]);
+    expect(a.toResponse().content).toEqual([{ type: 'tool_use', id: 'c', name: 'n', input: { a: 2 } }]);
   });
 
   it('keeps malformed arguments with the reason instead of failing the response, and keeps max_tokens', () => {
@@ -73,7 +73,7 @@ describe('ResponseAssembler', () => {
     a.toolCallDelta('0', { id: 'bad', name: 'n', arguments: '{"a": tru' });
     a.toolCallDelta('1', { id: 'list', name: 'n', arguments: '[1,2]' });
     a.setStopReason('max_tokens');
-    const response = a.finish();
+    const response = a.toResponse();
     expect(response.stopReason).toBe('max_tokens');
     expect(response.content).toEqual([
       { type: 'tool_use', id: 'bad', name: 'n', input: {}, malformedInput: { raw: '{"a": tru', reason: expect.stringMatching(/^the arguments are not valid JSON \(/) as unknown } },

@@ -66,6 +66,12 @@ export class FakeLLMServer {
     return this;
   }
 
+  /** Forgets the steps not yet used and the requests seen, for a test that runs several scenarios on one server. */
+  reset(): void {
+    this.#steps.length = 0;
+    this.requests.length = 0;
+  }
+
   /** Resolves once `count` requests have arrived. */
   whenRequests(count: number): Promise<void> {
     return this.#when(() => this.requests.length >= count);
