@@ -152,4 +152,25 @@ describe('continuing an interrupted turn from its log (DESIGN §7.4)', () => {
       { role: 'tool', tool_call_id: 'b', content: "Error: refused: this turn's budget of 1 tool calls is spent" },
     ]);
   });
+
+  it('re-sends an idempotent call that was running at the stop with the same key, and records it reconciled', async () => {
+    const withCharge = targetToolsConfig(
+      target.url,
+      `    - name: charge
+      description: Charges a card.
+      method: POST
+      url: ${target.url}/charges
+      effect: idempotent
+      idempotency_header: Idempotency-Key
+      parameters: { type: object, properties: { cents: { type: integer } }, required: [cents] }
+`,
+    );
+    fake.enqueue(chatToolCalls([{ id: 'c1', name: 'charge', args: '{"cents":500}' }]), chatText('Charged.'));
+    const result = await interruptAndContinue(temp.path(), stopAt('after_tool'), 0, withCharge);
+    expect(result.ending).toEqual({ status: 'TERMINAL_COMPLETED', message: 'Charged.' });
+    const keys = target.requests.filter((r) => r.path === '/charges').map((r) => r.headers['idempotency-key']);
+    expect(keys).toHaveLength(2);
+    expect(keys[0]).toMatch(/^hf_[0-9a-f]{40}$/);
+    expect(keys[1]).toBe(keys[0]);
+  });
 });
