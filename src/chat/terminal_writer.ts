@@ -1,4 +1,5 @@
-import type { OwnerTerminalStatus, TurnStatus } from '../turn_state/turn_types.js';
+import type { TurnStore } from '../turn_state/turn_store.js';
+import type { OwnerTerminalStatus, TurnRecord, TurnStatus } from '../turn_state/turn_types.js';
 import type { TurnDurability } from './durability.js';
 import type { FailureReason, TurnOutcome } from './turn_outcome.js';
 
@@ -75,4 +76,16 @@ async function finishQuietly(durability: TurnDurability, status: OwnerTerminalSt
   } catch {
     // Nothing more can be recorded; the turn's lease expires and the sweep suspends it for a person to look at.
   }
+}
+
+/**
+ * Ends a suspended turn that cannot be continued — its stored state is not one this engine wrote,
+ * or its message was edited or deleted — before any lease is taken. It never goes back to
+ * SUSPENDED, so nothing can loop on it.
+ */
+export async function rejectUnresumable(store: TurnStore, turn: TurnRecord, reason: string): Promise<TurnEnding> {
+  const rejected = await store.rejectSuspended(turn.turnId, turn.generation, reason);
+  return rejected
+    ? { status: 'TERMINAL_REJECTED', message: 'I could not pick this request up again: its saved state is not usable. Please ask again.' }
+    : { status: 'untouched', message: undefined };
 }

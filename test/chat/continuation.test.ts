@@ -5,7 +5,8 @@ import { continueTurn, restoreFromLog } from '../../src/chat/continue_turn.js';
 import { storeDurability } from '../../src/chat/durability.js';
 import { isSimulatedCrash, stopAt, type FaultInjector, type FaultPoint } from '../../src/chat/fault_points.js';
 import { startTurn } from '../../src/chat/run_turn.js';
-import type { TurnEnding } from '../../src/chat/terminal_writer.js';
+import { rejectUnresumable, type TurnEnding } from '../../src/chat/terminal_writer.js';
+import { isInvalidCheckpointError } from '../../src/chat/turn_codec.js';
 import type { Config } from '../../src/config/schema.js';
 import { ManualClock } from '../../src/core/manual_clock.js';
 import type { Message } from '../../src/llm/protocol.js';
@@ -31,6 +32,11 @@ interface CaseResult {
   /** The stored transcript just before the turn finished, when it finished with a reply. */
   readonly storedTranscript: readonly Message[] | undefined;
 }
+
+const defaultsOf = (cfg: Config) => ({
+  systemPrompt: cfg.chat.system_prompt,
+  budgets: { maxIterations: cfg.chat.max_iterations, maxToolCalls: cfg.chat.max_tool_calls, maxContinuations: cfg.chat.max_continuations },
+});
 
 /** Records every fault point the engine passes, in order. */
 function recorder(): FaultInjector & { readonly seen: FaultPoint[] } {
@@ -72,16 +78,16 @@ describe('continuing an interrupted turn from its log (DESIGN §7.4)', () => {
     for (const seq of drop === 'all' ? seqs : seqs.slice(0, drop)) raw.prepare('DELETE FROM checkpoints WHERE turn_id = ? AND seq = ?').run(turn.turnId, seq);
     raw.close();
 
+    // A restart: the sweep suspends the orphaned turn; its state is restored and validated before the lease is taken.
     const second = openTestStore(dir, clock);
     await second.store.sweepOnStartup();
-    const claim = await second.store.claimResume(turn.turnId, 1);
-    if (!claim.won) throw new Error(`resume not won: ${claim.reason}`);
     const resumable = await second.store.loadResumable(turn.turnId);
     if (resumable === undefined) throw new Error('turn vanished');
     const after = engineHarness(second.store, clock, fake, cfg);
     const reconstructed = { turnId: turn.turnId, identity: turn.identity, requester: turn.requester, tools: deriveCatalog(cfg.tools, { memory: undefined }).tools, signal: new AbortController().signal, logger: pino({ level: 'silent' }) };
-    const defaults = { systemPrompt: cfg.chat.system_prompt, budgets: { maxIterations: cfg.chat.max_iterations, maxToolCalls: cfg.chat.max_tool_calls, maxContinuations: cfg.chat.max_continuations } };
-    const restored = restoreFromLog(resumable, reconstructed, defaults);
+    const restored = restoreFromLog(resumable, reconstructed, defaultsOf(cfg));
+    const claim = await second.store.claimResume(turn.turnId, resumable.turn.generation);
+    if (!claim.won) throw new Error(`resume not won: ${claim.reason}`);
     let stored: Promise<Message[] | undefined> = Promise.resolve(undefined);
     const watch: FaultInjector = {
       reach: (point) => {
@@ -172,5 +178,32 @@ describe('continuing an interrupted turn from its log (DESIGN §7.4)', () => {
     expect(keys).toHaveLength(2);
     expect(keys[0]).toMatch(/^hf_[0-9a-f]{40}$/);
     expect(keys[1]).toBe(keys[0]);
+  });
+
+  it('rejects a turn whose stored state is invalid before taking its lease, for good', async () => {
+    const clock = new ManualClock();
+    const { store, dbPath } = openTestStore(temp.path(), clock);
+    const harness = engineHarness(store, clock, fake, config);
+    fake.enqueue(chatToolCalls([WRITE]));
+    const { turn, durability } = await harness.admit('m-1', 'note milk');
+    await runToCompletion(harness.recoveryClock, startTurn(turn, durability, { ...harness.deps, faults: stopAt('after_wi4') })).catch(() => undefined);
+    await store.sweepOnStartup();
+    const raw = new BetterSqlite3(dbPath);
+    raw.prepare(`UPDATE checkpoints SET state = json_set(state, '$.fields.emptyTurnRetried', 0) WHERE turn_id = ?`).run(turn.turnId);
+    raw.close();
+    const resumable = await store.loadResumable(turn.turnId);
+    if (resumable === undefined) throw new Error('turn vanished');
+    const reconstructed = { turnId: turn.turnId, identity: turn.identity, requester: turn.requester, tools: turn.tools, signal: new AbortController().signal, logger: turn.logger };
+    let invalid: unknown;
+    try {
+      restoreFromLog(resumable, reconstructed, defaultsOf(config));
+    } catch (error) {
+      invalid = error;
+    }
+    expect(isInvalidCheckpointError(invalid) && invalid.problems).toEqual([expect.stringContaining('emptyTurnRetried') as unknown]);
+    expect(await rejectUnresumable(store, resumable.turn, 'invalid checkpoint')).toMatchObject({ status: 'TERMINAL_REJECTED' });
+    expect((await store.getTurn(turn.turnId))?.status).toBe('TERMINAL_REJECTED');
+    expect((await store.claimResume(turn.turnId, resumable.turn.generation)).won).toBe(false);
+    await store.close();
   });
 });
