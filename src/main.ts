@@ -3,10 +3,12 @@ import { runCli, EXIT } from './cli/run.js';
 
 try {
   process.exitCode = await runCli(process.argv.slice(2), {
+    stdin: process.stdin,
     stdout: process.stdout,
     stderr: process.stderr,
     env: process.env,
     cwd: process.cwd(),
+    signals: process,
   });
 } catch (error) {
   process.stderr.write(`holdfast: unexpected failure: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

@@ -47,7 +47,10 @@ export async function endTurn(outcome: TurnOutcome, durability: TurnDurability):
       }
       return {
         status: 'SUSPENDED',
-        message: 'The model provider is overloaded right now. Your request and the work done so far are saved: I will continue by myself when the provider recovers, or type `resume` to try again now.',
+        message:
+          outcome.cause === 'shutdown'
+            ? 'The bot is restarting. Your request and the work done so far are saved: type `resume` to continue it.'
+            : 'The model provider is overloaded right now. Your request and the work done so far are saved: I will continue by myself when the provider recovers, or type `resume` to try again now.',
       };
     case 'needs_manual_resolution': {
       for (const call of outcome.calls) {

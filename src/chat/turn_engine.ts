@@ -15,6 +15,7 @@ import type { ChatTurn } from './chat_turn.js';
 import type { TurnDurability } from './durability.js';
 import { isSimulatedCrash, type FaultInjector } from './fault_points.js';
 import { guardMessage, guardOf } from './guard_messages.js';
+import { isShutdownReason } from './shutdown.js';
 import { encodeCheckpointState } from './turn_codec.js';
 import type { TurnOutcome } from './turn_outcome.js';
 
@@ -57,7 +58,7 @@ export function outcomeOfError(error: unknown, turn: ChatTurn): TurnOutcome {
 async function loop(turn: ChatTurn, durability: TurnDurability, deps: EngineDeps): Promise<TurnOutcome> {
   let firstBudgetMs = deps.firstGenerationBudgetMs;
   for (;;) {
-    if (turn.signal.aborted) return { kind: 'cancelled' };
+    if (turn.signal.aborted) return stopped(turn);
     if (turn.iteration >= turn.budgets.maxIterations) return { kind: 'failed', reason: 'iteration_limit', detail: `the turn used all ${turn.budgets.maxIterations} model calls` };
     if (turn.iteration === turn.budgets.maxIterations - 1 && !turn.finalAnswerRequested) {
       turn.finalAnswerRequested = true;
@@ -119,14 +120,18 @@ async function generate(
     return { kind: 'response', response };
   } catch (error) {
     if (!isRecoveryGiveUpError(error)) throw error;
-    return { kind: 'outcome', outcome: outcomeOfGiveUp(error.reason, error.lastError) };
+    return { kind: 'outcome', outcome: error.reason === 'cancelled' ? stopped(turn) : outcomeOfGiveUp(error.reason, error.lastError) };
   }
 }
 
-function outcomeOfGiveUp(reason: 'deadline' | 'cancelled' | 'non_retryable', lastError: unknown): TurnOutcome {
+/** A stopped turn: cancelled by /stop, or suspended with its work kept when the program shuts down. */
+export function stopped(turn: ChatTurn): TurnOutcome {
+  return isShutdownReason(turn.signal.reason) ? { kind: 'suspended', cause: 'shutdown', detail: 'shutdown' } : { kind: 'cancelled' };
+}
+
+function outcomeOfGiveUp(reason: 'deadline' | 'non_retryable', lastError: unknown): TurnOutcome {
   const detail = lastError instanceof Error ? lastError.message : 'no attempt was made';
-  if (reason === 'cancelled') return { kind: 'cancelled' };
-  if (reason === 'deadline' || isCircuitOpenError(lastError)) return { kind: 'suspended', detail };
+  if (reason === 'deadline' || isCircuitOpenError(lastError)) return { kind: 'suspended', cause: 'capacity', detail };
   if (isLLMErrorOfKind(lastError, 'auth')) return { kind: 'failed', reason: 'provider_auth', detail };
   if (isLLMErrorOfKind(lastError, 'request')) return { kind: 'failed', reason: 'provider_request', detail };
   if (isLLMErrorOfKind(lastError, 'rate_limit')) return { kind: 'failed', reason: lastError.quota ? 'provider_quota' : 'provider_rate_limit', detail };
@@ -175,7 +180,7 @@ export async function answerBatch(turn: ChatTurn, durability: TurnDurability, de
   const plans = planBatch(turn, uses);
   const batch = await runBatch(plans, new Map(ops.map((op) => [op.toolCallId, op])), { turn, durability, clock: deps.clock, faults: deps.faults, step });
   if (batch.manual.length > 0) return { kind: 'needs_manual_resolution', calls: batch.manual };
-  if (batch.stopped) return { kind: 'cancelled' };
+  if (batch.stopped) return stopped(turn);
   const results: Message = { role: 'tool', content: batch.results };
   turn.transcript.push(results);
   await durability.checkpoint([results], encodeCheckpointState(turn), true);

@@ -3,7 +3,11 @@ import type { Environment } from '../config/interpolate.js';
 import { loadConfig } from '../config/load.js';
 import { formatConfigProblem, isConfigError } from '../config/problems.js';
 import { createLogger, type LogOutput } from '../core/logger.js';
+import type { Readable } from 'node:stream';
+import { SystemClock } from '../core/system_clock.js';
 import { chooseAdapter, describeAdapterChoice } from './adapter_choice.js';
+import { openBotServices } from './bot_services.js';
+import { runConsole, type SignalSource } from './run_console.js';
 import { parseCliArgs, USAGE } from './args.js';
 
 /** Exit statuses of the program. */
@@ -11,10 +15,13 @@ export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
 
 /** What the program reads and writes, so that it runs the same in tests as under `node`. */
 export interface CliIo {
+  readonly stdin: Readable;
   readonly stdout: { write(text: string): unknown };
   readonly stderr: LogOutput['stream'] & { readonly isTTY?: boolean };
   readonly env: Environment;
   readonly cwd: string;
+  /** The process, for SIGINT and SIGTERM; absent where nothing can signal. */
+  readonly signals?: SignalSource;
 }
 
 /**
@@ -49,12 +56,18 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   const { config, source } = loaded;
   const logger = createLogger(config.logging, { stream: io.stderr, isTTY: io.stderr.isTTY === true });
   const choice = chooseAdapter(args, config);
-  logger.info({ config: source.kind === 'file' ? source.path : 'defaults', adapter: choice }, 'configuration loaded');
-  io.stderr.write(
-    `holdfast: configuration is valid; would start ${describeAdapterChoice(choice)}, ` +
-      `with turns stored in ${config.turn_state.db_path}. The chat pipeline is not built yet, so holdfast stops here.\n`,
-  );
-  await new Promise<void>((resolve) => logger.flush(() => resolve()));
+  logger.info({ config: source.kind === 'file' ? source.path : 'defaults', adapter: choice }, `configuration loaded; starting ${describeAdapterChoice(choice)}`);
+  if (choice.kind === 'discord') {
+    io.stderr.write('holdfast: discord.token is configured, but the Discord adapter is not built yet; running in the terminal instead.\n');
+  }
+  const clock = new SystemClock();
+  const services = await openBotServices(config, io.cwd, clock, logger);
+  try {
+    await runConsole({ config, services, clock, logger, mode: choice.kind === 'console' ? choice.mode : 'text', input: io.stdin, output: io.stdout, signals: io.signals });
+  } finally {
+    await services.close();
+    await new Promise<void>((resolve) => logger.flush(() => resolve()));
+  }
   return EXIT.ok;
 }
 

@@ -178,6 +178,10 @@ const chatSchema = z
     max_iterations: z.int().positive().default(20).describe('The most model calls one turn may make.'),
     max_tool_calls: z.int().nonnegative().default(30).describe('The most tool calls one turn may run; calls beyond it are refused, never run.'),
     max_continuations: z.int().nonnegative().default(2).describe('How many times a reply cut off by the token limit is continued.'),
+    max_queued_per_channel: z.int().nonnegative().default(5).describe('How many messages may wait for a channel’s running turn; more are answered "busy".'),
+    history_db_path: z.string().min(1).default('data/history/history.sqlite3').describe('The SQLite file of the conversation history per channel; relative to the working directory.'),
+    history_max_chars: z.int().positive().default(24_000).describe('How much of a channel’s history, in characters, goes with each request; older messages are dropped or summarised.'),
+    compaction: z.enum(['drop', 'summarize']).default('drop').describe('`drop`: history beyond the budget is dropped, oldest first; `summarize`: it is summarised once by the model.'),
   })
   .describe('The turn engine: the system prompt and the budgets of one turn.');
 
@@ -190,6 +194,7 @@ const turnStateSchema = z
       .default('data/turn_state/turns.sqlite3')
       .describe('The SQLite file that holds turns, transcripts and the tool-call ledger; relative to the working directory. Blobs live in a folder beside it.'),
     lease_ttl_seconds: seconds('How long a turn owner’s lease lasts without a heartbeat (heartbeats come every third of it)', 30),
+    housekeeping_interval_seconds: seconds('How often the expired-lease and retention sweeps run', 300),
     resume_ttl_hours: z.number().positive().default(24).describe('How long a suspended turn stays resumable after its last real progress, in hours.'),
     payload_retention_days: z.number().positive().default(7).describe('How long a turn’s transcript and tool results are kept for diagnosis, in days; then only its identity and ledger remain.'),
     ledger_retention_days: z

@@ -12,7 +12,8 @@ import {
 } from '../../src/chat/turn_codec.js';
 import type { ContentBlock, JsonObject, Message } from '../../src/llm/protocol.js';
 
-const RUNS = { numRuns: 500 };
+// A fixed seed keeps every run (and so the coverage ratchet) reproducible; change it to explore further.
+const RUNS = { numRuns: 500, seed: 20_261_129 };
 
 /** Values of the wrong type somewhere: each replaces a value only where its type is not plausible. */
 const POOL: readonly unknown[] = [0, 1, 'false', null, [], {}, -1, 1.5, 2 ** 53, '1'];

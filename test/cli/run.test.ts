@@ -1,4 +1,4 @@
-import { Writable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
 import { useTempDir } from '../support/temp_dir.js';
@@ -15,7 +15,7 @@ function io(cwd: string, env: Record<string, string> = {}) {
     }),
     { isTTY: false },
   );
-  return { io: { stdout: { write: (text: string) => out.push(text) }, stderr, env, cwd }, stdout: () => out.join(''), stderr: () => err.join('') };
+  return { io: { stdin: Readable.from([]), stdout: { write: (text: string) => out.push(text) }, stderr, env, cwd }, stdout: () => out.join(''), stderr: () => err.join('') };
 }
 
 describe('runCli', () => {
@@ -46,23 +46,22 @@ describe('runCli', () => {
     ]);
   });
 
-  it('logs the loaded configuration as JSON and says it would run the console without a token', async () => {
+  it('logs the loaded configuration as JSON, runs the console until its input ends, and exits 0', async () => {
     const run = io(temp.path());
     expect(await runCli([], run.io)).toBe(0);
-    const [logLine, notice] = run.stderr().trimEnd().split('\n');
-    expect(JSON.parse(logLine ?? '')).toMatchObject({ msg: 'configuration loaded', config: 'defaults', adapter: { kind: 'console', reason: 'no_discord_token' } });
-    expect(notice).toContain('would start the console adapter (no discord.token is configured)');
-    expect(run.stdout()).toBe('');
+    const logLine = run.stderr().split('\n').find((line) => line.includes('configuration loaded'));
+    expect(JSON.parse(logLine ?? '')).toMatchObject({ config: 'defaults', adapter: { kind: 'console', reason: 'no_discord_token' } });
+    expect(run.stdout()).toMatch(/^Holdfast is ready\./);
   });
 
-  it('chooses Discord when a token is configured, unless the console is asked for', async () => {
+  it('speaks JSON lines on stdout with --jsonl, and says so when a Discord token is configured but the console is used', async () => {
     temp.write('config.yml', 'discord:\n  token: ${DISCORD_TOKEN}\nlogging:\n  level: warn\n');
     const discord = io(temp.path(), { DISCORD_TOKEN: 'abc' });
     expect(await runCli([], discord.io)).toBe(0);
-    expect(discord.stderr()).toContain('would start the Discord adapter (discord.token is configured)');
+    expect(discord.stderr()).toContain('the Discord adapter is not built yet; running in the terminal instead');
     expect(discord.stderr()).not.toContain('abc');
     const jsonl = io(temp.path(), { DISCORD_TOKEN: 'abc' });
     expect(await runCli(['--jsonl'], jsonl.io)).toBe(0);
-    expect(jsonl.stderr()).toContain('would start the console adapter in JSON-lines mode (asked for on the command line)');
+    expect(jsonl.stdout()).toBe('{"type":"ready"}\n');
   });
 });

@@ -1,0 +1,230 @@
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/logger.js';
+import type { Config } from '../config/schema.js';
+import type { LLMProvider } from '../llm/stream_events.js';
+import type { RecoveryRuntime } from '../recovery/generate_with_recovery.js';
+import type { ToolCatalog } from '../tools/catalog.js';
+import { isAdmin, permittedTools } from '../tools/permissions.js';
+import type { TurnStore } from '../turn_state/turn_store.js';
+import type { TurnStatus } from '../turn_state/turn_types.js';
+import { createHash } from 'node:crypto';
+import type { ChatTurn } from './chat_turn.js';
+import { ChannelLanes } from './channel_lanes.js';
+import { noDurability, storeDurability, type TurnDurability } from './durability.js';
+import type { HistoryStore } from './history_store.js';
+import type { InboundMessage, NoticeKind, ReplySink } from './intake_types.js';
+import { startTurn } from './run_turn.js';
+import { ShutdownReason } from './shutdown.js';
+import type { TurnEnding } from './terminal_writer.js';
+import { NO_FAULTS } from './turn_engine.js';
+
+/** Everything the pipeline works with; built once by the program's wiring. */
+export interface IntakeDeps {
+  readonly config: Config;
+  /** `undefined` when durability is off: the store could not open at start-up. */
+  readonly store: TurnStore | undefined;
+  readonly history: HistoryStore;
+  /** `undefined` when no model is configured: every message gets a notice saying what to set. */
+  readonly provider: LLMProvider | undefined;
+  readonly recovery: RecoveryRuntime;
+  readonly catalog: () => ToolCatalog;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly sink: ReplySink;
+}
+
+interface RunningTurn {
+  readonly turnId: string;
+  readonly requesterId: string;
+  readonly controller: AbortController;
+}
+
+/**
+ * The transport-neutral intake pipeline (DESIGN §2, §8): commands are recognised before anything
+ * reaches the model; other messages pass admission (an identity that exists never runs fresh),
+ * wait for their channel's lane, get the channel's history, run through the engine and are
+ * answered through the ReplySink.
+ */
+export class Intake {
+  readonly #lanes: ChannelLanes;
+  readonly #running = new Map<string, RunningTurn>();
+  readonly #commands = new Set<Promise<void>>();
+  #accepting = true;
+
+  constructor(private readonly deps: IntakeDeps) {
+    this.#lanes = new ChannelLanes(deps.config.chat.max_queued_per_channel);
+  }
+
+  /** Takes one message: a command is handled at once, anything else is queued on its channel's lane. */
+  submit(message: InboundMessage): void {
+    if (!this.#accepting) return;
+    const command = message.text.trim().toLowerCase();
+    if (command === '/stop') return this.#stop(message);
+    if (command === '/status') {
+      const answered = this.#status(message).finally(() => this.#commands.delete(answered));
+      this.#commands.add(answered);
+      return;
+    }
+    if (!this.#lanes.enqueue(channelKey(message), () => this.#handle(message))) {
+      this.#notice(message, null, 'busy', 'I am still working on earlier messages in this channel; please send this again in a moment.');
+    }
+  }
+
+  /** Resolves when every queued and running turn has ended and every command is answered. */
+  async idle(): Promise<void> {
+    await Promise.all([...this.#commands]);
+    await this.#lanes.idle();
+  }
+
+  /** Stops taking messages and suspends every running turn with its work kept (reason `shutdown`). */
+  async shutdown(): Promise<void> {
+    this.#accepting = false;
+    for (const running of this.#running.values()) running.controller.abort(new ShutdownReason());
+    await this.#lanes.idle();
+  }
+
+  async #handle(message: InboundMessage): Promise<void> {
+    const { deps } = this;
+    if (deps.provider === undefined) {
+      return this.#notice(message, null, 'failed', 'No model is configured yet: set `llm.model` (and `llm.api_key` or `llm.base_url`) in the configuration, then restart the bot.');
+    }
+    const history = deps.history.load(channelKey(message));
+    const controller = new AbortController();
+    const admitted = await this.#admit(message, controller);
+    if (admitted === undefined) return;
+    const { turn, durability } = admitted;
+    turn.transcript.unshift(...history.messages);
+    deps.history.append(channelKey(message), { role: 'user', text: message.text, authorId: message.authorId, messageId: message.messageId });
+    this.#running.set(channelKey(message), { turnId: turn.turnId, requesterId: message.authorId, controller });
+    this.#turnEvent(message, turn.turnId, 'ACTIVE');
+    let ending: TurnEnding;
+    try {
+      ending = await startTurn(turn, durability, {
+        provider: deps.provider,
+        recovery: deps.recovery,
+        clock: deps.clock,
+        faults: NO_FAULTS,
+        heartbeatMs: (deps.config.turn_state.lease_ttl_seconds * 1000) / 3,
+        onStreamEvent: (event) => {
+          if (event.type === 'text_delta') deps.sink.post({ type: 'delta', channelId: message.channelId, turn: turn.turnId, text: event.text });
+        },
+      });
+    } finally {
+      this.#running.delete(channelKey(message));
+    }
+    if (ending.status === 'untouched') return;
+    this.#turnEvent(message, turn.turnId, ending.status);
+    if (ending.message === undefined) return;
+    if (ending.status === 'TERMINAL_COMPLETED') {
+      deps.sink.post({ type: 'message', channelId: message.channelId, turn: turn.turnId, kind: 'reply', text: ending.message });
+      deps.history.append(channelKey(message), { role: 'assistant', text: ending.message });
+      await deps.history.fitToBudget(channelKey(message), deps.config.chat.history_max_chars, 'drop');
+      return;
+    }
+    this.#notice(message, turn.turnId, noticeFor(ending.status), ending.message);
+  }
+
+  /** Admission (DESIGN §8); returns the new turn, or nothing after telling the user why it will not run. */
+  async #admit(message: InboundMessage, controller: AbortController): Promise<{ turn: ChatTurn; durability: TurnDurability } | undefined> {
+    const { deps } = this;
+    const identity = { source: message.source, channelId: message.channelId, messageId: message.messageId };
+    const requester = { userId: message.authorId, roleIds: message.authorRoleIds };
+    const base = {
+      identity,
+      requester,
+      tools: permittedTools(deps.catalog().tools, deps.config.permissions, requester, message.channelId),
+      signal: controller.signal,
+      systemPrompt: deps.config.chat.system_prompt,
+      transcript: [{ role: 'user' as const, content: [{ type: 'text' as const, text: message.text }] }],
+      iteration: 0,
+      toolCallsUsed: 0,
+      budgets: { maxIterations: deps.config.chat.max_iterations, maxToolCalls: deps.config.chat.max_tool_calls, maxContinuations: deps.config.chat.max_continuations },
+      emptyTurnRetried: false,
+      continuationsUsed: 0,
+      finalAnswerRequested: false,
+      repeatedCalls: { counts: {}, warned: [] },
+      recoveryDeadlineAt: null,
+    };
+    if (deps.store === undefined) {
+      const turnId = `${message.source}:${message.channelId}:${message.messageId}`;
+      return { turn: { ...base, turnId, logger: deps.logger.child({ turn: turnId }) }, durability: noDurability(turnId) };
+    }
+    const admission = await deps.store.admit({ identity, requesterId: message.authorId, messageDigest: digestOf(message.text) });
+    switch (admission.disposition) {
+      case 'admitted':
+        return { turn: { ...base, turnId: admission.lease.turnId, logger: deps.logger.child({ turn: admission.lease.turnId }) }, durability: storeDurability(deps.store, admission.lease) };
+      case 'already_processed':
+        this.#notice(message, admission.turn.turnId, 'already_processed', 'I have already answered this message.');
+        return undefined;
+      case 'in_progress':
+        this.#notice(message, admission.turn.turnId, 'in_progress', 'I am already working on this message.');
+        return undefined;
+      case 'resumable':
+        this.#notice(message, admission.turn.turnId, 'interrupted', 'This request was interrupted and its work is saved; type `resume` to continue it.');
+        return undefined;
+      case 'store_unavailable':
+        this.#notice(message, null, 'failed', 'My storage is unavailable, so I will not start work I could not keep track of. Please try again later.');
+        return undefined;
+      default: {
+        const unreachable: never = admission;
+        return unreachable;
+      }
+    }
+  }
+
+  #stop(message: InboundMessage): void {
+    const running = this.#running.get(channelKey(message));
+    if (running === undefined) return this.#notice(message, null, 'status', 'Nothing is running in this channel.');
+    if (running.requesterId !== message.authorId && !isAdmin(this.deps.config.permissions, message.authorId)) {
+      return this.#notice(message, running.turnId, 'status', 'Only the person who asked, or an admin, can stop this.');
+    }
+    running.controller.abort();
+  }
+
+  async #status(message: InboundMessage): Promise<void> {
+    const running = this.#running.get(channelKey(message));
+    const suspended = (await this.deps.store?.listSuspended({ source: message.source, channelId: message.channelId })) ?? [];
+    const lines = [
+      running === undefined ? 'Nothing is running in this channel.' : `Working on a request (turn ${running.turnId}).`,
+      suspended.length === 0 ? 'No saved requests are waiting.' : `${suspended.length} saved request${suspended.length === 1 ? '' : 's'} can be continued with \`resume\`.`,
+    ];
+    this.#notice(message, running?.turnId ?? null, 'status', lines.join('\n'));
+  }
+
+  #notice(message: InboundMessage, turn: string | null, notice: NoticeKind, text: string): void {
+    this.deps.sink.post({ type: 'message', channelId: message.channelId, turn, kind: 'notice', notice, text });
+  }
+
+  #turnEvent(message: InboundMessage, turn: string, status: TurnStatus): void {
+    this.deps.sink.post({ type: 'turn', channelId: message.channelId, turn, status });
+  }
+}
+
+function noticeFor(status: TurnStatus): NoticeKind {
+  switch (status) {
+    case 'SUSPENDED':
+      return 'suspended';
+    case 'TERMINAL_CANCELLED':
+      return 'cancelled';
+    case 'TERMINAL_REJECTED':
+      return 'manual_resolution';
+    case 'TERMINAL_EXPIRED':
+      return 'expired';
+    case 'ACTIVE':
+    case 'TERMINAL_COMPLETED':
+    case 'TERMINAL_FAILED':
+      return 'failed';
+    default: {
+      const unreachable: never = status;
+      return unreachable;
+    }
+  }
+}
+
+function channelKey(message: InboundMessage): string {
+  return `${message.source}:${message.channelId}`;
+}
+
+function digestOf(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}

@@ -1,0 +1,70 @@
+import type { BotEvent, ReplySink } from '../chat/intake_types.js';
+
+/** Where the console writes. */
+export interface ConsoleOutput {
+  write(text: string): unknown;
+}
+
+/**
+ * The JSON-lines interface (a public, stable contract documented in README.md): one JSON object
+ * a line on stdout — `ready`, `message` (reply or notice) and `turn` (status changes). Streamed
+ * deltas are not part of it.
+ */
+export function jsonLinesSink(output: ConsoleOutput): ReplySink & { ready(): void } {
+  const line = (value: object): void => void output.write(`${JSON.stringify(value)}\n`);
+  return {
+    ready: () => line({ type: 'ready' }),
+    post(event: BotEvent) {
+      switch (event.type) {
+        case 'message':
+          return line(event.kind === 'reply' ? { type: 'message', turn: event.turn, kind: 'reply', text: event.text } : { type: 'message', turn: event.turn, kind: 'notice', notice: event.notice, text: event.text });
+        case 'turn':
+          return line({ type: 'turn', turn: event.turn, status: event.status });
+        case 'delta':
+          return undefined;
+        default: {
+          const unreachable: never = event;
+          return unreachable;
+        }
+      }
+    },
+  };
+}
+
+/** Human-readable output: replies stream as they are written, notices are marked. */
+export function textSink(output: ConsoleOutput): ReplySink & { ready(): void } {
+  let streaming: string | undefined;
+  const endStream = (): void => {
+    if (streaming !== undefined) output.write('\n');
+    streaming = undefined;
+  };
+  return {
+    ready: () => void output.write('Holdfast is ready. Type a message; `/stop` stops the running request, `/status` shows what is saved, `resume` continues a saved one.\n'),
+    post(event: BotEvent) {
+      switch (event.type) {
+        case 'delta':
+          if (streaming !== event.turn) {
+            endStream();
+            output.write('bot> ');
+            streaming = event.turn;
+          }
+          output.write(event.text);
+          return;
+        case 'message':
+          if (event.kind === 'reply' && streaming === event.turn) {
+            endStream();
+            return;
+          }
+          endStream();
+          output.write(event.kind === 'reply' ? `bot> ${event.text}\n` : `[${event.notice}] ${event.text}\n`);
+          return;
+        case 'turn':
+          return;
+        default: {
+          const unreachable: never = event;
+          return unreachable;
+        }
+      }
+    },
+  };
+}

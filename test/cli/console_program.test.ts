@@ -1,0 +1,126 @@
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
+import { FakeLLMServer, sse } from '../support/fake_llm/server.js';
+import { startJsonLinesProgram, type JsonLinesProgram } from '../support/program.js';
+import { useTempDir } from '../support/temp_dir.js';
+import { ToolTarget } from '../support/tool_target.js';
+
+const isReply = (event: Record<string, unknown>): boolean => event['type'] === 'message' && event['kind'] === 'reply';
+const turnStatus = (status: string) => (event: Record<string, unknown>) => event['type'] === 'turn' && event['status'] === status;
+
+describe('the bot in the terminal, as a child process speaking JSON lines', () => {
+  const temp = useTempDir();
+  let fake: FakeLLMServer;
+  let target: ToolTarget;
+  let program: JsonLinesProgram | undefined;
+
+  beforeEach(async () => {
+    fake = await FakeLLMServer.start();
+    target = await ToolTarget.start();
+  });
+  afterEach(async () => {
+    program?.kill('SIGKILL');
+    await program?.exited;
+    program = undefined;
+    await fake.close();
+    await target.close();
+  });
+
+  function configFile(extra = ''): string {
+    return temp.write(
+      'config.yml',
+      `llm:
+  provider: openai
+  base_url: ${fake.baseUrl}
+  model: test-model
+logging:
+  level: warn
+tools:
+  builtin: []
+  http:
+    - name: lookup
+      description: Looks a word up.
+      url: ${target.url}/lookup/{word}
+      effect: read
+      parameters: { type: object, properties: { word: { type: string } }, required: [word] }
+${extra}`,
+    );
+  }
+
+  function start(config: string): JsonLinesProgram {
+    program = startJsonLinesProgram(['--config', config], { cwd: temp.path() });
+    return program;
+  }
+
+  it('calls an HTTP tool once and answers from its result, then exits 0 at the end of input', async () => {
+    fake.enqueue(chatToolCalls([{ id: 'c1', name: 'lookup', args: '{"word":"milk"}' }]), chatText('Milk is a drink.'));
+    const bot = start(configFile());
+    await bot.waitFor((e) => e['type'] === 'ready');
+    bot.send('What is milk?');
+    expect(await bot.waitFor(isReply)).toMatchObject({ type: 'message', kind: 'reply', text: 'Milk is a drink.' });
+    expect(target.requests.map((r) => r.path)).toEqual(['/lookup/milk']);
+    bot.endInput();
+    expect(await bot.exited).toBe(0);
+    expect(bot.events.filter((e) => e['type'] === 'turn').map((e) => e['status'])).toEqual(['ACTIVE', 'TERMINAL_COMPLETED']);
+  });
+
+  it('ends a turn TERMINAL_CANCELLED on /stop during a slow model stream', async () => {
+    fake.enqueue({ kind: 'stream', chunks: [sse({ choices: [{ index: 0, delta: { content: 'Thinking' } }] })], then: 'stall' });
+    const bot = start(configFile());
+    await bot.waitFor((e) => e['type'] === 'ready');
+    bot.send('Take your time.');
+    await fake.whenRequests(1);
+    bot.send('/stop');
+    await bot.waitFor(turnStatus('TERMINAL_CANCELLED'));
+    expect(await bot.waitFor((e) => e['notice'] === 'cancelled')).toMatchObject({ kind: 'notice', text: 'Stopped.' });
+    await fake.whenClientClosed();
+  });
+
+  it('suspends a turn on endless overload with a short deadline, and says so', async () => {
+    const overloaded = { kind: 'reply' as const, status: 529, body: { error: { type: 'overloaded_error' } } };
+    fake.enqueue(...Array.from({ length: 200 }, () => overloaded));
+    const bot = start(configFile('llm_recovery:\n  generation_deadline_seconds: 0.5\n  backoff_base_seconds: 0.05\n  backoff_cap_seconds: 0.1\n'));
+    await bot.waitFor((e) => e['type'] === 'ready');
+    bot.send('Are you there?');
+    expect(await bot.waitFor((e) => e['notice'] === 'suspended')).toMatchObject({ kind: 'notice', text: expect.stringMatching(/saved/) as unknown });
+    await bot.waitFor(turnStatus('SUSPENDED'));
+  });
+
+  it('suspends the running turn with reason shutdown on SIGTERM and exits 0', async () => {
+    fake.enqueue({ kind: 'stream', chunks: [sse({ choices: [{ index: 0, delta: { content: 'Working' } }] })], then: 'stall' });
+    const bot = start(configFile());
+    await bot.waitFor((e) => e['type'] === 'ready');
+    bot.send('A long question.');
+    await fake.whenRequests(1);
+    bot.kill('SIGTERM');
+    expect(await bot.exited).toBe(0);
+    expect(bot.events.filter((e) => e['type'] === 'turn').map((e) => e['status'])).toEqual(['ACTIVE', 'SUSPENDED']);
+    const db = new BetterSqlite3(join(temp.path(), 'data/turn_state/turns.sqlite3'), { readonly: true });
+    expect(db.prepare('SELECT status, suspension_reason FROM turns').all()).toEqual([{ status: 'SUSPENDED', suspension_reason: 'shutdown' }]);
+    db.close();
+  });
+
+  it('keeps the conversation across a restart: the next request carries the earlier exchange', async () => {
+    fake.enqueue(chatText('Nice to meet you, Ada.'));
+    const first = start(configFile());
+    await first.waitFor((e) => e['type'] === 'ready');
+    first.send('My name is Ada.');
+    await first.waitFor(isReply);
+    first.endInput();
+    expect(await first.exited).toBe(0);
+
+    fake.enqueue(chatText('Your name is Ada.'));
+    const second = start(configFile());
+    await second.waitFor((e) => e['type'] === 'ready');
+    second.send('What is my name?');
+    expect(await second.waitFor(isReply)).toMatchObject({ text: 'Your name is Ada.' });
+    const messages = (fake.requests[1]?.body as { messages: { role: string; content: unknown }[] }).messages.filter((m) => m.role !== 'system');
+    expect(messages).toEqual([
+      { role: 'user', content: 'My name is Ada.' },
+      { role: 'assistant', content: 'Nice to meet you, Ada.' },
+      { role: 'user', content: 'What is my name?' },
+    ]);
+  });
+});

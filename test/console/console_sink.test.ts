@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { consoleMessageIds } from '../../src/console/console_adapter.js';
+import { jsonLinesSink, textSink } from '../../src/console/console_sink.js';
+import { ManualClock } from '../../src/core/manual_clock.js';
+
+function capture(): { write: (text: string) => void; text: () => string } {
+  const parts: string[] = [];
+  return { write: (text) => void parts.push(text), text: () => parts.join('') };
+}
+
+describe('the console output', () => {
+  it('speaks the documented JSON lines: ready, messages with their notice, turn statuses, and no deltas', () => {
+    const out = capture();
+    const sink = jsonLinesSink(out);
+    sink.ready();
+    sink.post({ type: 'turn', channelId: 'console', turn: 't1', status: 'ACTIVE' });
+    sink.post({ type: 'delta', channelId: 'console', turn: 't1', text: 'Hel' });
+    sink.post({ type: 'message', channelId: 'console', turn: 't1', kind: 'reply', text: 'Hello.' });
+    sink.post({ type: 'message', channelId: 'console', turn: null, kind: 'notice', notice: 'busy', text: 'Busy.' });
+    expect(out.text().trimEnd().split('\n').map((line) => JSON.parse(line) as unknown)).toEqual([
+      { type: 'ready' },
+      { type: 'turn', turn: 't1', status: 'ACTIVE' },
+      { type: 'message', turn: 't1', kind: 'reply', text: 'Hello.' },
+      { type: 'message', turn: null, kind: 'notice', notice: 'busy', text: 'Busy.' },
+    ]);
+  });
+
+  it('streams a reply as it is written and marks notices for people', () => {
+    const out = capture();
+    const sink = textSink(out);
+    sink.post({ type: 'delta', channelId: 'console', turn: 't1', text: 'Hel' });
+    sink.post({ type: 'delta', channelId: 'console', turn: 't1', text: 'lo.' });
+    sink.post({ type: 'message', channelId: 'console', turn: 't1', kind: 'reply', text: 'Hello.' });
+    sink.post({ type: 'message', channelId: 'console', turn: 't2', kind: 'notice', notice: 'suspended', text: 'Saved.' });
+    sink.post({ type: 'message', channelId: 'console', turn: 't3', kind: 'reply', text: 'Not streamed.' });
+    expect(out.text()).toBe('bot> Hello.\n[suspended] Saved.\nbot> Not streamed.\n');
+  });
+});
+
+describe('console message ids', () => {
+  it('increase and never repeat, within a millisecond, across restarts, and when the wall clock steps back', async () => {
+    const clock = new ManualClock({ wallStart: 1_700_000_000_000 });
+    const first = consoleMessageIds(clock);
+    const ids = [first(), first()];
+    await clock.advance(1);
+    ids.push(first());
+    const restarted = consoleMessageIds(clock);
+    await clock.advance(1);
+    ids.push(restarted());
+    clock.setWallTime(1_600_000_000_000);
+    ids.push(restarted());
+    expect(new Set(ids).size).toBe(ids.length);
+    expect([...ids].sort()).toEqual(ids);
+  });
+});
