@@ -1,7 +1,9 @@
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { Config } from '../config/schema.js';
+import type { Message } from '../llm/protocol.js';
 import type { LLMProvider } from '../llm/stream_events.js';
+import { generateWithRecovery } from '../recovery/generate_with_recovery.js';
 import type { RecoveryRuntime } from '../recovery/generate_with_recovery.js';
 import type { ToolCatalog } from '../tools/catalog.js';
 import { isAdmin, permittedTools } from '../tools/permissions.js';
@@ -118,7 +120,7 @@ export class Intake {
     if (ending.status === 'TERMINAL_COMPLETED') {
       deps.sink.post({ type: 'message', channelId: message.channelId, turn: turn.turnId, kind: 'reply', text: ending.message });
       deps.history.append(channelKey(message), { role: 'assistant', text: ending.message });
-      await deps.history.fitToBudget(channelKey(message), deps.config.chat.history_max_chars, 'drop');
+      await deps.history.fitToBudget(channelKey(message), deps.config.chat.history_max_chars, deps.config.chat.compaction, (messages) => this.#summarize(messages));
       return;
     }
     this.#notice(message, turn.turnId, noticeFor(ending.status), ending.message);
@@ -170,6 +172,21 @@ export class Intake {
         return unreachable;
       }
     }
+  }
+
+  /** Summarises history beyond the budget once, through the same recovery policy as every model call. */
+  async #summarize(messages: Message[]): Promise<string> {
+    const { provider, recovery } = this.deps;
+    if (provider === undefined) throw new Error('no model is configured');
+    const response = await generateWithRecovery(
+      provider,
+      {
+        system: 'Summarise the conversation below in a few sentences, keeping names, facts, decisions and open questions. Write only the summary.',
+        messages: [{ role: 'user', content: [{ type: 'text', text: messages.map((m) => `${m.role}: ${m.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('')}`).join('\n') }] }],
+      },
+      { runtime: recovery, signal: new AbortController().signal },
+    );
+    return response.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
   }
 
   #stop(message: InboundMessage): void {

@@ -22,6 +22,14 @@ const FAILURE_NOTICES: Readonly<Record<FailureReason, string>> = {
   internal_error: 'Something went wrong inside the bot while answering. The operators can find the details in the log.',
 };
 
+const SUSPENSION_NOTICES: Readonly<Record<'capacity' | 'unreachable' | 'shutdown', string>> = {
+  capacity:
+    'The model provider is overloaded right now. Your request and the work done so far are saved: I will continue by myself when the provider recovers, or type `resume` to try again now.',
+  unreachable:
+    'The model provider cannot be reached right now. Your request and the work done so far are saved: type `resume` to try again once it is back.',
+  shutdown: 'The bot is restarting. Your request and the work done so far are saved: type `resume` to continue it.',
+};
+
 /**
  * The one place a turn ends (DESIGN §8): it performs the status change, the lease release and
  * picks the notice for every outcome. If a suspension cannot be stored, the user gets a plain
@@ -45,13 +53,7 @@ export async function endTurn(outcome: TurnOutcome, durability: TurnDurability):
         await finishQuietly(durability, 'TERMINAL_FAILED', 'suspension_not_stored');
         return { status: 'TERMINAL_FAILED', message: 'The model provider is overloaded and I could not finish this request. Please try again later.' };
       }
-      return {
-        status: 'SUSPENDED',
-        message:
-          outcome.cause === 'shutdown'
-            ? 'The bot is restarting. Your request and the work done so far are saved: type `resume` to continue it.'
-            : 'The model provider is overloaded right now. Your request and the work done so far are saved: I will continue by myself when the provider recovers, or type `resume` to try again now.',
-      };
+      return { status: 'SUSPENDED', message: SUSPENSION_NOTICES[outcome.cause] };
     case 'needs_manual_resolution': {
       for (const call of outcome.calls) {
         await durability.moveOp(call, { to: 'MANUAL_RESOLUTION_REQUIRED', error: call.error ?? 'outcome unknown' }).catch(() => undefined);

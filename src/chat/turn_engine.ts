@@ -131,7 +131,7 @@ export function stopped(turn: ChatTurn): TurnOutcome {
 
 function outcomeOfGiveUp(reason: 'deadline' | 'non_retryable', lastError: unknown): TurnOutcome {
   const detail = lastError instanceof Error ? lastError.message : 'no attempt was made';
-  if (reason === 'deadline' || isCircuitOpenError(lastError)) return { kind: 'suspended', cause: 'capacity', detail };
+  if (reason === 'deadline' || isCircuitOpenError(lastError)) return { kind: 'suspended', cause: isLLMErrorOfKind(lastError, 'transport') ? 'unreachable' : 'capacity', detail };
   if (isLLMErrorOfKind(lastError, 'auth')) return { kind: 'failed', reason: 'provider_auth', detail };
   if (isLLMErrorOfKind(lastError, 'request')) return { kind: 'failed', reason: 'provider_request', detail };
   if (isLLMErrorOfKind(lastError, 'rate_limit')) return { kind: 'failed', reason: lastError.quota ? 'provider_quota' : 'provider_rate_limit', detail };

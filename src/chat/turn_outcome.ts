@@ -22,6 +22,6 @@ export type TurnOutcome =
   | { readonly kind: 'completed'; readonly reply: string }
   | { readonly kind: 'failed'; readonly reason: FailureReason; readonly detail: string }
   | { readonly kind: 'cancelled' }
-  | { readonly kind: 'suspended'; readonly cause: 'capacity' | 'shutdown'; readonly detail: string }
+  | { readonly kind: 'suspended'; readonly cause: 'capacity' | 'unreachable' | 'shutdown'; readonly detail: string }
   | { readonly kind: 'needs_manual_resolution'; readonly calls: readonly OpRecord[] }
   | { readonly kind: 'fenced'; readonly detail: string };

@@ -137,4 +137,13 @@ describe('the turn engine against a real store, real tools and the fake model', 
     expect((await store.getTurn(lease.turnId))?.status).toBe('TERMINAL_CANCELLED');
     expect(fake.requests).toHaveLength(1);
   });
+
+  it('suspends with a notice that the provider cannot be reached when every attempt fails to connect', async () => {
+    const unreachable = engineHarness(store, clock, fake, targetToolsConfig(target.url));
+    await fake.close();
+    const { turn, durability } = await unreachable.admit('m-1', 'hi');
+    const ending = await runToCompletion(unreachable.recoveryClock, startTurn(turn, durability, unreachable.deps));
+    expect(ending).toEqual({ status: 'SUSPENDED', message: expect.stringMatching(/cannot be reached right now.*saved/) as unknown });
+    fake = await FakeLLMServer.start();
+  });
 });

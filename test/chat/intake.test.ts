@@ -147,4 +147,16 @@ describe('the intake pipeline', () => {
     expect(notices()).toEqual(['interrupted']);
     expect(fake.requests).toHaveLength(0);
   });
+
+  it('summarises the history beyond its budget once, through the model, when compaction is summarize', async () => {
+    fake.enqueue(chatText('First answer, which is long enough.'), chatText('Second answer.'), chatText('Ada asked twice.'));
+    const bot = intake({}, 'chat:\n  history_max_chars: 60\n  compaction: summarize\n');
+    bot.submit(message('first question'));
+    await bot.idle();
+    bot.submit(message('second question'));
+    await bot.idle();
+    const summaryRequest = fake.requests[2]?.body as { messages: { role: string; content: string }[] };
+    expect(summaryRequest.messages.at(-1)?.content).toContain('user: first question');
+    expect(history.load('console:c1').messages[0]).toEqual({ role: 'user', content: [{ type: 'text', text: 'Summary of the earlier conversation: Ada asked twice.' }] });
+  });
 });
