@@ -9,16 +9,16 @@ import type { ToolCatalog } from '../tools/catalog.js';
 import { isAdmin, permittedTools } from '../tools/permissions.js';
 import type { TurnStore } from '../turn_state/turn_store.js';
 import type { TurnStatus } from '../turn_state/turn_types.js';
-import { createHash } from 'node:crypto';
 import type { ChatTurn } from './chat_turn.js';
 import { ChannelLanes } from './channel_lanes.js';
 import { noDurability, storeDurability, type TurnDurability } from './durability.js';
 import type { HistoryStore } from './history_store.js';
-import type { InboundMessage, NoticeKind, ReplySink } from './intake_types.js';
-import { startTurn } from './run_turn.js';
+import { messageDigest, type InboundMessage, type MessageSource, type NoticeKind, type ReplySink } from './intake_types.js';
+import type { FaultInjector } from './fault_points.js';
+import { attemptResume } from './resume.js';
+import { startTurn, type RunDeps } from './run_turn.js';
 import { ShutdownReason } from './shutdown.js';
 import type { TurnEnding } from './terminal_writer.js';
-import { NO_FAULTS } from './turn_engine.js';
 
 /** Everything the pipeline works with; built once by the program's wiring. */
 export interface IntakeDeps {
@@ -33,6 +33,10 @@ export interface IntakeDeps {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly sink: ReplySink;
+  /** The transport's view of past messages, to check a turn's original before resuming it. */
+  readonly source: MessageSource;
+  /** Where a crash test stops the engine; NO_FAULTS in production. */
+  readonly faults: FaultInjector;
 }
 
 interface RunningTurn {
@@ -87,43 +91,70 @@ export class Intake {
 
   async #handle(message: InboundMessage): Promise<void> {
     const { deps } = this;
-    if (deps.provider === undefined) {
+    const provider = deps.provider;
+    if (provider === undefined) {
       return this.#notice(message, null, 'failed', 'No model is configured yet: set `llm.model` (and `llm.api_key` or `llm.base_url`) in the configuration, then restart the bot.');
     }
-    const history = deps.history.load(channelKey(message));
     const controller = new AbortController();
+    let turnId = '';
+    const engine: RunDeps = {
+      provider,
+      recovery: deps.recovery,
+      clock: deps.clock,
+      faults: deps.faults,
+      heartbeatMs: (deps.config.turn_state.lease_ttl_seconds * 1000) / 3,
+      onStreamEvent: (event) => {
+        if (event.type === 'text_delta') deps.sink.post({ type: 'delta', channelId: message.channelId, turn: turnId, text: event.text });
+      },
+    };
+    if (deps.store !== undefined) {
+      const attempt = await attemptResume(message, controller.signal, { ...deps, store: deps.store, engine });
+      switch (attempt.kind) {
+        case 'not_a_resume':
+          break;
+        case 'notice':
+          return this.#notice(message, attempt.turn, attempt.notice, attempt.text);
+        case 'resumed':
+          turnId = attempt.turn.turnId;
+          this.#notice(message, turnId, 'resumed', 'Continuing your saved request.');
+          return this.#run(message, turnId, controller, () => attempt.continued);
+        default: {
+          const unreachable: never = attempt;
+          return unreachable;
+        }
+      }
+    }
+    const history = deps.history.load(channelKey(message));
     const admitted = await this.#admit(message, controller);
     if (admitted === undefined) return;
     const { turn, durability } = admitted;
+    turnId = turn.turnId;
     turn.transcript.unshift(...history.messages);
     deps.history.append(channelKey(message), { role: 'user', text: message.text, authorId: message.authorId, messageId: message.messageId });
-    this.#running.set(channelKey(message), { turnId: turn.turnId, requesterId: message.authorId, controller });
-    this.#turnEvent(message, turn.turnId, 'ACTIVE');
+    return this.#run(message, turnId, controller, () => startTurn(turn, durability, engine));
+  }
+
+  /** Runs a turn as the channel's running one (so /stop reaches it) and delivers how it ended. */
+  async #run(message: InboundMessage, turnId: string, controller: AbortController, work: () => Promise<TurnEnding>): Promise<void> {
+    const { deps } = this;
+    this.#running.set(channelKey(message), { turnId, requesterId: message.authorId, controller });
+    this.#turnEvent(message, turnId, 'ACTIVE');
     let ending: TurnEnding;
     try {
-      ending = await startTurn(turn, durability, {
-        provider: deps.provider,
-        recovery: deps.recovery,
-        clock: deps.clock,
-        faults: NO_FAULTS,
-        heartbeatMs: (deps.config.turn_state.lease_ttl_seconds * 1000) / 3,
-        onStreamEvent: (event) => {
-          if (event.type === 'text_delta') deps.sink.post({ type: 'delta', channelId: message.channelId, turn: turn.turnId, text: event.text });
-        },
-      });
+      ending = await work();
     } finally {
       this.#running.delete(channelKey(message));
     }
     if (ending.status === 'untouched') return;
-    this.#turnEvent(message, turn.turnId, ending.status);
+    this.#turnEvent(message, turnId, ending.status);
     if (ending.message === undefined) return;
     if (ending.status === 'TERMINAL_COMPLETED') {
-      deps.sink.post({ type: 'message', channelId: message.channelId, turn: turn.turnId, kind: 'reply', text: ending.message });
+      deps.sink.post({ type: 'message', channelId: message.channelId, turn: turnId, kind: 'reply', text: ending.message });
       deps.history.append(channelKey(message), { role: 'assistant', text: ending.message });
       await deps.history.fitToBudget(channelKey(message), deps.config.chat.history_max_chars, deps.config.chat.compaction, (messages) => this.#summarize(messages));
       return;
     }
-    this.#notice(message, turn.turnId, noticeFor(ending.status), ending.message);
+    this.#notice(message, turnId, noticeFor(ending.status), ending.message);
   }
 
   /** Admission (DESIGN §8); returns the new turn, or nothing after telling the user why it will not run. */
@@ -151,7 +182,7 @@ export class Intake {
       const turnId = `${message.source}:${message.channelId}:${message.messageId}`;
       return { turn: { ...base, turnId, logger: deps.logger.child({ turn: turnId }) }, durability: noDurability(turnId) };
     }
-    const admission = await deps.store.admit({ identity, requesterId: message.authorId, messageDigest: digestOf(message.text) });
+    const admission = await deps.store.admit({ identity, requesterId: message.authorId, messageDigest: messageDigest(message.text) });
     switch (admission.disposition) {
       case 'admitted':
         return { turn: { ...base, turnId: admission.lease.turnId, logger: deps.logger.child({ turn: admission.lease.turnId }) }, durability: storeDurability(deps.store, admission.lease) };
@@ -240,8 +271,4 @@ function noticeFor(status: TurnStatus): NoticeKind {
 
 function channelKey(message: InboundMessage): string {
   return `${message.source}:${message.channelId}`;
-}
-
-function digestOf(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
 }

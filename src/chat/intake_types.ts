@@ -1,4 +1,5 @@
-import type { TurnStatus } from '../turn_state/turn_types.js';
+import { createHash } from 'node:crypto';
+import type { TurnRecord, TurnStatus } from '../turn_state/turn_types.js';
 
 /** A message as a transport hands it to the intake pipeline. */
 export interface InboundMessage {
@@ -38,4 +39,21 @@ export type BotEvent =
 /** Where the bot's events go: the transport renders them (DESIGN §2). */
 export interface ReplySink {
   post(event: BotEvent): void;
+}
+
+/** The original message of a turn as the transport sees it now; `undefined` when it was deleted. */
+export interface OriginalMessage {
+  readonly authorId: string;
+  /** {@link messageDigest} of its current text. */
+  readonly digest: string;
+}
+
+/** The transport's view of past messages, for checking a turn's message before it is resumed (DESIGN §9). */
+export interface MessageSource {
+  fetchOriginal(turn: TurnRecord): Promise<OriginalMessage | undefined>;
+}
+
+/** The digest a turn keeps of its message's text, to notice an edit before a resume. */
+export function messageDigest(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
 }

@@ -16,6 +16,7 @@ import { MemoryStore } from '../tools/memory_store.js';
 import { openSqliteTurnStore } from '../turn_state/sqlite_turn_store.js';
 import { turnStoreTimings } from '../turn_state/store_options.js';
 import type { TurnStore } from '../turn_state/turn_store.js';
+import type { TurnRecord } from '../turn_state/turn_types.js';
 
 /** The long-lived parts of the running bot, one of each for the whole process. */
 export interface BotServices {
@@ -24,6 +25,8 @@ export interface BotServices {
   readonly memory: MemoryStore | undefined;
   readonly provider: LLMProvider | undefined;
   readonly recovery: RecoveryRuntime;
+  /** Turns the start-up sweep found interrupted: each channel is told once how to resume them. */
+  readonly interrupted: readonly TurnRecord[];
   close(): Promise<void>;
 }
 
@@ -35,11 +38,15 @@ export interface BotServices {
 export async function openBotServices(config: Config, cwd: string, clock: Clock, logger: Logger): Promise<BotServices> {
   const ids = new RandomIds();
   let store: TurnStore | undefined;
+  const interrupted: TurnRecord[] = [];
   if (config.turn_state.enabled) {
     const opened = openSqliteTurnStore({ dbPath: resolve(cwd, config.turn_state.db_path), clock, ids, logger: logger.child({ component: 'turn_state' }), ...turnStoreTimings(config.turn_state) });
     if (opened.available) {
       store = opened.store;
-      await store.sweepOnStartup();
+      for (const turnId of (await store.sweepOnStartup()).turnIds) {
+        const turn = await store.getTurn(turnId);
+        if (turn !== undefined) interrupted.push(turn);
+      }
     }
   } else {
     logger.warn('turn_state.enabled is false: turns are not durable, and an interrupted reply is lost');
@@ -68,6 +75,7 @@ export async function openBotServices(config: Config, cwd: string, clock: Clock,
     memory,
     provider,
     recovery,
+    interrupted,
     async close() {
       await store?.close();
       history.close();

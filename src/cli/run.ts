@@ -7,6 +7,7 @@ import type { Readable } from 'node:stream';
 import { SystemClock } from '../core/system_clock.js';
 import { chooseAdapter, describeAdapterChoice } from './adapter_choice.js';
 import { openBotServices } from './bot_services.js';
+import { faultHookFrom } from './fault_hook.js';
 import { runConsole, type SignalSource } from './run_console.js';
 import { parseCliArgs, USAGE } from './args.js';
 
@@ -60,10 +61,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   if (choice.kind === 'discord') {
     io.stderr.write('holdfast: discord.token is configured, but the Discord adapter is not built yet; running in the terminal instead.\n');
   }
+  const faults = faultHookFrom(io.env);
   const clock = new SystemClock();
   const services = await openBotServices(config, io.cwd, clock, logger);
   try {
-    await runConsole({ config, services, clock, logger, mode: choice.kind === 'console' ? choice.mode : 'text', input: io.stdin, output: io.stdout, signals: io.signals });
+    await runConsole({ config, services, clock, logger, mode: choice.kind === 'console' ? choice.mode : 'text', input: io.stdin, output: io.stdout, signals: io.signals, faults });
   } finally {
     await services.close();
     await new Promise<void>((resolve) => logger.flush(() => resolve()));

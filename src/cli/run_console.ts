@@ -1,5 +1,7 @@
 import type { Readable } from 'node:stream';
+import type { FaultInjector } from '../chat/fault_points.js';
 import { Intake } from '../chat/intake.js';
+import { consoleMessageSource } from '../chat/resume.js';
 import type { Config } from '../config/schema.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
@@ -22,6 +24,7 @@ export interface ConsoleRun {
   readonly input: Readable;
   readonly output: ConsoleOutput;
   readonly signals: SignalSource | undefined;
+  readonly faults: FaultInjector;
 }
 
 /**
@@ -42,6 +45,8 @@ export async function runConsole(run: ConsoleRun): Promise<void> {
     clock,
     logger,
     sink,
+    source: consoleMessageSource,
+    faults: run.faults,
   });
   const stopHousekeeping = new AbortController();
   const housekeeping = keepHouse(services, clock, config.turn_state.housekeeping_interval_seconds * 1000, stopHousekeeping.signal);
@@ -50,6 +55,16 @@ export async function runConsole(run: ConsoleRun): Promise<void> {
     run.signals?.once('SIGTERM', () => resolve('signal'));
   });
   sink.ready();
+  for (const turn of services.interrupted) {
+    sink.post({
+      type: 'message',
+      channelId: turn.identity.channelId,
+      turn: turn.turnId,
+      kind: 'notice',
+      notice: 'interrupted',
+      text: 'The bot restarted while working on a request; its work is saved. Type `resume` to continue it.',
+    });
+  }
   const ended = await Promise.race([readConsoleLines(run.input, clock, (message) => intake.submit(message)).then(() => 'eof' as const), shutdown]);
   if (ended === 'signal') {
     logger.info('shutting down: running turns are suspended with their work kept');

@@ -16,6 +16,7 @@ const TERMINAL = `status LIKE 'TERMINAL_%'`;
  */
 export function suspendOwnerless(db: Database, now: number, onlyExpired: boolean): StartupSweepResult {
   const which = `status = 'ACTIVE'${onlyExpired ? ' AND lease_expires_at <= @now' : ''}`;
+  const turnIds = (statement(db, `SELECT turn_id FROM turns WHERE ${which} ORDER BY created_at, rowid`).all({ now }) as { turn_id: string }[]).map((row) => row.turn_id);
   const unknownOps = statement(
     db,
     `UPDATE ops SET state = 'OUTCOME_UNKNOWN', error = 'interrupted while running: the effect may or may not have happened', updated_at = @now
@@ -27,7 +28,7 @@ export function suspendOwnerless(db: Database, now: number, onlyExpired: boolean
        revision = revision + 1, updated_at = @now
      WHERE ${which}`,
   ).run({ now }).changes;
-  return { suspendedTurns, unknownOps };
+  return { suspendedTurns, unknownOps, turnIds };
 }
 
 /** The three retention clocks of DESIGN §10, inside the caller's write transaction, then blob collection. */

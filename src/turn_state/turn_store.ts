@@ -29,6 +29,8 @@ export interface ResumableTurn {
 export interface StartupSweepResult {
   readonly suspendedTurns: number;
   readonly unknownOps: number;
+  /** The turns this sweep suspended, so that their channels can be told once. */
+  readonly turnIds: readonly string[];
 }
 
 export interface RetentionSweepResult {

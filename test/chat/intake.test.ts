@@ -3,6 +3,8 @@ import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HistoryStore } from '../../src/chat/history_store.js';
 import { Intake, type IntakeDeps } from '../../src/chat/intake.js';
+import { consoleMessageSource } from '../../src/chat/resume.js';
+import { NO_FAULTS } from '../../src/chat/turn_engine.js';
 import type { BotEvent, InboundMessage } from '../../src/chat/intake_types.js';
 import { ManualClock } from '../../src/core/manual_clock.js';
 import { deriveCatalog } from '../../src/tools/catalog.js';
@@ -55,6 +57,8 @@ describe('the intake pipeline', () => {
       clock,
       logger: pino({ level: 'silent' }),
       sink: { post: (event) => void events.push(event) },
+      source: consoleMessageSource,
+      faults: NO_FAULTS,
       ...overrides,
     });
   }

@@ -1,7 +1,9 @@
+import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
 import { useTempDir } from '../support/temp_dir.js';
+import { openTestStore } from '../support/turn_store.js';
 
 function io(cwd: string, env: Record<string, string> = {}) {
   const out: string[] = [];
@@ -63,5 +65,18 @@ describe('runCli', () => {
     const jsonl = io(temp.path(), { DISCORD_TOKEN: 'abc' });
     expect(await runCli(['--jsonl'], jsonl.io)).toBe(0);
     expect(jsonl.stdout()).toBe('{"type":"ready"}\n');
+  });
+
+  it('tells each channel once, after ready, that a request was interrupted by the last stop', async () => {
+    const { store } = openTestStore(join(temp.path(), 'data'));
+    await store.admit({ identity: { source: 'console', channelId: 'console', messageId: 'm-1' }, requesterId: 'console-user', messageDigest: 'd' });
+    await store.close();
+    const first = io(temp.path());
+    expect(await runCli(['--jsonl'], first.io)).toBe(0);
+    const events = first.stdout().trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(events.map((e) => e['type'] === 'ready' ? 'ready' : e['notice'])).toEqual(['ready', 'interrupted']);
+    const second = io(temp.path());
+    expect(await runCli(['--jsonl'], second.io)).toBe(0);
+    expect(second.stdout()).toBe('{"type":"ready"}\n');
   });
 });

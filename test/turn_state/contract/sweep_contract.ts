@@ -38,7 +38,7 @@ export function describeSweeps(makeHarness: MakeHarness): void {
         ended: await snapshot(h.store, ended.turnId),
       };
 
-      expect(await h.store.sweepOnStartup()).toEqual({ suspendedTurns: 2, unknownOps: 3 });
+      expect(await h.store.sweepOnStartup()).toEqual({ suspendedTurns: 2, unknownOps: 3, turnIds: [expired.turnId, live.turnId] });
 
       for (const lease of [live, expired]) {
         expect(await turnOf(h.store, lease.turnId)).toMatchObject({ status: 'SUSPENDED', generation: 1, leaseToken: null });
@@ -56,7 +56,7 @@ export function describeSweeps(makeHarness: MakeHarness): void {
         [live.turnId, expired.turnId, suspended.turnId].sort(),
       );
       expect((await h.store.claimResume(live.turnId, 1)).won).toBe(true);
-      expect(await h.store.sweepOnStartup()).toEqual({ suspendedTurns: 1, unknownOps: 0 });
+      expect(await h.store.sweepOnStartup()).toMatchObject({ suspendedTurns: 1, unknownOps: 0 });
     });
 
     it('sweepExpiredLeases suspends only the ACTIVE turns whose lease has expired', async () => {
@@ -72,10 +72,10 @@ export function describeSweeps(makeHarness: MakeHarness): void {
       await h.clock.advance(h.timings.leaseTtlMs - 20_000 - 1);
       const untouched = { beating: await snapshot(h.store, beating.turnId), young: await snapshot(h.store, young.turnId) };
 
-      expect(await h.store.sweepExpiredLeases()).toEqual({ suspendedTurns: 0, unknownOps: 0 });
+      expect(await h.store.sweepExpiredLeases()).toEqual({ suspendedTurns: 0, unknownOps: 0, turnIds: [] });
       expect((await turnOf(h.store, lapsed.turnId)).status).toBe('ACTIVE');
       await h.clock.advance(1);
-      expect(await h.store.sweepExpiredLeases()).toEqual({ suspendedTurns: 1, unknownOps: 1 });
+      expect(await h.store.sweepExpiredLeases()).toMatchObject({ suspendedTurns: 1, unknownOps: 1 });
 
       expect(await turnOf(h.store, lapsed.turnId)).toMatchObject({ status: 'SUSPENDED', leaseToken: null });
       const lapsedOps = await h.store.listOps(lapsed.turnId);

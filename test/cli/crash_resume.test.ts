@@ -1,0 +1,161 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
+import { FakeLLMServer, sse } from '../support/fake_llm/server.js';
+import { startJsonLinesProgram, type JsonLinesProgram } from '../support/program.js';
+import { useTempDir } from '../support/temp_dir.js';
+import { ToolTarget } from '../support/tool_target.js';
+
+const isNotice = (notice: string) => (event: Record<string, unknown>) => event['type'] === 'message' && event['notice'] === notice;
+const isReply = (event: Record<string, unknown>): boolean => event['type'] === 'message' && event['kind'] === 'reply';
+const never = new Promise<void>(() => undefined);
+
+describe('killing the real program and resuming on the same database', () => {
+  const temp = useTempDir();
+  let fake: FakeLLMServer;
+  let target: ToolTarget;
+  const running: JsonLinesProgram[] = [];
+
+  beforeEach(async () => {
+    fake = await FakeLLMServer.start();
+    target = await ToolTarget.start();
+  });
+  afterEach(async () => {
+    for (const program of running.splice(0)) {
+      program.kill('SIGKILL');
+      await program.exited;
+    }
+    await fake.close();
+    await target.close();
+  });
+
+  function configIn(dir: string): string {
+    const path = join(dir, 'config.yml');
+    const yaml = `llm:
+  base_url: ${fake.baseUrl}
+  model: test-model
+logging:
+  level: warn
+tools:
+  builtin: []
+  http:
+    - name: save_note
+      description: Saves a note.
+      method: POST
+      url: ${target.url}/notes
+      effect: write
+      parameters: { type: object, properties: { text: { type: string } }, required: [text] }
+    - name: charge
+      description: Charges a card.
+      method: POST
+      url: ${target.url}/charges
+      effect: idempotent
+      idempotency_header: Idempotency-Key
+      parameters: { type: object, properties: { cents: { type: integer } }, required: [cents] }
+`;
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path, yaml);
+    return path;
+  }
+
+  function start(dir: string, fault?: string): JsonLinesProgram {
+    const env = { PATH: process.env['PATH'], ...(fault === undefined ? {} : { HOLDFAST_FAULT: fault }) };
+    const program = startJsonLinesProgram(['--config', configIn(dir)], { cwd: dir, env });
+    running.push(program);
+    return program;
+  }
+
+  async function restartAndResume(dir: string): Promise<JsonLinesProgram> {
+    const again = start(dir);
+    await again.waitFor((e) => e['type'] === 'ready');
+    await again.waitFor(isNotice('interrupted'));
+    again.send('resume');
+    return again;
+  }
+
+  it('halts for manual resolution when killed while a write was in flight, without asking the model again', async () => {
+    target.reply({ hold: never });
+    fake.enqueue(chatToolCalls([{ id: 'w1', name: 'save_note', args: '{"text":"buy milk"}' }]));
+    const dir = temp.path();
+    const first = start(dir);
+    await first.waitFor((e) => e['type'] === 'ready');
+    target.onRequest = () => first.kill('SIGKILL');
+    first.send('Note: buy milk');
+    await first.exited;
+    const requestsBefore = fake.requests.length;
+    const again = await restartAndResume(dir);
+    expect(await again.waitFor(isNotice('manual_resolution'))).toMatchObject({ text: expect.stringMatching(/`save_note` \(call w1\)/) as unknown });
+    expect(target.requests).toHaveLength(1);
+    expect(fake.requests).toHaveLength(requestsBefore);
+  });
+
+  it('re-sends an idempotent call once with the same key and completes', async () => {
+    target.reply({ hold: never });
+    fake.enqueue(chatToolCalls([{ id: 'c1', name: 'charge', args: '{"cents":500}' }]));
+    const dir = temp.path();
+    const first = start(dir);
+    await first.waitFor((e) => e['type'] === 'ready');
+    target.onRequest = () => first.kill('SIGKILL');
+    first.send('Charge 5 dollars');
+    await first.exited;
+    target.onRequest = undefined;
+    fake.enqueue(chatText('Charged 5 dollars.'));
+    const again = await restartAndResume(dir);
+    expect(await again.waitFor(isReply)).toMatchObject({ text: 'Charged 5 dollars.' });
+    const keys = target.requests.map((r) => r.headers['idempotency-key']);
+    expect(keys).toHaveLength(2);
+    expect(keys[1]).toBe(keys[0]);
+  });
+
+  it('completes from the stored result when killed during the model call after a completed write', async () => {
+    fake.enqueue(chatToolCalls([{ id: 'w1', name: 'save_note', args: '{"text":"buy milk"}' }]), { kind: 'stream', chunks: [sse({ choices: [{ index: 0, delta: { content: 'Sav' } }] })], then: 'stall' });
+    const dir = temp.path();
+    const first = start(dir);
+    await first.waitFor((e) => e['type'] === 'ready');
+    first.send('Note: buy milk');
+    await fake.whenRequests(2);
+    first.kill('SIGKILL');
+    await first.exited;
+    fake.enqueue(chatText('Saved your note.'));
+    const again = await restartAndResume(dir);
+    expect(await again.waitFor(isReply)).toMatchObject({ text: 'Saved your note.' });
+    expect(target.requests).toHaveLength(1);
+    const lastRequest = fake.requests.at(-1)?.body as { messages: { role: string; content: unknown }[] };
+    expect(lastRequest.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'w1', content: 'ok' });
+  });
+
+  it('reaches the same reply after a kill at each fault point from WI-1 to the final reply, never repeating a started write', async () => {
+    const REPLY = 'Your note is saved.';
+    const points = ['after_wi1', 'after_wi2', 'after_tool', 'after_wi3', 'after_wi4', 'after_deadline:2', 'after_final_reply'];
+    let passed = 0;
+    for (const point of points) {
+      fake.reset();
+      target.requests.length = 0;
+      fake.enqueue(chatToolCalls([{ id: 'w1', name: 'save_note', args: '{"text":"buy milk"}' }]), chatText(REPLY));
+      const dir = join(temp.path(), point.replace(':', '-'));
+      const first = start(dir, point);
+      await first.waitFor((e) => e['type'] === 'ready');
+      first.send('Note: buy milk');
+      expect(await first.exited, point).toBeNull();
+      if (fake.requests.length < 2) fake.enqueue(chatText(REPLY));
+      const again = await restartAndResume(dir);
+      const writeStarted = point === 'after_wi2' || point === 'after_tool';
+      if (writeStarted) {
+        await again.waitFor(isNotice('manual_resolution'));
+      } else {
+        expect(await again.waitFor(isReply), point).toMatchObject({ text: REPLY });
+        const db = new BetterSqlite3(join(dir, 'data/turn_state/turns.sqlite3'), { readonly: true });
+        const ops = db.prepare('SELECT state FROM ops').all() as { state: string }[];
+        db.close();
+        expect(ops, point).toEqual([{ state: 'APPLIED' }]);
+      }
+      expect(target.requests.length, point).toBeLessThanOrEqual(1);
+      again.endInput();
+      await again.exited;
+      passed += 1;
+    }
+    expect(passed).toBe(points.length);
+  });
+});
