@@ -16,6 +16,7 @@ import type { HistoryStore } from './history_store.js';
 import { messageDigest, type InboundMessage, type MessageSource, type NoticeKind, type ReplySink } from './intake_types.js';
 import type { FaultInjector } from './fault_points.js';
 import { attemptResume } from './resume.js';
+import { AutoResumer, type AutoResumeTarget } from './auto_resume.js';
 import { startTurn, type RunDeps } from './run_turn.js';
 import { ShutdownReason } from './shutdown.js';
 import type { TurnEnding } from './terminal_writer.js';
@@ -55,10 +56,14 @@ export class Intake {
   readonly #lanes: ChannelLanes;
   readonly #running = new Map<string, RunningTurn>();
   readonly #commands = new Set<Promise<void>>();
+  readonly #auto: AutoResumer;
+  /** The message each auto-resumable turn answered, for its author and roles. */
+  readonly #suspendedMessages = new Map<string, InboundMessage>();
   #accepting = true;
 
   constructor(private readonly deps: IntakeDeps) {
     this.#lanes = new ChannelLanes(deps.config.chat.max_queued_per_channel);
+    this.#auto = new AutoResumer(deps.recovery.clock, (target) => this.#autoResume(target));
   }
 
   /** Takes one message: a command is handled at once, anything else is queued on its channel's lane. */
@@ -85,11 +90,38 @@ export class Intake {
   /** Stops taking messages and suspends every running turn with its work kept (reason `shutdown`). */
   async shutdown(): Promise<void> {
     this.#accepting = false;
+    await this.#auto.stop();
     for (const running of this.#running.values()) running.controller.abort(new ShutdownReason());
     await this.#lanes.idle();
   }
 
-  async #handle(message: InboundMessage): Promise<void> {
+  /** Ends the auto-resume waiters, once nothing is left to do: they do not survive the process. */
+  async close(): Promise<void> {
+    this.#accepting = false;
+    await this.#auto.stop();
+  }
+
+  /** A waiter's probe time came: under the channel's lane, the turn resumes unless the conversation moved on. */
+  #autoResume(target: AutoResumeTarget): void {
+    const original = this.#suspendedMessages.get(target.turnId);
+    if (original === undefined || !this.#accepting) return;
+    this.#lanes.enqueue(target.channel, async () => {
+      this.#suspendedMessages.delete(target.turnId);
+      let revision: number | undefined;
+      try {
+        revision = this.deps.history.revision(target.channel);
+      } catch {
+        revision = undefined;
+      }
+      if (revision !== target.revision) {
+        this.deps.logger.info({ turn: target.turnId }, 'auto-resume stands down: the conversation moved on');
+        return;
+      }
+      await this.#handle({ ...original, messageId: `auto-${target.turnId}`, text: `/resume ${target.turnId}` }, true);
+    });
+  }
+
+  async #handle(message: InboundMessage, auto = false): Promise<void> {
     const { deps } = this;
     const provider = deps.provider;
     if (provider === undefined) {
@@ -111,6 +143,7 @@ export class Intake {
       const attempt = await attemptResume(message, controller.signal, { ...deps, store: deps.store, engine });
       switch (attempt.kind) {
         case 'not_a_resume':
+          if (auto) return;
           break;
         case 'notice':
           return this.#notice(message, attempt.turn, attempt.notice, attempt.text);
@@ -155,6 +188,11 @@ export class Intake {
       return;
     }
     this.#notice(message, turnId, noticeFor(ending.status), ending.message);
+    if (ending.suspendedFor === 'capacity' && deps.config.turn_state.auto_resume && deps.provider !== undefined && deps.store !== undefined) {
+      const channel = channelKey(message);
+      this.#suspendedMessages.set(turnId, message);
+      this.#auto.watch({ turnId, channel, revision: deps.history.revision(channel) }, deps.recovery.breakers.get(deps.provider.provider, deps.provider.model));
+    }
   }
 
   /** Admission (DESIGN §8); returns the new turn, or nothing after telling the user why it will not run. */

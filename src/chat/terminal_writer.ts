@@ -9,6 +9,8 @@ export interface TurnEnding {
   readonly status: TurnStatus | 'untouched';
   /** The reply, or a short notice; `undefined` when the user must be told nothing. */
   readonly message: string | undefined;
+  /** Why a SUSPENDED turn was suspended: only a capacity suspension waits for the provider to recover. */
+  readonly suspendedFor?: 'capacity' | 'unreachable' | 'shutdown';
 }
 
 const FAILURE_NOTICES: Readonly<Record<FailureReason, string>> = {
@@ -53,7 +55,7 @@ export async function endTurn(outcome: TurnOutcome, durability: TurnDurability):
         await finishQuietly(durability, 'TERMINAL_FAILED', 'suspension_not_stored');
         return { status: 'TERMINAL_FAILED', message: 'The model provider is overloaded and I could not finish this request. Please try again later.' };
       }
-      return { status: 'SUSPENDED', message: SUSPENSION_NOTICES[outcome.cause] };
+      return { status: 'SUSPENDED', message: SUSPENSION_NOTICES[outcome.cause], suspendedFor: outcome.cause };
     case 'needs_manual_resolution': {
       for (const call of outcome.calls) {
         await durability.moveOp(call, { to: 'MANUAL_RESOLUTION_REQUIRED', error: call.error ?? 'outcome unknown' }).catch(() => undefined);

@@ -72,6 +72,7 @@ export async function runConsole(run: ConsoleRun): Promise<void> {
     await intake.shutdown();
   } else {
     await intake.idle();
+    await intake.close();
   }
   stopHousekeeping.abort();
   await housekeeping;

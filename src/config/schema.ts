@@ -195,6 +195,7 @@ const turnStateSchema = z
       .describe('The SQLite file that holds turns, transcripts and the tool-call ledger; relative to the working directory. Blobs live in a folder beside it.'),
     lease_ttl_seconds: seconds('How long a turn owner’s lease lasts without a heartbeat (heartbeats come every third of it)', 30),
     housekeeping_interval_seconds: seconds('How often the expired-lease and retention sweeps run', 300),
+    auto_resume: z.boolean().default(true).describe('Continue a turn suspended by an overload by itself once the model’s breaker lets a probe through (not across restarts).'),
     resume_ttl_hours: z.number().positive().default(24).describe('How long a suspended turn stays resumable after its last real progress, in hours.'),
     payload_retention_days: z.number().positive().default(7).describe('How long a turn’s transcript and tool results are kept for diagnosis, in days; then only its identity and ledger remain.'),
     ledger_retention_days: z

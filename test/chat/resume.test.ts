@@ -31,6 +31,7 @@ describe('explicit resume', () => {
   let recoveryClock: ManualClock;
   let history: HistoryStore;
   let events: BotEvent[];
+  let onEvent: ((event: BotEvent) => void) | undefined;
   let ids = 0;
 
   beforeEach(async () => {
@@ -40,6 +41,7 @@ describe('explicit resume', () => {
     recoveryClock = new ManualClock();
     history = HistoryStore.open(join(temp.path(), 'history.sqlite3'), storeClock);
     events = [];
+    onEvent = undefined;
   });
   afterEach(async () => {
     await store.close();
@@ -48,8 +50,8 @@ describe('explicit resume', () => {
     await target.close();
   });
 
-  function deps(overrides: Partial<IntakeDeps> = {}): IntakeDeps {
-    const config = targetToolsConfig(target.url);
+  function deps(overrides: Partial<IntakeDeps> = {}, autoResume = false): IntakeDeps {
+    const config = targetToolsConfig(target.url, `turn_state:\n  auto_resume: ${autoResume}\n`);
     return {
       config,
       store,
@@ -59,7 +61,12 @@ describe('explicit resume', () => {
       catalog: () => deriveCatalog(config.tools, { memory: undefined }),
       clock: storeClock,
       logger: pino({ level: 'silent' }),
-      sink: { post: (event) => void events.push(event) },
+      sink: {
+        post: (event) => {
+          events.push(event);
+          onEvent?.(event);
+        },
+      },
       source: consoleMessageSource,
       faults: NO_FAULTS,
       ...overrides,
@@ -69,6 +76,16 @@ describe('explicit resume', () => {
   const notices = (): string[] => events.flatMap((e) => (e.type === 'message' && e.kind === 'notice' ? [e.notice] : []));
   const replies = (): string[] => events.flatMap((e) => (e.type === 'message' && e.kind === 'reply' ? [e.text] : []));
   const settle = (bot: Intake): Promise<void> => runToCompletion(recoveryClock, bot.idle());
+
+  /** Resolves at the first event (seen or to come) that matches. */
+  function until(match: (event: BotEvent) => boolean): Promise<void> {
+    if (events.some(match)) return Promise.resolve();
+    return new Promise((resolve) => {
+      onEvent = (event) => {
+        if (match(event)) resolve();
+      };
+    });
+  }
 
   /** A turn that looked a word up, then was suspended by an overload. */
   async function suspendedTurn(bot: Intake): Promise<string> {
@@ -169,4 +186,37 @@ describe('explicit resume', () => {
   function engineOf() {
     return { provider: testProvider(llmConfig('openai', fake.baseUrl)), recovery: testRecoveryRuntime(recoveryClock), clock: storeClock, faults: NO_FAULTS, heartbeatMs: 10_000 };
   }
+
+  describe('automatic resume', () => {
+    it('continues the suspended turn by itself once the breaker lets a probe through, without repeating its calls', async () => {
+      const bot = new Intake(deps({}, true));
+      fake.enqueue(chatToolCalls([{ id: 'c1', name: 'lookup', args: '{"word":"milk"}' }]), ...endlessOverload(), chatText('Milk is a drink.'));
+      bot.submit(message('look up milk'));
+      await settle(bot);
+      await runToCompletion(recoveryClock, until((e) => e.type === 'message' && e.kind === 'reply'));
+      expect(notices()).toEqual(['suspended', 'resumed']);
+      expect(replies()).toEqual(['Milk is a drink.']);
+      expect(target.requests).toHaveLength(1);
+      await bot.close();
+    });
+
+    it('stands down when the conversation moved on, and explicit resume still works', async () => {
+      const bot = new Intake(deps({}, true));
+      fake.enqueue(chatToolCalls([{ id: 'c1', name: 'lookup', args: '{"word":"milk"}' }]), ...endlessOverload());
+      bot.submit(message('look up milk'));
+      await runToCompletion(recoveryClock, until((e) => e.type === 'message' && e.kind === 'notice'));
+      fake.enqueue(chatText('Unrelated answer.'));
+      bot.submit(message('something else'));
+      await settle(bot);
+      expect(replies()).toEqual(['Unrelated answer.']);
+      expect(notices()).toEqual(['suspended']);
+      fake.enqueue(chatText('Milk is a drink.'));
+      bot.submit(message('resume'));
+      await settle(bot);
+      expect(notices()).toEqual(['suspended', 'resumed']);
+      expect(replies()).toEqual(['Unrelated answer.', 'Milk is a drink.']);
+      expect(target.requests).toHaveLength(1);
+      await bot.close();
+    });
+  });
 });
