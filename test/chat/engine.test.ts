@@ -143,7 +143,7 @@ describe('the turn engine against a real store, real tools and the fake model', 
     await fake.close();
     const { turn, durability } = await unreachable.admit('m-1', 'hi');
     const ending = await runToCompletion(unreachable.recoveryClock, startTurn(turn, durability, unreachable.deps));
-    expect(ending).toEqual({ status: 'SUSPENDED', message: expect.stringMatching(/cannot be reached right now.*saved/) as unknown });
+    expect(ending).toEqual({ status: 'SUSPENDED', suspendedFor: 'unreachable', message: expect.stringMatching(/cannot be reached right now.*saved/) as unknown });
     fake = await FakeLLMServer.start();
   });
 });
