@@ -46,6 +46,10 @@ export async function attemptResume(message: InboundMessage, signal: AbortSignal
   const mine = suspended.filter((turn) => turn.requesterId === message.authorId && (wanted === undefined || turn.turnId === wanted));
   const turn = mine[0];
   if (turn === undefined) {
+    const latest = wanted === undefined ? await store.latestTurnOf(channel, message.authorId) : await store.getTurn(wanted);
+    if (latest?.status === 'TERMINAL_EXPIRED' && latest.requesterId === message.authorId) {
+      return { kind: 'notice', turn: latest.turnId, notice: 'expired', text: `That request waited longer than ${deps.config.turn_state.resume_ttl_hours} hours and can no longer be resumed.` };
+    }
     if (suspended.some((other) => other.requesterId !== message.authorId)) {
       return { kind: 'notice', turn: null, notice: 'rejected', text: 'Only the person who asked can resume their saved request.' };
     }

@@ -87,6 +87,17 @@ class SqliteTurnStore implements TurnStore {
     );
   }
 
+  latestTurnOf(channel: { readonly source: string; readonly channelId: string }, requesterId: string): Promise<TurnRecord | undefined> {
+    return this.#run('find latest turn', () => {
+      const row = statement(this.db, 'SELECT * FROM turns WHERE source = ? AND channel_id = ? AND requester_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1').get(
+        channel.source,
+        channel.channelId,
+        requesterId,
+      ) as TurnRow | undefined;
+      return row === undefined ? undefined : turnFromRow(row);
+    });
+  }
+
   heartbeat(lease: Lease): Promise<void> {
     return this.#write('heartbeat', () => {
       const now = this.#now();

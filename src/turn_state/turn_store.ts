@@ -63,6 +63,8 @@ export interface TurnStore {
   findTurn(identity: TurnIdentity): Promise<TurnRecord | undefined>;
   /** Suspended turns of a channel, newest first, for `resume` and `/status`. */
   listSuspended(channel: { readonly source: string; readonly channelId: string }): Promise<TurnRecord[]>;
+  /** The newest turn a requester started in a channel, whatever its status: tells an expired `resume` apart from a new message. */
+  latestTurnOf(channel: { readonly source: string; readonly channelId: string }, requesterId: string): Promise<TurnRecord | undefined>;
 
   /** Extends the lease to `now + ttl` without moving it backwards, the revision or the progress time. */
   heartbeat(lease: Lease): Promise<void>;

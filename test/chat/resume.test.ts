@@ -172,6 +172,18 @@ describe('explicit resume', () => {
     expect(target.requests).toHaveLength(1);
   });
 
+  it('says a turn expired even after the retention sweep already ended it', async () => {
+    const bot = new Intake(deps());
+    const original = await suspendedTurn(bot);
+    await storeClock.advance(24 * 3_600_000 + 1);
+    await store.sweepRetention();
+    expect((await store.findTurn({ source: 'console', channelId: 'c1', messageId: original }))?.status).toBe('TERMINAL_EXPIRED');
+    bot.submit(message('resume'));
+    await settle(bot);
+    expect(notices()).toEqual(['suspended', 'expired']);
+    expect(fake.requests).toHaveLength(10);
+  });
+
   it('says a turn has expired when its resume window closed', async () => {
     const bot = new Intake(deps());
     const original = await suspendedTurn(bot);

@@ -216,5 +216,19 @@ export function describeResume(makeHarness: MakeHarness): void {
       expect(await turnOf(h.store, active.turnId)).toEqual(finished);
       expect(await h.store.rejectSuspended('no-such-turn', 1, 'edited')).toBe(false);
     });
+
+    it('gives the newest turn a requester started in a channel, whatever its status', async () => {
+      const h = harness();
+      expect(await h.store.latestTurnOf(CHANNEL, 'user-1')).toBeUndefined();
+      const { lease: older } = await admitNew(h.store, identity('first'));
+      await h.store.finish(older, 'TERMINAL_COMPLETED');
+      await h.clock.advance(1_000);
+      const { lease: newer } = await admitNew(h.store, identity('second'));
+      await h.store.suspend(newer, 'provider overloaded');
+      await h.store.admit(admissionRequest(identity('someone-else'), 'user-2'));
+      await h.store.admit(admissionRequest(identity('elsewhere', 'chan-2'), 'user-1'));
+      expect(await h.store.latestTurnOf(CHANNEL, 'user-1')).toMatchObject({ turnId: newer.turnId, status: 'SUSPENDED' });
+      expect((await h.store.latestTurnOf(CHANNEL, 'user-2'))?.identity.messageId).toBe('someone-else');
+    });
   });
 }
