@@ -1,9 +1,8 @@
-import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
-import { dirname } from 'node:path';
-import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
+import type { Database, Statement } from 'better-sqlite3';
 import type { Config } from '../config/schema.js';
 import type { Clock } from '../core/clock.js';
 import type { Message } from '../llm/protocol.js';
+import { openSqliteFile } from '../turn_state/sqlite_file.js';
 
 /** What the summary entry's text starts with when it is loaded as a message. */
 export const SUMMARY_PREFIX = 'Summary of the earlier conversation: ';
@@ -79,43 +78,7 @@ const MIGRATIONS: readonly string[] = [
   `,
 ];
 
-/**
- * Opens (creating if needed) the history database the way the other stores open theirs: the
- * directory made 0700 and the file 0600 before SQLite opens it (so its WAL and SHM inherit 0600),
- * WAL with `synchronous=FULL`, a busy timeout, foreign keys, and the schema migrated by `user_version`.
- */
-function openHistoryDatabase(dbPath: string): Database {
-  const dir = dirname(dbPath);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  chmodSync(dir, 0o700);
-  closeSync(openSync(dbPath, 'a', 0o600));
-  chmodSync(dbPath, 0o600);
-  const db = new BetterSqlite3(dbPath);
-  try {
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = FULL');
-    db.pragma('busy_timeout = 5000');
-    db.pragma('foreign_keys = ON');
-    migrate(db);
-    return db;
-  } catch (error) {
-    db.close();
-    throw error;
-  }
-}
 
-function migrate(db: Database): void {
-  const current = db.pragma('user_version', { simple: true }) as number;
-  if (current > MIGRATIONS.length) {
-    throw new Error(`the history store is at schema version ${current}, newer than this program's ${MIGRATIONS.length}`);
-  }
-  MIGRATIONS.slice(current).forEach((sql, index) => {
-    db.transaction(() => {
-      db.exec(sql);
-      db.pragma(`user_version = ${current + index + 1}`);
-    })();
-  });
-}
 
 /** Characters as a person counts them: code points, not UTF-16 units. */
 function characterCount(text: string): number {
@@ -216,7 +179,7 @@ export class HistoryStore {
    * @throws when the database cannot be opened or was written by a newer version of this program.
    */
   static open(dbPath: string, clock: Clock): HistoryStore {
-    return new HistoryStore(openHistoryDatabase(dbPath), clock);
+    return new HistoryStore(openSqliteFile(dbPath, MIGRATIONS, 'history store'), clock);
   }
 
   /** Adds an entry after the channel's newest; returns the channel's new revision. */

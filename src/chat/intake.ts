@@ -1,22 +1,20 @@
+import type { Config } from '../config/schema.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
-import type { Config } from '../config/schema.js';
-import type { Message } from '../llm/protocol.js';
 import type { LLMProvider } from '../llm/stream_events.js';
-import { generateWithRecovery } from '../recovery/generate_with_recovery.js';
 import type { RecoveryRuntime } from '../recovery/generate_with_recovery.js';
 import type { ToolCatalog } from '../tools/catalog.js';
-import { isAdmin, permittedTools } from '../tools/permissions.js';
+import { isAdmin } from '../tools/permissions.js';
 import type { TurnStore } from '../turn_state/turn_store.js';
 import type { TurnStatus } from '../turn_state/turn_types.js';
-import type { ChatTurn } from './chat_turn.js';
-import { ChannelLanes } from './channel_lanes.js';
-import { noDurability, storeDurability, type TurnDurability } from './durability.js';
-import type { HistoryStore } from './history_store.js';
-import { messageDigest, type InboundMessage, type MessageSource, type NoticeKind, type ReplySink } from './intake_types.js';
-import type { FaultInjector } from './fault_points.js';
-import { attemptResume } from './resume.js';
+import { admitMessage } from './admission.js';
 import { AutoResumer, type AutoResumeTarget } from './auto_resume.js';
+import { ChannelLanes } from './channel_lanes.js';
+import type { FaultInjector } from './fault_points.js';
+import type { HistoryStore } from './history_store.js';
+import { summarizeThrough } from './history_summary.js';
+import type { InboundMessage, MessageSource, NoticeKind, ReplySink } from './intake_types.js';
+import { attemptResume } from './resume.js';
 import { startTurn, type RunDeps } from './run_turn.js';
 import { ShutdownReason } from './shutdown.js';
 import type { TurnEnding } from './terminal_writer.js';
@@ -158,8 +156,8 @@ export class Intake {
       }
     }
     const history = deps.history.load(channelKey(message));
-    const admitted = await this.#admit(message, controller);
-    if (admitted === undefined) return;
+    const admitted = await admitMessage(message, controller.signal, deps);
+    if (admitted.kind === 'notice') return this.#notice(message, admitted.turn, admitted.notice, admitted.text);
     const { turn, durability } = admitted;
     turnId = turn.turnId;
     turn.transcript.unshift(...history.messages);
@@ -184,7 +182,7 @@ export class Intake {
     if (ending.status === 'TERMINAL_COMPLETED') {
       deps.sink.post({ type: 'message', channelId: message.channelId, turn: turnId, kind: 'reply', text: ending.message });
       deps.history.append(channelKey(message), { role: 'assistant', text: ending.message });
-      await deps.history.fitToBudget(channelKey(message), deps.config.chat.history_max_chars, deps.config.chat.compaction, (messages) => this.#summarize(messages));
+      await deps.history.fitToBudget(channelKey(message), deps.config.chat.history_max_chars, deps.config.chat.compaction, summarizeThrough(deps.provider, deps.recovery));
       return;
     }
     this.#notice(message, turnId, noticeFor(ending.status), ending.message);
@@ -193,69 +191,6 @@ export class Intake {
       this.#suspendedMessages.set(turnId, message);
       this.#auto.watch({ turnId, channel, revision: deps.history.revision(channel) }, deps.recovery.breakers.get(deps.provider.provider, deps.provider.model));
     }
-  }
-
-  /** Admission (DESIGN §8); returns the new turn, or nothing after telling the user why it will not run. */
-  async #admit(message: InboundMessage, controller: AbortController): Promise<{ turn: ChatTurn; durability: TurnDurability } | undefined> {
-    const { deps } = this;
-    const identity = { source: message.source, channelId: message.channelId, messageId: message.messageId };
-    const requester = { userId: message.authorId, roleIds: message.authorRoleIds };
-    const base = {
-      identity,
-      requester,
-      tools: permittedTools(deps.catalog().tools, deps.config.permissions, requester, message.channelId),
-      signal: controller.signal,
-      systemPrompt: deps.config.chat.system_prompt,
-      transcript: [{ role: 'user' as const, content: [{ type: 'text' as const, text: message.text }] }],
-      iteration: 0,
-      toolCallsUsed: 0,
-      budgets: { maxIterations: deps.config.chat.max_iterations, maxToolCalls: deps.config.chat.max_tool_calls, maxContinuations: deps.config.chat.max_continuations },
-      emptyTurnRetried: false,
-      continuationsUsed: 0,
-      finalAnswerRequested: false,
-      repeatedCalls: { counts: {}, warned: [] },
-      recoveryDeadlineAt: null,
-    };
-    if (deps.store === undefined) {
-      const turnId = `${message.source}:${message.channelId}:${message.messageId}`;
-      return { turn: { ...base, turnId, logger: deps.logger.child({ turn: turnId }) }, durability: noDurability(turnId) };
-    }
-    const admission = await deps.store.admit({ identity, requesterId: message.authorId, messageDigest: messageDigest(message.text) });
-    switch (admission.disposition) {
-      case 'admitted':
-        return { turn: { ...base, turnId: admission.lease.turnId, logger: deps.logger.child({ turn: admission.lease.turnId }) }, durability: storeDurability(deps.store, admission.lease) };
-      case 'already_processed':
-        this.#notice(message, admission.turn.turnId, 'already_processed', 'I have already answered this message.');
-        return undefined;
-      case 'in_progress':
-        this.#notice(message, admission.turn.turnId, 'in_progress', 'I am already working on this message.');
-        return undefined;
-      case 'resumable':
-        this.#notice(message, admission.turn.turnId, 'interrupted', 'This request was interrupted and its work is saved; type `resume` to continue it.');
-        return undefined;
-      case 'store_unavailable':
-        this.#notice(message, null, 'failed', 'My storage is unavailable, so I will not start work I could not keep track of. Please try again later.');
-        return undefined;
-      default: {
-        const unreachable: never = admission;
-        return unreachable;
-      }
-    }
-  }
-
-  /** Summarises history beyond the budget once, through the same recovery policy as every model call. */
-  async #summarize(messages: Message[]): Promise<string> {
-    const { provider, recovery } = this.deps;
-    if (provider === undefined) throw new Error('no model is configured');
-    const response = await generateWithRecovery(
-      provider,
-      {
-        system: 'Summarise the conversation below in a few sentences, keeping names, facts, decisions and open questions. Write only the summary.',
-        messages: [{ role: 'user', content: [{ type: 'text', text: messages.map((m) => `${m.role}: ${m.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('')}`).join('\n') }] }],
-      },
-      { runtime: recovery, signal: new AbortController().signal },
-    );
-    return response.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
   }
 
   #stop(message: InboundMessage): void {

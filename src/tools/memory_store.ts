@@ -1,7 +1,6 @@
-import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
-import { dirname } from 'node:path';
-import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
+import type { Database, Statement } from 'better-sqlite3';
 import type { Clock } from '../core/clock.js';
+import { openSqliteFile } from '../turn_state/sqlite_file.js';
 
 /** Whose notes: one person's (`user`) or everyone's in one channel (`channel`). */
 export const MEMORY_SCOPES = ['user', 'channel'] as const;
@@ -85,46 +84,7 @@ interface NoteRow {
 
 const toNote = (row: NoteRow): MemoryNote => ({ text: row.text, createdAt: row.created_at });
 
-/**
- * Opens (creating if needed) the memory database the way the turn store opens its own: the
- * directory made 0700 and the file 0600 before SQLite opens it (so its WAL and SHM inherit 0600),
- * WAL with `synchronous=FULL`, a busy timeout, foreign keys, and the schema migrated by
- * `user_version`.
- * @throws when the file cannot be opened or was written by a newer version of this program.
- */
-function openMemoryDatabase(dbPath: string): Database {
-  const dir = dirname(dbPath);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  chmodSync(dir, 0o700);
-  closeSync(openSync(dbPath, 'a', 0o600));
-  chmodSync(dbPath, 0o600);
-  const db = new BetterSqlite3(dbPath);
-  try {
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = FULL');
-    db.pragma('busy_timeout = 5000');
-    db.pragma('foreign_keys = ON');
-    migrate(db);
-    db.function(FOLD_FUNCTION, { deterministic: true }, (value: unknown) => (typeof value === 'string' ? fold(value) : value));
-    return db;
-  } catch (error) {
-    db.close();
-    throw error;
-  }
-}
 
-function migrate(db: Database): void {
-  const current = db.pragma('user_version', { simple: true }) as number;
-  if (current > MIGRATIONS.length) {
-    throw new Error(`the memory store is at schema version ${current}, newer than this program's ${MIGRATIONS.length}`);
-  }
-  MIGRATIONS.slice(current).forEach((sql, index) => {
-    db.transaction(() => {
-      db.exec(sql);
-      db.pragma(`user_version = ${current + index + 1}`);
-    })();
-  });
-}
 
 /**
  * Notes kept per user or per channel in their own SQLite file. Each note is stored under the
@@ -159,7 +119,9 @@ export class MemoryStore {
    * @throws when the database cannot be opened or migrated.
    */
   static open(dbPath: string, clock: Clock): MemoryStore {
-    return new MemoryStore(openMemoryDatabase(dbPath), clock);
+    const db = openSqliteFile(dbPath, MIGRATIONS, 'memory store');
+    db.function(FOLD_FUNCTION, { deterministic: true }, (value: unknown) => (typeof value === 'string' ? fold(value) : value));
+    return new MemoryStore(db, clock);
   }
 
   /** Keeps a note unless one is already stored under `key`; refuses a note over {@link MAX_NOTE_LENGTH}. */

@@ -1,11 +1,10 @@
-import type { Database } from 'better-sqlite3';
 import { OP_STATES, EFFECT_CLASSES } from './ledger_types.js';
 import { TURN_STATUSES } from './turn_types.js';
 
 const list = (values: readonly string[]): string => values.map((v) => `'${v}'`).join(', ');
 
 /** The schema, one entry per version; a database at version N runs the entries after N, in order. */
-const MIGRATIONS: readonly string[] = [
+export const TURN_STORE_MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE turns (
     turn_id TEXT PRIMARY KEY,
@@ -74,23 +73,3 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX blob_refs_by_digest ON blob_refs (digest);
   `,
 ];
-
-/** The schema version this code writes. */
-export const SCHEMA_VERSION = MIGRATIONS.length;
-
-/**
- * Brings the database to {@link SCHEMA_VERSION}, each step in its own transaction.
- * @throws when the file was written by a newer version, which this code must not touch.
- */
-export function migrate(db: Database): void {
-  const current = db.pragma('user_version', { simple: true }) as number;
-  if (current > SCHEMA_VERSION) {
-    throw new Error(`the turn store is at schema version ${current}, newer than this program's ${SCHEMA_VERSION}`);
-  }
-  MIGRATIONS.slice(current).forEach((sql, index) => {
-    db.transaction(() => {
-      db.exec(sql);
-      db.pragma(`user_version = ${current + index + 1}`);
-    })();
-  });
-}

@@ -1,0 +1,45 @@
+import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
+import { dirname } from 'node:path';
+import BetterSqlite3, { type Database } from 'better-sqlite3';
+
+/**
+ * Opens (creating if needed) one of the bot's SQLite files with the production settings: the
+ * directory made 0700 and the file 0600 before SQLite opens it, so that the WAL and SHM files it
+ * creates inherit 0600; WAL with `synchronous=FULL` (a committed write survives a power cut); a
+ * busy timeout; foreign keys; and the schema brought to the newest of `migrations` by
+ * `user_version`, each step in its own transaction.
+ * @throws when the file cannot be opened, or was written by a newer version of this program
+ *   (`what` names the store in that message).
+ */
+export function openSqliteFile(dbPath: string, migrations: readonly string[], what: string): Database {
+  const dir = dirname(dbPath);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
+  closeSync(openSync(dbPath, 'a', 0o600));
+  chmodSync(dbPath, 0o600);
+  const db = new BetterSqlite3(dbPath);
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.pragma('busy_timeout = 5000');
+    db.pragma('foreign_keys = ON');
+    migrate(db, migrations, what);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+function migrate(db: Database, migrations: readonly string[], what: string): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > migrations.length) {
+    throw new Error(`the ${what} is at schema version ${current}, newer than this program's ${migrations.length}`);
+  }
+  migrations.slice(current).forEach((sql, index) => {
+    db.transaction(() => {
+      db.exec(sql);
+      db.pragma(`user_version = ${current + index + 1}`);
+    })();
+  });
+}
