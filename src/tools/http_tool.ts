@@ -2,6 +2,7 @@ import type { Config } from '../config/schema.js';
 import type { JsonObject, JsonValue } from '../llm/protocol.js';
 import type { EffectClass } from '../turn_state/ledger_types.js';
 import type { Tool, ToolContext, ToolOutcome } from './tool.js';
+import { classifyFetchFailure } from './http_failure.js';
 
 /** One tool of `tools.http`, with every default filled in. */
 export type HttpToolConfig = Config['tools']['http'][number];
@@ -35,64 +36,6 @@ export function createHttpTool(config: HttpToolConfig): Tool {
       return outcome;
     },
   };
-}
-
-/** Whether a failed request could have reached the server. */
-export type SendStage = 'not_sent' | 'maybe_sent';
-
-/** What a failure says about the request; `what` completes "POST https://host …". */
-export interface FetchFailure {
-  readonly stage: SendStage;
-  readonly what: string;
-}
-
-const notSent = (what: string): FetchFailure => ({ stage: 'not_sent', what });
-const maybeSent = (what: string): FetchFailure => ({ stage: 'maybe_sent', what });
-const TLS_REJECTED = notSent('could not connect securely (the server’s certificate was rejected)');
-
-/**
- * `cause.code` of fetch's TypeError. Calling a `not_sent` failure `failed` is safe: these fail
- * while resolving the host or opening the connection, before a byte of the request is written.
- * Every other code, listed or not, may come after the request left, so it counts as maybe sent;
- * EHOSTUNREACH and ETIMEDOUT are among them because Linux also reports them on a live connection.
- */
-const FETCH_ERROR_CODES: ReadonlyMap<string, FetchFailure> = new Map([
-  ['ECONNREFUSED', notSent('could not connect (connection refused)')],
-  ['ENOTFOUND', notSent('could not resolve the host name')],
-  ['EAI_AGAIN', notSent('could not resolve the host name (temporary DNS failure)')],
-  ['EAI_NONAME', notSent('could not resolve the host name')],
-  ['EAI_FAIL', notSent('could not resolve the host name (DNS failure)')],
-  ['UND_ERR_CONNECT_TIMEOUT', notSent('could not connect in time')],
-  ['ERR_INVALID_URL', notSent('could not use its URL (invalid)')],
-  ['ERR_TLS_CERT_ALTNAME_INVALID', TLS_REJECTED],
-  ['CERT_HAS_EXPIRED', TLS_REJECTED],
-  ['DEPTH_ZERO_SELF_SIGNED_CERT', TLS_REJECTED],
-  ['SELF_SIGNED_CERT_IN_CHAIN', TLS_REJECTED],
-  ['UNABLE_TO_VERIFY_LEAF_SIGNATURE', TLS_REJECTED],
-  ['UNABLE_TO_GET_ISSUER_CERT_LOCALLY', TLS_REJECTED],
-  ['ECONNRESET', maybeSent('lost the connection (reset by the server)')],
-  ['UND_ERR_SOCKET', maybeSent('lost the connection (closed by the server)')],
-  ['UND_ERR_CLOSED', maybeSent('lost the connection (closed)')],
-  ['EPIPE', maybeSent('lost the connection (broken pipe)')],
-  ['ETIMEDOUT', maybeSent('lost the connection (timed out)')],
-  ['EHOSTUNREACH', maybeSent('lost the connection (host unreachable)')],
-  ['ENETUNREACH', maybeSent('lost the connection (network unreachable)')],
-  ['UND_ERR_HEADERS_TIMEOUT', maybeSent('got no response headers in time')],
-  ['UND_ERR_BODY_TIMEOUT', maybeSent('got no response body in time')],
-]);
-
-/**
- * Where a rejected `fetch` or body read stood, decided on fields only: an aborted `signal` (the
- * tool's timeout or a stop), the error's `AbortError`/`TimeoutError` name, then `cause.code`
- * looked up in {@link FETCH_ERROR_CODES}. Anything not known to fail before sending is maybe sent.
- */
-export function classifyFetchFailure(error: unknown, signal: AbortSignal, timeoutSeconds: number): FetchFailure {
-  const name = signal.aborted ? nameOf(signal.reason) : nameOf(error);
-  if (name === 'TimeoutError') return maybeSent(`timed out after ${timeoutSeconds} s`);
-  if (signal.aborted || name === 'AbortError') return maybeSent('was stopped');
-  const code = fieldOf(fieldOf(error, 'cause'), 'code');
-  if (typeof code !== 'string') return maybeSent('failed (no error code)');
-  return FETCH_ERROR_CODES.get(code) ?? maybeSent(`failed (${code})`);
 }
 
 async function callEndpoint(config: HttpToolConfig, input: JsonObject, context: ToolContext): Promise<ToolOutcome> {
@@ -318,12 +261,4 @@ function withCutMarker(body: Prefix, limit: number, headers: Headers): string {
   const encoded = (headers.get('content-encoding') ?? 'identity').toLowerCase() !== 'identity';
   const rest = Number.isSafeInteger(length) && length > limit && !encoded ? `${length - limit} more bytes were left out` : 'more followed';
   return `${decoder.decode(body.bytes.subarray(0, end))}\n[truncated: the response was cut at ${limit} bytes; ${rest}]`;
-}
-
-function fieldOf(value: unknown, key: string): unknown {
-  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
-}
-
-function nameOf(value: unknown): unknown {
-  return fieldOf(value, 'name');
 }
