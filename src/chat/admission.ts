@@ -3,15 +3,38 @@ import type { Logger } from '../core/logger.js';
 import type { ToolCatalog } from '../tools/catalog.js';
 import { permittedTools } from '../tools/permissions.js';
 import type { TurnStore } from '../turn_state/turn_store.js';
-import type { ChatTurn } from './chat_turn.js';
+import type { ChatTurn, TurnBudgets } from './chat_turn.js';
 import { noDurability, storeDurability, type TurnDurability } from './durability.js';
 import { messageDigest, type InboundMessage, type NoticeKind } from './intake_types.js';
+import type { ReconstructedParts } from './turn_codec.js';
 
 export interface AdmissionDeps {
   readonly config: Config;
   readonly store: TurnStore | undefined;
   readonly catalog: () => ToolCatalog;
   readonly logger: Logger;
+}
+
+/** The caps a new turn gets from the configuration in force. */
+export function turnBudgets(config: Config): TurnBudgets {
+  return { maxIterations: config.chat.max_iterations, maxToolCalls: config.chat.max_tool_calls, maxContinuations: config.chat.max_continuations };
+}
+
+/** A turn that has done nothing yet: its transcript is the user's message (the history goes in front of it). */
+export function newChatTurn(parts: ReconstructedParts, text: string, config: Config): ChatTurn {
+  return {
+    ...parts,
+    systemPrompt: config.chat.system_prompt,
+    transcript: [{ role: 'user', content: [{ type: 'text', text }] }],
+    iteration: 0,
+    toolCallsUsed: 0,
+    budgets: turnBudgets(config),
+    emptyTurnRetried: false,
+    continuationsUsed: 0,
+    finalAnswerRequested: false,
+    repeatedCalls: { counts: {}, warned: [] },
+    recoveryDeadlineAt: null,
+  };
 }
 
 /** A new turn ready to run, or the notice that says why this message will not run fresh. */
@@ -28,24 +51,12 @@ export async function admitMessage(message: InboundMessage, signal: AbortSignal,
   const { config } = deps;
   const identity = { source: message.source, channelId: message.channelId, messageId: message.messageId };
   const requester = { userId: message.authorId, roleIds: message.authorRoleIds };
-  const fresh = (turnId: string): ChatTurn => ({
-    turnId,
-    identity,
-    requester,
-    tools: permittedTools(deps.catalog().tools, config.permissions, requester, message.channelId),
-    signal,
-    logger: deps.logger.child({ turn: turnId }),
-    systemPrompt: config.chat.system_prompt,
-    transcript: [{ role: 'user', content: [{ type: 'text', text: message.text }] }],
-    iteration: 0,
-    toolCallsUsed: 0,
-    budgets: { maxIterations: config.chat.max_iterations, maxToolCalls: config.chat.max_tool_calls, maxContinuations: config.chat.max_continuations },
-    emptyTurnRetried: false,
-    continuationsUsed: 0,
-    finalAnswerRequested: false,
-    repeatedCalls: { counts: {}, warned: [] },
-    recoveryDeadlineAt: null,
-  });
+  const fresh = (turnId: string): ChatTurn =>
+    newChatTurn(
+      { turnId, identity, requester, tools: permittedTools(deps.catalog().tools, config.permissions, requester, message.channelId), signal, logger: deps.logger.child({ turn: turnId }) },
+      message.text,
+      config,
+    );
   if (deps.store === undefined) {
     const turnId = `${message.source}:${message.channelId}:${message.messageId}`;
     return { kind: 'admitted', turn: fresh(turnId), durability: noDurability(turnId) };

@@ -5,6 +5,7 @@ import type { ToolCatalog } from '../tools/catalog.js';
 import { permittedTools } from '../tools/permissions.js';
 import type { TurnStore } from '../turn_state/turn_store.js';
 import type { TurnRecord } from '../turn_state/turn_types.js';
+import { turnBudgets } from './admission.js';
 import { continueTurn, restoreFromLog } from './continue_turn.js';
 import { storeDurability } from './durability.js';
 import type { InboundMessage, MessageSource, NoticeKind } from './intake_types.js';
@@ -88,7 +89,7 @@ async function resume(turn: TurnRecord, message: InboundMessage, signal: AbortSi
     signal,
     logger: deps.logger.child({ turn: turn.turnId }),
   };
-  const defaults = { systemPrompt: config.chat.system_prompt, budgets: { maxIterations: config.chat.max_iterations, maxToolCalls: config.chat.max_tool_calls, maxContinuations: config.chat.max_continuations } };
+  const defaults = { systemPrompt: config.chat.system_prompt, budgets: turnBudgets(config) };
   let restored;
   try {
     restored = restoreFromLog(resumable, reconstructed, defaults);

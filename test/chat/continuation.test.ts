@@ -1,6 +1,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { turnBudgets } from '../../src/chat/admission.js';
 import { continueTurn, restoreFromLog } from '../../src/chat/continue_turn.js';
 import { storeDurability } from '../../src/chat/durability.js';
 import { isSimulatedCrash, stopAt, type FaultInjector, type FaultPoint } from '../../src/chat/fault_points.js';
@@ -33,10 +34,7 @@ interface CaseResult {
   readonly storedTranscript: readonly Message[] | undefined;
 }
 
-const defaultsOf = (cfg: Config) => ({
-  systemPrompt: cfg.chat.system_prompt,
-  budgets: { maxIterations: cfg.chat.max_iterations, maxToolCalls: cfg.chat.max_tool_calls, maxContinuations: cfg.chat.max_continuations },
-});
+const defaultsOf = (cfg: Config) => ({ systemPrompt: cfg.chat.system_prompt, budgets: turnBudgets(cfg) });
 
 /** Records every fault point the engine passes, in order. */
 function recorder(): FaultInjector & { readonly seen: FaultPoint[] } {

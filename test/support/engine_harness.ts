@@ -1,6 +1,7 @@
 import { pino } from 'pino';
 import { parseConfigText } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
+import { newChatTurn } from '../../src/chat/admission.js';
 import type { ChatTurn } from '../../src/chat/chat_turn.js';
 import { storeDurability, type TurnDurability } from '../../src/chat/durability.js';
 import { NO_FAULTS } from '../../src/chat/turn_engine.js';
@@ -62,24 +63,8 @@ export function engineHarness(store: TurnStore, clock: ManualClock, fake: FakeLL
     async admit(messageId, text, controller = new AbortController()) {
       const admission = await store.admit(admissionFor(messageId));
       if (admission.disposition !== 'admitted') throw new Error(`expected admission, got ${admission.disposition}`);
-      const turn: ChatTurn = {
-        turnId: admission.lease.turnId,
-        identity: admission.turn.identity,
-        requester: { userId: admission.turn.requesterId, roleIds: [] },
-        tools: catalog.tools,
-        signal: controller.signal,
-        logger: pino({ level: 'silent' }),
-        systemPrompt: config.chat.system_prompt,
-        transcript: [{ role: 'user', content: [{ type: 'text', text }] }],
-        iteration: 0,
-        toolCallsUsed: 0,
-        budgets: { maxIterations: config.chat.max_iterations, maxToolCalls: config.chat.max_tool_calls, maxContinuations: config.chat.max_continuations },
-        emptyTurnRetried: false,
-        continuationsUsed: 0,
-        finalAnswerRequested: false,
-        repeatedCalls: { counts: {}, warned: [] },
-        recoveryDeadlineAt: null,
-      };
+      const parts = { turnId: admission.lease.turnId, identity: admission.turn.identity, requester: { userId: admission.turn.requesterId, roleIds: [] }, tools: catalog.tools, signal: controller.signal, logger: pino({ level: 'silent' }) };
+      const turn = newChatTurn(parts, text, config);
       return { turn, lease: admission.lease, durability: storeDurability(store, admission.lease) };
     },
   };

@@ -7,6 +7,7 @@ import { throwIfStreamError, type ErrorContext } from '../classify.js';
 import type { WireProtocol } from '../http_provider.js';
 import { isRecord, numberAt, parseJson, recordAt, stringAt, type JsonRecord } from '../json_fields.js';
 import type { ContentBlock, GenerateRequest, Message, StopReason, ToolResultBlock, ToolUseBlock } from '../protocol.js';
+import { bearerJsonHeaders } from './bearer_headers.js';
 import { imageDataUrl } from './inline_image.js';
 import { toolResultText } from './tool_result_text.js';
 
@@ -32,11 +33,7 @@ export const openAIChatProtocol: WireProtocol = {
     const tools = request.tools ?? [];
     return {
       url: `${settings.baseUrl}/chat/completions`,
-      headers: {
-        'content-type': 'application/json',
-        ...(apiKey === undefined ? {} : { authorization: `Bearer ${apiKey}` }),
-        ...settings.headers,
-      },
+      headers: bearerJsonHeaders(apiKey, settings.headers),
       body: {
         model: settings.model,
         messages: chatMessages(request, context),

@@ -4,6 +4,7 @@ import { LLMTransportError } from '../errors.js';
 import type { WireProtocol } from '../http_provider.js';
 import { numberAt, parseJson, recordAt, stringAt } from '../json_fields.js';
 import type { ContentBlock, Message, StopReason } from '../protocol.js';
+import { bearerJsonHeaders } from './bearer_headers.js';
 import { imageDataUrl } from './inline_image.js';
 import { toolResultText } from './tool_result_text.js';
 
@@ -31,11 +32,7 @@ export const openAIResponsesProtocol: WireProtocol = {
     const tools = request.tools ?? [];
     return {
       url: `${settings.baseUrl}/responses`,
-      headers: {
-        'content-type': 'application/json',
-        ...(apiKey === undefined ? {} : { authorization: `Bearer ${apiKey}` }),
-        ...settings.headers,
-      },
+      headers: bearerJsonHeaders(apiKey, settings.headers),
       body: {
         model: settings.model,
         input: request.messages.flatMap((message) => inputItems(message, context)),
