@@ -42,7 +42,8 @@ function recorder(): FaultInjector & { readonly seen: FaultPoint[] } {
   return { seen, reach: (point) => void seen.push(point) };
 }
 
-describe('continuing an interrupted turn from its log (DESIGN §7.4)', () => {
+// Real processes and long matrices: generous limits that only catch hangs.
+describe('continuing an interrupted turn from its log (DESIGN §7.4)', { timeout: 60_000 }, () => {
   const temp = useTempDir();
   let fake: FakeLLMServer;
   let target: ToolTarget;

@@ -10,7 +10,8 @@ import { ToolTarget } from '../support/tool_target.js';
 const isReply = (event: Record<string, unknown>): boolean => event['type'] === 'message' && event['kind'] === 'reply';
 const turnStatus = (status: string) => (event: Record<string, unknown>) => event['type'] === 'turn' && event['status'] === status;
 
-describe('the bot in the terminal, as a child process speaking JSON lines', () => {
+// Real processes and long matrices: generous limits that only catch hangs.
+describe('the bot in the terminal, as a child process speaking JSON lines', { timeout: 60_000 }, () => {
   const temp = useTempDir();
   let fake: FakeLLMServer;
   let target: ToolTarget;

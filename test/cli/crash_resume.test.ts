@@ -12,7 +12,8 @@ const isNotice = (notice: string) => (event: Record<string, unknown>) => event['
 const isReply = (event: Record<string, unknown>): boolean => event['type'] === 'message' && event['kind'] === 'reply';
 const never = new Promise<void>(() => undefined);
 
-describe('killing the real program and resuming on the same database', () => {
+// Real processes and long matrices: generous limits that only catch hangs.
+describe('killing the real program and resuming on the same database', { timeout: 120_000 }, () => {
   const temp = useTempDir();
   let fake: FakeLLMServer;
   let target: ToolTarget;

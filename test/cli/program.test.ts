@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { runProgram } from '../support/program.js';
 import { useTempDir } from '../support/temp_dir.js';
 
-describe('the holdfast program', () => {
+// Real processes and long matrices: generous limits that only catch hangs.
+describe('the holdfast program', { timeout: 30_000 }, () => {
   const temp = useTempDir();
 
   it('exits 2 on bad configuration, one line per problem naming its key path, without a stack trace', async () => {
