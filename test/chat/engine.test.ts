@@ -11,6 +11,7 @@ import { FakeLLMServer, type FakeStep } from '../support/fake_llm/server.js';
 import { runToCompletion } from '../support/recovery_runtime.js';
 import { useTempDir } from '../support/temp_dir.js';
 import { ToolTarget } from '../support/tool_target.js';
+import { deferred } from '../support/deferred.js';
 import { openTestStore } from '../support/turn_store.js';
 
 const overloaded: FakeStep = { kind: 'reply', status: 529, body: { error: { type: 'overloaded_error' } } };
@@ -145,5 +146,89 @@ describe('the turn engine against a real store, real tools and the fake model', 
     const ending = await runToCompletion(unreachable.recoveryClock, startTurn(turn, durability, unreachable.deps));
     expect(ending).toEqual({ status: 'SUSPENDED', suspendedFor: 'unreachable', message: expect.stringMatching(/cannot be reached right now.*saved/) as unknown });
     fake = await FakeLLMServer.start();
+  });
+
+  it('re-sends an idempotent call whose outcome was uncertain once, with the same key, and records it reconciled', async () => {
+    const charging = engineHarness(
+      store,
+      clock,
+      fake,
+      targetToolsConfig(
+        target.url,
+        `    - name: charge
+      description: Charges a card.
+      method: POST
+      url: ${target.url}/charges
+      effect: idempotent
+      idempotency_header: Idempotency-Key
+      timeout_seconds: 5
+      parameters: { type: object, properties: { cents: { type: integer } }, required: [cents] }
+`,
+      ),
+    );
+    target.reply({ status: 503, body: 'busy' });
+    fake.enqueue(chatToolCalls([{ id: 'c1', name: 'charge', args: '{"cents":500}' }]), chatText('Charged.'));
+    const { turn, lease, durability } = await charging.admit('m-1', 'charge 5');
+    expect((await runToCompletion(charging.recoveryClock, startTurn(turn, durability, charging.deps))).message).toBe('Charged.');
+    const keys = target.requests.map((r) => r.headers['idempotency-key']);
+    expect(keys).toHaveLength(2);
+    expect(keys[1]).toBe(keys[0]);
+    expect((await store.listOps(lease.turnId)).map((op) => [op.state, op.result])).toEqual([['RECONCILED_APPLIED', 'ok']]);
+  });
+
+  it('halts for manual resolution when the re-sent idempotent call is still uncertain', async () => {
+    const charging = engineHarness(
+      store,
+      clock,
+      fake,
+      targetToolsConfig(
+        target.url,
+        `    - name: charge
+      description: Charges a card.
+      method: POST
+      url: ${target.url}/charges
+      effect: idempotent
+      idempotency_header: Idempotency-Key
+      parameters: { type: object, properties: { cents: { type: integer } }, required: [cents] }
+`,
+      ),
+    );
+    target.reply({ status: 503, body: 'busy' }, { status: 502, body: 'still busy' });
+    fake.enqueue(chatToolCalls([{ id: 'c1', name: 'charge', args: '{"cents":500}' }]), chatText('never asked'));
+    const { turn, lease, durability } = await charging.admit('m-1', 'charge 5');
+    const ending = await runToCompletion(charging.recoveryClock, startTurn(turn, durability, charging.deps));
+    expect(ending.status).toBe('TERMINAL_REJECTED');
+    expect(target.requests).toHaveLength(2);
+    expect((await store.listOps(lease.turnId)).map((op) => op.state)).toEqual(['MANUAL_RESOLUTION_REQUIRED']);
+  });
+
+  it('keeps the lease alive with heartbeats while a tool runs longer than the lease, and completes', async () => {
+    const slow = engineHarness(
+      store,
+      clock,
+      fake,
+      targetToolsConfig(
+        target.url,
+        `    - name: slow_note
+      description: Saves a note slowly.
+      method: POST
+      url: ${target.url}/slow
+      effect: write
+      timeout_seconds: 120
+      parameters: { type: object, properties: { text: { type: string } }, required: [text] }
+`,
+      ),
+    );
+    const release = deferred();
+    target.reply({ hold: release.promise });
+    target.onRequest = async () => {
+      for (let i = 0; i < 9; i++) await clock.advance(10_000);
+      release.resolve();
+    };
+    fake.enqueue(chatToolCalls([{ id: 's1', name: 'slow_note', args: '{"text":"a"}' }]), chatText('Saved, slowly.'));
+    const { turn, lease, durability } = await slow.admit('m-1', 'note a, slowly');
+    const ending = await runToCompletion(slow.recoveryClock, startTurn(turn, durability, slow.deps));
+    expect(ending).toEqual({ status: 'TERMINAL_COMPLETED', message: 'Saved, slowly.' });
+    expect((await store.listOps(lease.turnId)).map((op) => op.state)).toEqual(['APPLIED']);
   });
 });
