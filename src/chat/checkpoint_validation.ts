@@ -76,7 +76,7 @@ export type FieldCheck = (value: unknown, path: string, problems: string[]) => u
  * {@link exactObject} with a check for each field: `required` and `optional` name the fields, and
  * each field present is checked (a missing one is reported once, as missing).
  */
-export function checkObject(value: unknown, path: string, problems: string[], required: Readonly<Record<string, FieldCheck>>, optional: Readonly<Record<string, FieldCheck>> = {}): void {
+function checkObject(value: unknown, path: string, problems: string[], required: Readonly<Record<string, FieldCheck>>, optional: Readonly<Record<string, FieldCheck>> = {}): void {
   const object = exactObject(value, path, problems, Object.keys(required), Object.keys(optional));
   for (const [key, check] of [...Object.entries(required), ...Object.entries(optional)]) {
     if (object !== undefined && Object.hasOwn(object, key)) check(object[key], pathOf(path, key), problems);
@@ -128,7 +128,7 @@ export function readArray(value: unknown, path: string, problems: string[]): rea
  * numbers, booleans, `null`. A value that contains itself, or nests deeper than
  * {@link MAX_JSON_DEPTH}, is a problem rather than an endless walk.
  */
-export function checkJsonValue(value: unknown, path: string, problems: string[], ancestors: Set<object> = new Set(), depth = 0): void {
+function checkJsonValue(value: unknown, path: string, problems: string[], ancestors: Set<object> = new Set(), depth = 0): void {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return;
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) problems.push(`${path}: must be a finite number, got ${describeValue(value)}`);

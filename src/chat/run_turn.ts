@@ -13,7 +13,7 @@ export interface RunDeps extends EngineDeps {
  * Runs a turn to its end: the lease is kept alive while the loop works, and the terminal writer
  * ends the turn with the loop's outcome. A SimulatedCrash stops everything where it stands.
  */
-export async function executeTurn(turn: ChatTurn, durability: TurnDurability, deps: RunDeps): Promise<TurnEnding> {
+async function executeTurn(turn: ChatTurn, durability: TurnDurability, deps: RunDeps): Promise<TurnEnding> {
   const stopBeating = new AbortController();
   const beating = durability.keepAlive(deps.clock, deps.heartbeatMs, stopBeating.signal);
   try {

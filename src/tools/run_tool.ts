@@ -10,7 +10,7 @@ const validators = new WeakMap<Tool, ValidateFunction>();
  * Why `input` does not match the tool's schema, in words for the model; `undefined` when it
  * matches. A schema that cannot be compiled is reported the same way, naming the tool.
  */
-export function inputProblem(tool: Tool, input: JsonObject): string | undefined {
+function inputProblem(tool: Tool, input: JsonObject): string | undefined {
   let validate = validators.get(tool);
   if (validate === undefined) {
     try {

@@ -30,7 +30,7 @@ export interface UrlGuard {
 }
 
 /** Host names of cloud instance-metadata services, refused by name whatever they resolve to. */
-export const METADATA_HOSTS: ReadonlySet<string> = new Set([
+const METADATA_HOSTS: ReadonlySet<string> = new Set([
   'metadata',
   'metadata.google.internal',
   'metadata.goog',
