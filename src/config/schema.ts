@@ -7,6 +7,8 @@ const optionalSecret = z
   .optional()
   .transform((value) => (value === '' ? undefined : value));
 
+const ids = (what: string) => z.array(z.string().min(1)).default([]).describe(`${what} (Discord ids are strings: quote them in YAML).`);
+
 const loggingSchema = z
   .strictObject({
     level: z.enum(LOG_LEVELS).default('info').describe('The least severe level that is logged.'),
@@ -22,6 +24,10 @@ const discordSchema = z
     token: optionalSecret.describe(
       'The bot token, usually `${DISCORD_TOKEN}`. When it is absent or empty the bot runs in the terminal instead.',
     ),
+    api_url: z.url({ protocol: /^https?$/ }).optional().describe('The REST API root, for proxies and tests; Discord’s own by default.'),
+    channels: ids('Channels where every message is for the bot, without a mention'),
+    guild_ids: ids('Servers to register the slash commands in (instantly); empty registers them globally'),
+    edit_interval_ms: z.int().positive().default(1500).describe('How often a streamed reply is edited, at most, in milliseconds.'),
   })
   .describe('The Discord adapter.');
 
@@ -89,7 +95,6 @@ export const EFFECT_CLASSES = ['read', 'idempotent', 'write'] as const;
 export const BUILTIN_TOOLS = ['web_fetch', 'remember', 'recall'] as const;
 
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
-const ids = (what: string) => z.array(z.string().min(1)).default([]).describe(`${what} (Discord ids are strings: quote them in YAML).`);
 
 const httpToolSchema = z
   .strictObject({

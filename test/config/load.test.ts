@@ -61,7 +61,8 @@ describe('loading the configuration', () => {
 
   it('reads a key written with no value as left out, so a section with everything commented out keeps its defaults', () => {
     const config = parseConfigText('discord:\n  # token: ${DISCORD_TOKEN}\nlogging:\n  level:\n  format: json\n', 'c.yml', {});
-    expect(config.discord).toEqual({});
+    expect(config.discord.token).toBeUndefined();
+    expect(config.discord.channels).toEqual([]);
     expect(config.logging).toEqual({ level: 'info', format: 'json' });
   });
 

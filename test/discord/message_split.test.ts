@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { DISCORD_MESSAGE_LIMIT, splitMessage } from '../../src/discord/message_split.js';
+
+const fenceCount = (text: string): number => (text.match(/```/g) ?? []).length;
+
+describe('splitMessage', () => {
+  it('keeps a reply that fits as one message', () => {
+    expect(splitMessage('Hello.')).toEqual(['Hello.']);
+    expect(splitMessage('x'.repeat(DISCORD_MESSAGE_LIMIT))).toHaveLength(1);
+  });
+
+  it('breaks between lines, each message within the limit, losing nothing', () => {
+    const lines = Array.from({ length: 120 }, (_, i) => `Line ${i}: ${'words '.repeat(5)}`.trim());
+    const parts = splitMessage(lines.join('\n'), 500);
+    expect(parts.length).toBeGreaterThan(1);
+    for (const part of parts) expect(part.length).toBeLessThanOrEqual(500);
+    expect(parts.join('\n')).toBe(lines.join('\n'));
+    for (const part of parts) expect(part.startsWith('Line ')).toBe(true);
+  });
+
+  it('breaks a long paragraph after a sentence, else after a word', () => {
+    const sentences = Array.from({ length: 40 }, (_, i) => `Sentence number ${i} is here.`).join(' ');
+    const parts = splitMessage(sentences, 200);
+    for (const part of parts) {
+      expect(part.length).toBeLessThanOrEqual(200);
+      expect(part.endsWith('.')).toBe(true);
+    }
+    const words = Array.from({ length: 100 }, () => 'word').join(' ');
+    for (const part of splitMessage(words, 50)) expect(part).toMatch(/^word( word)*$/);
+  });
+
+  it('closes a code block at a break and reopens it with its language, so every message renders alone', () => {
+    const code = ['```ts', ...Array.from({ length: 60 }, (_, i) => `const value${i} = ${i};`), '```', 'Done.'].join('\n');
+    const parts = splitMessage(code, 400);
+    expect(parts.length).toBeGreaterThan(1);
+    for (const part of parts) {
+      expect(part.length).toBeLessThanOrEqual(400);
+      expect(fenceCount(part) % 2).toBe(0);
+    }
+    expect(parts[1]?.startsWith('```ts\n')).toBe(true);
+    expect(parts.at(-1)?.endsWith('Done.')).toBe(true);
+  });
+
+  it('cuts a single unbroken word only when nothing else fits', () => {
+    const parts = splitMessage('a'.repeat(1_000), 300);
+    expect(parts.every((part) => part.length <= 300)).toBe(true);
+    expect(parts.join('')).toBe('a'.repeat(1_000));
+  });
+});
