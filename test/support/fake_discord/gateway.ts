@@ -1,0 +1,107 @@
+import type { Server } from 'node:http';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { guildCreatePayload, readyPayload, type SnowflakeCounter, type World } from './fixtures.js';
+
+/** Gateway opcodes the fake speaks. */
+const Op = { Dispatch: 0, Heartbeat: 1, Identify: 2, Hello: 10, HeartbeatAck: 11 } as const;
+
+/** What a client sent in IDENTIFY. */
+export interface Identify {
+  readonly token: string;
+  readonly intents: number;
+}
+
+/** A frame from the client; only IDENTIFY's `d` is read. */
+interface GatewayFrame {
+  readonly op: number;
+  readonly d?: IdentifyData | null;
+}
+
+interface IdentifyData {
+  readonly token?: unknown;
+  readonly intents?: unknown;
+}
+
+/** One identified connection and its dispatch sequence number. */
+interface Session {
+  readonly socket: WebSocket;
+  seq: number;
+}
+
+/** Settings the gateway needs from its owner. */
+export interface GatewayOptions {
+  readonly server: Server;
+  readonly world: World;
+  readonly ids: SnowflakeCounter;
+  /** The token IDENTIFY must carry; any other one closes the socket with 4004. */
+  readonly token: string;
+  readonly url: () => string;
+  readonly onIdentify: (identify: Identify) => void;
+}
+
+/** The WebSocket half of the fake: HELLO, heartbeats, IDENTIFY → READY + GUILD_CREATE, dispatches. */
+export class FakeGateway {
+  readonly #wss: WebSocketServer;
+  readonly #options: GatewayOptions;
+  readonly #sessions: Session[] = [];
+
+  constructor(options: GatewayOptions) {
+    this.#options = options;
+    this.#wss = new WebSocketServer({ server: options.server });
+    this.#wss.on('connection', (socket) => this.#accept(socket));
+  }
+
+  /** Sends a dispatch event (op 0) to every identified connection. */
+  dispatch(event: string, data: unknown): void {
+    for (const session of this.#sessions) this.#send(session, event, data);
+  }
+
+  /** Closes every connection and stops accepting new ones. */
+  async close(): Promise<void> {
+    for (const socket of this.#wss.clients) socket.terminate();
+    await new Promise<void>((resolve) => this.#wss.close(() => resolve()));
+  }
+
+  #accept(socket: WebSocket): void {
+    socket.send(JSON.stringify({ op: Op.Hello, d: { heartbeat_interval: 41_250 }, s: null, t: null }));
+    socket.on('message', (raw) => this.#receive(socket, raw));
+    socket.on('close', () => {
+      const index = this.#sessions.findIndex((session) => session.socket === socket);
+      if (index >= 0) this.#sessions.splice(index, 1);
+    });
+  }
+
+  #receive(socket: WebSocket, raw: RawData): void {
+    const frame = JSON.parse(rawText(raw)) as GatewayFrame;
+    if (frame.op === Op.Heartbeat) {
+      socket.send(JSON.stringify({ op: Op.HeartbeatAck, d: null, s: null, t: null }));
+    } else if (frame.op === Op.Identify) {
+      this.#identify(socket, frame.d ?? {});
+    }
+  }
+
+  #identify(socket: WebSocket, data: IdentifyData): void {
+    const token = typeof data.token === 'string' ? data.token : '';
+    this.#options.onIdentify({ token, intents: typeof data.intents === 'number' ? data.intents : 0 });
+    if (token !== this.#options.token) {
+      socket.close(4004, 'Authentication failed.');
+      return;
+    }
+    const session: Session = { socket, seq: 0 };
+    this.#sessions.push(session);
+    const { world, ids, url } = this.#options;
+    this.#send(session, 'READY', readyPayload(world, `session-${ids.next()}`, url()));
+    this.#send(session, 'GUILD_CREATE', guildCreatePayload(world));
+  }
+
+  #send(session: Session, event: string, data: unknown): void {
+    session.seq += 1;
+    session.socket.send(JSON.stringify({ op: Op.Dispatch, t: event, s: session.seq, d: data }));
+  }
+}
+
+function rawText(raw: RawData): string {
+  if (Array.isArray(raw)) return Buffer.concat(raw).toString('utf8');
+  if (raw instanceof ArrayBuffer) return Buffer.from(raw).toString('utf8');
+  return raw.toString('utf8');
+}
