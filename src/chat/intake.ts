@@ -134,7 +134,7 @@ export class Intake {
       faults: deps.faults,
       heartbeatMs: (deps.config.turn_state.lease_ttl_seconds * 1000) / 3,
       onStreamEvent: (event) => {
-        if (event.type === 'text_delta') deps.sink.post({ type: 'delta', channelId: message.channelId, turn: turnId, text: event.text });
+        if (event.type === 'text_delta') deps.sink.post({ type: 'delta', channelId: message.channelId, inReplyTo: message.messageId, turn: turnId, text: event.text });
       },
     };
     if (deps.store !== undefined) {
@@ -180,7 +180,7 @@ export class Intake {
     this.#turnEvent(message, turnId, ending.status);
     if (ending.message === undefined) return;
     if (ending.status === 'TERMINAL_COMPLETED') {
-      deps.sink.post({ type: 'message', channelId: message.channelId, turn: turnId, kind: 'reply', text: ending.message });
+      deps.sink.post({ type: 'message', channelId: message.channelId, inReplyTo: message.messageId, turn: turnId, kind: 'reply', text: ending.message });
       deps.history.append(channelKey(message), { role: 'assistant', text: ending.message });
       await deps.history.fitToBudget(channelKey(message), deps.config.chat.history_max_chars, deps.config.chat.compaction, summarizeThrough(deps.provider, deps.recovery));
       return;
@@ -213,7 +213,7 @@ export class Intake {
   }
 
   #notice(message: InboundMessage, turn: string | null, notice: NoticeKind, text: string): void {
-    this.deps.sink.post({ type: 'message', channelId: message.channelId, turn, kind: 'notice', notice, text });
+    this.deps.sink.post({ type: 'message', channelId: message.channelId, inReplyTo: message.messageId, turn, kind: 'notice', notice, text });
   }
 
   #turnEvent(message: InboundMessage, turn: string, status: TurnStatus): void {

@@ -29,11 +29,11 @@ export const NOTICE_KINDS = [
 ] as const;
 export type NoticeKind = (typeof NOTICE_KINDS)[number];
 
-/** What the bot tells a transport to show, in order. */
+/** What the bot tells a transport to show, in order; `inReplyTo` is the id of the message it answers. */
 export type BotEvent =
-  | { readonly type: 'message'; readonly channelId: string; readonly turn: string | null; readonly kind: 'reply'; readonly text: string }
-  | { readonly type: 'message'; readonly channelId: string; readonly turn: string | null; readonly kind: 'notice'; readonly notice: NoticeKind; readonly text: string }
-  | { readonly type: 'delta'; readonly channelId: string; readonly turn: string; readonly text: string }
+  | { readonly type: 'message'; readonly channelId: string; readonly inReplyTo: string; readonly turn: string | null; readonly kind: 'reply'; readonly text: string }
+  | { readonly type: 'message'; readonly channelId: string; readonly inReplyTo: string; readonly turn: string | null; readonly kind: 'notice'; readonly notice: NoticeKind; readonly text: string }
+  | { readonly type: 'delta'; readonly channelId: string; readonly inReplyTo: string; readonly turn: string; readonly text: string }
   | { readonly type: 'turn'; readonly channelId: string; readonly turn: string; readonly status: TurnStatus };
 
 /** Where the bot's events go: the transport renders them (DESIGN §2). */

@@ -3,7 +3,7 @@ import type { CliArgs } from './args.js';
 
 /** Which adapter the program runs, and why. */
 export type AdapterChoice =
-  | { readonly kind: 'discord' }
+  | { readonly kind: 'discord'; readonly token: string }
   | { readonly kind: 'console'; readonly mode: 'text' | 'jsonl'; readonly reason: 'requested' | 'no_discord_token' };
 
 /** Discord when a token is configured and the terminal was not asked for; else the console. */
@@ -11,7 +11,7 @@ export function chooseAdapter(args: CliArgs, config: Config): AdapterChoice {
   const mode = args.jsonl ? 'jsonl' : 'text';
   if (args.console) return { kind: 'console', mode, reason: 'requested' };
   if (config.discord.token === undefined) return { kind: 'console', mode, reason: 'no_discord_token' };
-  return { kind: 'discord' };
+  return { kind: 'discord', token: config.discord.token };
 }
 
 /** A sentence for people: what will run and why. */

@@ -9,6 +9,7 @@ import { chooseAdapter, describeAdapterChoice } from './adapter_choice.js';
 import { openBotServices } from './bot_services.js';
 import { faultHookFrom } from './fault_hook.js';
 import { runConsole, type SignalSource } from './run_console.js';
+import { DiscordLoginError, runDiscord } from './run_discord.js';
 import { parseCliArgs, USAGE } from './args.js';
 
 /** Exit statuses of the program. */
@@ -58,14 +59,16 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   const logger = createLogger(config.logging, { stream: io.stderr, isTTY: io.stderr.isTTY === true });
   const choice = chooseAdapter(args, config);
   logger.info({ config: source.kind === 'file' ? source.path : 'defaults', adapter: choice }, `configuration loaded; starting ${describeAdapterChoice(choice)}`);
-  if (choice.kind === 'discord') {
-    io.stderr.write('holdfast: discord.token is configured, but the Discord adapter is not built yet; running in the terminal instead.\n');
-  }
   const faults = faultHookFrom(io.env);
   const clock = new SystemClock();
   const services = await openBotServices(config, io.cwd, clock, logger);
   try {
-    await runConsole({ config, services, clock, logger, mode: choice.kind === 'console' ? choice.mode : 'text', input: io.stdin, output: io.stdout, signals: io.signals, faults });
+    if (choice.kind === 'discord') await runDiscord({ config, token: choice.token, services, clock, logger, signals: io.signals, faults });
+    else await runConsole({ config, services, clock, logger, mode: choice.mode, input: io.stdin, output: io.stdout, signals: io.signals, faults });
+  } catch (error) {
+    if (!(error instanceof DiscordLoginError)) throw error;
+    io.stderr.write(`holdfast: ${error.message}\n`);
+    return EXIT.usage;
   } finally {
     await services.close();
     await new Promise<void>((resolve) => logger.flush(() => resolve()));

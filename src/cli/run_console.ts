@@ -59,6 +59,7 @@ export async function runConsole(run: ConsoleRun): Promise<void> {
     sink.post({
       type: 'message',
       channelId: turn.identity.channelId,
+      inReplyTo: turn.identity.messageId,
       turn: turn.turnId,
       kind: 'notice',
       notice: 'interrupted',

@@ -3,6 +3,7 @@ import { Readable, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
 import { useTempDir } from '../support/temp_dir.js';
+import { closedPortUrl } from '../support/fake_llm/server.js';
 import { openTestStore } from '../support/turn_store.js';
 
 function io(cwd: string, env: Record<string, string> = {}) {
@@ -56,12 +57,13 @@ describe('runCli', () => {
     expect(run.stdout()).toMatch(/^Holdfast is ready\./);
   });
 
-  it('speaks JSON lines on stdout with --jsonl, and says so when a Discord token is configured but the console is used', async () => {
-    temp.write('config.yml', 'discord:\n  token: ${DISCORD_TOKEN}\nlogging:\n  level: warn\n');
-    const discord = io(temp.path(), { DISCORD_TOKEN: 'abc' });
-    expect(await runCli([], discord.io)).toBe(0);
-    expect(discord.stderr()).toContain('the Discord adapter is not built yet; running in the terminal instead');
-    expect(discord.stderr()).not.toContain('abc');
+  it('runs on Discord when a token is configured, exiting 2 when it cannot log in, and in the console with --jsonl', async () => {
+    const closed = await closedPortUrl();
+    temp.write('config.yml', `discord:\n  token: \${DISCORD_TOKEN}\n  api_url: ${closed}\nlogging:\n  level: warn\n`);
+    const discord = io(temp.path(), { DISCORD_TOKEN: 'secret-abc' });
+    expect(await runCli([], discord.io)).toBe(2);
+    expect(discord.stderr()).toMatch(/^holdfast: could not log in to Discord with discord\.token at http:\/\/127\.0\.0\.1:\d+\/v1/m);
+    expect(discord.stderr()).not.toContain('secret-abc');
     const jsonl = io(temp.path(), { DISCORD_TOKEN: 'abc' });
     expect(await runCli(['--jsonl'], jsonl.io)).toBe(0);
     expect(jsonl.stdout()).toBe('{"type":"ready"}\n');

@@ -14,9 +14,9 @@ describe('the console output', () => {
     const sink = jsonLinesSink(out);
     sink.ready();
     sink.post({ type: 'turn', channelId: 'console', turn: 't1', status: 'ACTIVE' });
-    sink.post({ type: 'delta', channelId: 'console', turn: 't1', text: 'Hel' });
-    sink.post({ type: 'message', channelId: 'console', turn: 't1', kind: 'reply', text: 'Hello.' });
-    sink.post({ type: 'message', channelId: 'console', turn: null, kind: 'notice', notice: 'busy', text: 'Busy.' });
+    sink.post({ type: 'delta', channelId: 'console', inReplyTo: 'm', turn: 't1', text: 'Hel' });
+    sink.post({ type: 'message', channelId: 'console', inReplyTo: 'm', turn: 't1', kind: 'reply', text: 'Hello.' });
+    sink.post({ type: 'message', channelId: 'console', inReplyTo: 'm', turn: null, kind: 'notice', notice: 'busy', text: 'Busy.' });
     expect(out.text().trimEnd().split('\n').map((line) => JSON.parse(line) as unknown)).toEqual([
       { type: 'ready' },
       { type: 'turn', turn: 't1', status: 'ACTIVE' },
@@ -28,11 +28,11 @@ describe('the console output', () => {
   it('streams a reply as it is written and marks notices for people', () => {
     const out = capture();
     const sink = textSink(out);
-    sink.post({ type: 'delta', channelId: 'console', turn: 't1', text: 'Hel' });
-    sink.post({ type: 'delta', channelId: 'console', turn: 't1', text: 'lo.' });
-    sink.post({ type: 'message', channelId: 'console', turn: 't1', kind: 'reply', text: 'Hello.' });
-    sink.post({ type: 'message', channelId: 'console', turn: 't2', kind: 'notice', notice: 'suspended', text: 'Saved.' });
-    sink.post({ type: 'message', channelId: 'console', turn: 't3', kind: 'reply', text: 'Not streamed.' });
+    sink.post({ type: 'delta', channelId: 'console', inReplyTo: 'm', turn: 't1', text: 'Hel' });
+    sink.post({ type: 'delta', channelId: 'console', inReplyTo: 'm', turn: 't1', text: 'lo.' });
+    sink.post({ type: 'message', channelId: 'console', inReplyTo: 'm', turn: 't1', kind: 'reply', text: 'Hello.' });
+    sink.post({ type: 'message', channelId: 'console', inReplyTo: 'm', turn: 't2', kind: 'notice', notice: 'suspended', text: 'Saved.' });
+    sink.post({ type: 'message', channelId: 'console', inReplyTo: 'm', turn: 't3', kind: 'reply', text: 'Not streamed.' });
     expect(out.text()).toBe('bot> Hello.\n[suspended] Saved.\nbot> Not streamed.\n');
   });
 });

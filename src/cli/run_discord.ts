@@ -1,0 +1,91 @@
+import { Client, Events, GatewayIntentBits, Partials, type Message } from 'discord.js';
+import { Intake } from '../chat/intake.js';
+import type { FaultInjector } from '../chat/fault_points.js';
+import type { Config } from '../config/schema.js';
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/logger.js';
+import { discordSink } from '../discord/discord_sink.js';
+import { discordMessageSource } from '../discord/discord_source.js';
+import { addressesBot, withoutBotMention } from '../discord/triggers.js';
+import { deriveCatalog } from '../tools/catalog.js';
+import type { BotServices } from './bot_services.js';
+import type { SignalSource } from './run_console.js';
+
+export interface DiscordRun {
+  readonly config: Config;
+  readonly token: string;
+  readonly services: BotServices;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly signals: SignalSource | undefined;
+  readonly faults: FaultInjector;
+}
+
+/** Logging in to Discord failed (a refused token, an unreachable API): the program exits 2, like any other configuration problem. */
+export class DiscordLoginError extends Error {
+  override readonly name = 'DiscordLoginError';
+}
+
+/**
+ * Runs the bot on Discord until SIGINT or SIGTERM: messages that address the bot go through the
+ * same intake pipeline as the console; on a signal, intake stops and running turns are suspended
+ * with their work kept.
+ * @throws {DiscordLoginError} when Discord refuses the token.
+ */
+export async function runDiscord(run: DiscordRun): Promise<void> {
+  const { config, services, clock, logger } = run;
+  const client = new Client({
+    intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.DirectMessages],
+    partials: [Partials.Channel],
+    ...(config.discord.api_url === undefined ? {} : { rest: { api: config.discord.api_url } }),
+  });
+  const ready = new Promise<Client<true>>((resolve) => client.once(Events.ClientReady, resolve));
+  try {
+    await client.login(run.token);
+  } catch (error) {
+    await client.destroy();
+    throw new DiscordLoginError(`could not log in to Discord with discord.token${config.discord.api_url === undefined ? "" : ` at ${config.discord.api_url}`}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const bot = await ready;
+  const intake = new Intake({
+    config,
+    store: services.store,
+    history: services.history,
+    provider: services.provider,
+    recovery: services.recovery,
+    catalog: () => deriveCatalog(config.tools, { memory: services.memory }),
+    clock,
+    logger,
+    sink: discordSink(bot, logger.child({ component: 'discord' })),
+    source: discordMessageSource(bot),
+    faults: run.faults,
+  });
+  client.on(Events.MessageCreate, (message: Message) => {
+    const view = {
+      authorId: message.author.id,
+      authorIsBot: message.author.bot,
+      channelId: message.channelId,
+      parentChannelId: message.channel.isThread() ? (message.channel.parentId ?? undefined) : undefined,
+      isDirectMessage: message.guildId === null,
+      mentionsBot: message.mentions.users.has(bot.user.id),
+      repliesToBot: message.mentions.repliedUser?.id === bot.user.id,
+    };
+    if (!addressesBot(view, bot.user.id, config.discord.channels)) return;
+    intake.submit({
+      source: 'discord',
+      channelId: message.channelId,
+      authorId: message.author.id,
+      authorRoleIds: message.member?.roles.cache.map((role) => role.id) ?? [],
+      messageId: message.id,
+      text: withoutBotMention(message.content, bot.user.id),
+    });
+  });
+  logger.info({ user: bot.user.tag }, 'connected to Discord');
+  await new Promise<void>((resolve) => {
+    run.signals?.once('SIGINT', resolve);
+    run.signals?.once('SIGTERM', resolve);
+  });
+  logger.info('shutting down: running turns are suspended with their work kept');
+  await intake.shutdown();
+  await client.destroy();
+}

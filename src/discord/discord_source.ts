@@ -1,0 +1,23 @@
+import type { Client } from 'discord.js';
+import { messageDigest, type MessageSource } from '../chat/intake_types.js';
+import { withoutBotMention } from './triggers.js';
+
+/**
+ * The original messages of turns, re-read from Discord before a resume: a deleted message
+ * (Discord's "Unknown Message") comes back as `undefined`; an edited one has another digest.
+ */
+export function discordMessageSource(client: Client<true>): MessageSource {
+  return {
+    async fetchOriginal(turn) {
+      try {
+        const channel = await client.channels.fetch(turn.identity.channelId);
+        if (channel === null || !channel.isTextBased()) return undefined;
+        const message = await channel.messages.fetch({ message: turn.identity.messageId, force: true });
+        return { authorId: message.author.id, digest: messageDigest(withoutBotMention(message.content, client.user.id)) };
+      } catch (error) {
+        if (typeof error === 'object' && error !== null && 'code' in error && error.code === 10008) return undefined;
+        throw error;
+      }
+    },
+  };
+}

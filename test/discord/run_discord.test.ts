@@ -1,0 +1,86 @@
+import { EventEmitter } from 'node:events';
+import { Readable, Writable } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/run.js';
+import { chatText } from '../support/fake_llm/openai_chat.js';
+import { FakeLLMServer, type FakeStep } from '../support/fake_llm/server.js';
+import { FakeDiscord } from '../support/fake_discord/server.js';
+import { useTempDir } from '../support/temp_dir.js';
+
+const overloaded: FakeStep = { kind: 'reply', status: 529, body: { error: { type: 'overloaded_error' } } };
+
+describe('the Discord adapter in-process', { timeout: 60_000 }, () => {
+  const temp = useTempDir();
+  let discord: FakeDiscord;
+  let fake: FakeLLMServer;
+
+  beforeEach(async () => {
+    discord = await FakeDiscord.start();
+    fake = await FakeLLMServer.start();
+  });
+  afterEach(async () => {
+    await fake.close();
+    await discord.close();
+  });
+
+  /** Runs the program's main function on Discord; `stop()` sends it SIGTERM. */
+  function run(extra = ''): { done: Promise<number>; logged: (text: string) => Promise<void>; stop: () => void } {
+    temp.write(
+      'config.yml',
+      `discord:\n  token: ${FakeDiscord.TOKEN}\n  api_url: ${discord.restUrl}\nllm:\n  base_url: ${fake.baseUrl}\n  model: test-model\nllm_recovery:\n  generation_deadline_seconds: 0.2\n  backoff_base_seconds: 0.01\n  backoff_cap_seconds: 0.02\nturn_state:\n  auto_resume: false\nlogging:\n  level: info\n  format: json\ntools:\n  builtin: []\n${extra}`,
+    );
+    let stderr = '';
+    const waiters: { text: string; resolve: () => void }[] = [];
+    const err = Object.assign(
+      new Writable({
+        write(chunk: Buffer, _encoding, callback) {
+          stderr += chunk.toString('utf8');
+          for (const w of waiters.filter((x) => stderr.includes(x.text))) {
+            waiters.splice(waiters.indexOf(w), 1);
+            w.resolve();
+          }
+          callback();
+        },
+      }),
+      { isTTY: false },
+    );
+    const signals = new EventEmitter();
+    const done = runCli([], { stdin: Readable.from([]), stdout: { write: () => true }, stderr: err, env: {}, cwd: temp.path(), signals });
+    return {
+      done,
+      logged: (text) => (stderr.includes(text) ? Promise.resolve() : new Promise((resolve) => waiters.push({ text, resolve }))),
+      stop: () => void signals.emit('SIGTERM'),
+    };
+  }
+
+  const posts = (): { content: string }[] => discord.requests.filter((r) => r.method === 'POST' && r.path === `/channels/${discord.world.channelId}/messages`).map((r) => r.body as { content: string });
+  const ask = (content: string): Promise<string> =>
+    discord.dispatchMessage({ channelId: discord.world.channelId, authorId: discord.world.user.id, content: `<@${discord.world.bot.id}> ${content}`, mentionsBot: true });
+  const nthPost = (n: number) => discord.whenRequest(() => posts().length >= n);
+
+  it('answers a mention, and stops on SIGTERM with status 0', async () => {
+    fake.enqueue(chatText('Hello from the bot.'));
+    const bot = run();
+    await bot.logged('connected to Discord');
+    await ask('hello');
+    await nthPost(1);
+    expect(posts()[0]?.content).toBe('Hello from the bot.');
+    bot.stop();
+    expect(await bot.done).toBe(0);
+  });
+
+  it('marks notices, and refuses to resume a request whose message was deleted', async () => {
+    fake.enqueue(...Array.from({ length: 40 }, () => overloaded));
+    const bot = run();
+    await bot.logged('connected to Discord');
+    const original = await ask('look something up');
+    await nthPost(1);
+    expect(posts()[0]?.content).toMatch(/^ℹ️ The model provider is overloaded/);
+    discord.deleteUserMessage(original);
+    await ask('resume');
+    await nthPost(2);
+    expect(posts()[1]?.content).toMatch(/^ℹ️ Your original message was edited or deleted/);
+    bot.stop();
+    expect(await bot.done).toBe(0);
+  });
+});
