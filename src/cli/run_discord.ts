@@ -34,6 +34,11 @@ export class DiscordLoginError extends Error {
  */
 export async function runDiscord(run: DiscordRun): Promise<void> {
   const { config, services, clock, logger } = run;
+  // Listen for the signals first, so that a stop that comes the moment the bot is up is not missed.
+  const stopped = new Promise<void>((resolve) => {
+    run.signals?.once('SIGINT', resolve);
+    run.signals?.once('SIGTERM', resolve);
+  });
   const client = new Client({
     intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.DirectMessages],
     partials: [Partials.Channel],
@@ -56,7 +61,7 @@ export async function runDiscord(run: DiscordRun): Promise<void> {
     catalog: () => deriveCatalog(config.tools, { memory: services.memory }),
     clock,
     logger,
-    sink: discordSink(bot, logger.child({ component: 'discord' })),
+    sink: discordSink({ client: bot, clock, logger: logger.child({ component: 'discord' }), editIntervalMs: config.discord.edit_interval_ms }),
     source: discordMessageSource(bot),
     faults: run.faults,
   });
@@ -81,10 +86,7 @@ export async function runDiscord(run: DiscordRun): Promise<void> {
     });
   });
   logger.info({ user: bot.user.tag }, 'connected to Discord');
-  await new Promise<void>((resolve) => {
-    run.signals?.once('SIGINT', resolve);
-    run.signals?.once('SIGTERM', resolve);
-  });
+  await stopped;
   logger.info('shutting down: running turns are suspended with their work kept');
   await intake.shutdown();
   await client.destroy();

@@ -1,21 +1,39 @@
-import type { Client, TextBasedChannel } from 'discord.js';
+import type { Client, Message, TextBasedChannel } from 'discord.js';
 import type { BotEvent, ReplySink } from '../chat/intake_types.js';
+import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
-import { splitMessage } from './message_split.js';
+import { DISCORD_MESSAGE_LIMIT, splitMessage } from './message_split.js';
 import { SAFE_MENTIONS } from './triggers.js';
 
-type SendableChannel = TextBasedChannel & { send: (options: object) => Promise<unknown>; sendTyping: () => Promise<unknown> };
+type SendableChannel = TextBasedChannel & { send: (options: object) => Promise<Message>; sendTyping: () => Promise<unknown> };
+
+/** A reply being streamed into one Discord message, edited as text arrives. */
+interface Stream {
+  text: string;
+  message: Message | undefined;
+  lastEditAt: number;
+}
+
+export interface DiscordSinkOptions {
+  readonly client: Client;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** The least time between two edits of a streamed reply. */
+  readonly editIntervalMs: number;
+}
 
 /**
- * The bot's events on Discord: replies and notices answer the message they are about, split at
- * line or sentence boundaries when longer than a message; notices are marked; a turn that starts
- * shows the typing indicator. What is posted in one channel is posted in order.
+ * The bot's events on Discord: a reply streams into a reply to the message it answers, edited at
+ * most once per `editIntervalMs`, and ends split into follow-ups when longer than a message, at
+ * line or sentence boundaries; notices are marked; a turn that starts shows the typing indicator.
+ * Nothing posted can ping @everyone, a role or a user. What one channel gets is posted in order.
  */
-export function discordSink(client: Client, logger: Logger): ReplySink {
+export function discordSink(options: DiscordSinkOptions): ReplySink {
+  const { client, clock, logger } = options;
   const queues = new Map<string, Promise<void>>();
+  const streams = new Map<string, Stream>();
   const inOrder = (channelId: string, work: (channel: SendableChannel) => Promise<unknown>): void => {
-    const previous = queues.get(channelId) ?? Promise.resolve();
-    const next = previous
+    const next = (queues.get(channelId) ?? Promise.resolve())
       .then(async () => {
         const channel = await client.channels.fetch(channelId);
         if (channel === null || !channel.isTextBased() || !('send' in channel)) throw new Error(`channel ${channelId} cannot take messages`);
@@ -24,22 +42,38 @@ export function discordSink(client: Client, logger: Logger): ReplySink {
       .catch((error: unknown) => logger.error({ err: error, channel: channelId }, 'could not post to Discord'));
     queues.set(channelId, next);
   };
+  const replyTo = (messageId: string) => ({ messageReference: messageId, failIfNotExists: false });
   return {
     post(event: BotEvent) {
       switch (event.type) {
+        case 'delta': {
+          const stream = streams.get(event.turn) ?? { text: '', message: undefined, lastEditAt: Number.NEGATIVE_INFINITY };
+          streams.set(event.turn, stream);
+          stream.text += event.text;
+          inOrder(event.channelId, async (channel) => {
+            const now = clock.monotonicNow();
+            if (stream.text.length > DISCORD_MESSAGE_LIMIT || now - stream.lastEditAt < options.editIntervalMs) return;
+            stream.lastEditAt = now;
+            if (stream.message === undefined) stream.message = await channel.send({ content: stream.text, reply: replyTo(event.inReplyTo), allowedMentions: SAFE_MENTIONS });
+            else await stream.message.edit({ content: stream.text, allowedMentions: SAFE_MENTIONS });
+          });
+          return;
+        }
         case 'message': {
           const text = event.kind === 'reply' ? event.text : `ℹ️ ${event.text}`;
+          const stream = event.turn === null ? undefined : streams.get(event.turn);
+          if (event.turn !== null) streams.delete(event.turn);
           inOrder(event.channelId, async (channel) => {
             const [first = '', ...rest] = splitMessage(text);
-            await channel.send({ content: first, reply: { messageReference: event.inReplyTo, failIfNotExists: false }, allowedMentions: SAFE_MENTIONS });
+            // A streamed draft becomes the final reply, or the notice that replaces it.
+            if (stream?.message !== undefined) await stream.message.edit({ content: first, allowedMentions: SAFE_MENTIONS });
+            else await channel.send({ content: first, reply: replyTo(event.inReplyTo), allowedMentions: SAFE_MENTIONS });
             for (const part of rest) await channel.send({ content: part, allowedMentions: SAFE_MENTIONS });
           });
           return;
         }
         case 'turn':
           if (event.status === 'ACTIVE') inOrder(event.channelId, (channel) => channel.sendTyping());
-          return;
-        case 'delta':
           return;
         default: {
           const unreachable: never = event;

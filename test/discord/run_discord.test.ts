@@ -83,4 +83,17 @@ describe('the Discord adapter in-process', { timeout: 60_000 }, () => {
     bot.stop();
     expect(await bot.done).toBe(0);
   });
+
+  it('streams a reply into one message and edits it to the final text, at most once per edit interval', async () => {
+    fake.enqueue(chatText(['Milk ', 'is ', 'a ', 'drink.']));
+    const bot = run();
+    await bot.logged('connected to Discord');
+    await ask('what is milk?');
+    const edited = await discord.whenRequest((r) => r.method === 'PATCH' && r.path.startsWith(`/channels/${discord.world.channelId}/messages/`));
+    expect(posts()).toEqual([expect.objectContaining({ content: 'Milk ' })]);
+    expect(edited.body).toMatchObject({ content: 'Milk is a drink.', allowed_mentions: { parse: [] } });
+    expect(discord.requests.filter((r) => r.method === 'PATCH')).toHaveLength(1);
+    bot.stop();
+    expect(await bot.done).toBe(0);
+  });
 });
