@@ -6,6 +6,7 @@ import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { discordSink } from '../discord/discord_sink.js';
 import { discordMessageSource } from '../discord/discord_source.js';
+import { commandAsMessage, registerSlashCommands } from '../discord/slash_commands.js';
 import { addressesBot, withoutBotMention } from '../discord/triggers.js';
 import { deriveCatalog } from '../tools/catalog.js';
 import type { BotServices } from './bot_services.js';
@@ -85,6 +86,14 @@ export async function runDiscord(run: DiscordRun): Promise<void> {
       text: withoutBotMention(message.content, bot.user.id),
     });
   });
+  client.on(Events.InteractionCreate, (interaction) => {
+    if (!interaction.isChatInputCommand()) return;
+    commandAsMessage(interaction).then(
+      (message) => message !== undefined && intake.submit(message),
+      (error: unknown) => logger.error({ err: error }, 'could not answer a slash command'),
+    );
+  });
+  await registerSlashCommands(bot, config.discord.guild_ids);
   logger.info({ user: bot.user.tag }, 'connected to Discord');
   await stopped;
   logger.info('shutting down: running turns are suspended with their work kept');

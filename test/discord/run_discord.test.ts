@@ -96,4 +96,31 @@ describe('the Discord adapter in-process', { timeout: 60_000 }, () => {
     bot.stop();
     expect(await bot.done).toBe(0);
   });
+
+  it('registers /stop, /resume and /status, acknowledges them to their user alone, and answers /status in the channel', async () => {
+    const bot = run('');
+    await bot.logged('connected to Discord');
+    const registered = discord.requests.find((r) => r.method === 'PUT' && r.path.includes('/commands'));
+    expect((registered?.body as { name: string }[]).map((c) => c.name)).toEqual(['stop', 'resume', 'status']);
+    const { id } = await discord.dispatchInteraction({ name: 'status' });
+    const ack = await discord.whenRequest((r) => r.method === 'POST' && r.path.startsWith(`/interactions/${id}/`));
+    expect(ack.body).toMatchObject({ type: 4, data: { content: '`/status` received.', flags: 64 } });
+    await nthPost(1);
+    expect(posts()[0]?.content).toBe('ℹ️ Nothing is running in this channel.\nNo saved requests are waiting.');
+    bot.stop();
+    expect(await bot.done).toBe(0);
+  });
+
+  it('stops a running request with /stop', async () => {
+    fake.enqueue({ kind: 'stream', chunks: ['data: {"choices":[{"index":0,"delta":{"content":"Thinking"}}]}\n\n'], then: 'stall' });
+    const bot = run();
+    await bot.logged('connected to Discord');
+    await ask('a long question');
+    await fake.whenRequests(1);
+    await discord.dispatchInteraction({ name: 'stop' });
+    await fake.whenClientClosed();
+    await discord.whenRequest(() => discord.requests.some((r) => r.method === 'PATCH' && (r.body as { content?: string }).content === 'ℹ️ Stopped.'));
+    bot.stop();
+    expect(await bot.done).toBe(0);
+  });
 });

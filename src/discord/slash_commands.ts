@@ -1,0 +1,35 @@
+import { ApplicationCommandOptionType, MessageFlags, type ApplicationCommandData, type ChatInputCommandInteraction, type Client } from 'discord.js';
+import type { InboundMessage } from '../chat/intake_types.js';
+
+/** The slash commands the bot registers: the same commands the console takes as text. */
+export const SLASH_COMMANDS: readonly ApplicationCommandData[] = [
+  { name: 'stop', description: 'Stop the request running in this channel.' },
+  {
+    name: 'resume',
+    description: 'Continue your saved request in this channel.',
+    options: [{ name: 'turn', description: 'Which saved request (see /status); your latest by default.', type: ApplicationCommandOptionType.String as const, required: false }],
+  },
+  { name: 'status', description: 'What is running and what is saved in this channel.' },
+];
+
+/** Registers the commands in the listed servers (effective at once), or globally when none are listed. */
+export async function registerSlashCommands(client: Client<true>, guildIds: readonly string[]): Promise<void> {
+  if (guildIds.length === 0) {
+    await client.application.commands.set(SLASH_COMMANDS);
+    return;
+  }
+  for (const guildId of guildIds) await client.application.commands.set(SLASH_COMMANDS, guildId);
+}
+
+/**
+ * A slash command as the message the intake pipeline understands, after acknowledging it to its
+ * user alone (the answer itself comes as the bot's usual reply or notice in the channel).
+ * `undefined` for a command that is not the bot's.
+ */
+export async function commandAsMessage(interaction: ChatInputCommandInteraction): Promise<InboundMessage | undefined> {
+  const text = interaction.commandName === 'resume' ? `/resume ${interaction.options.getString('turn') ?? ''}`.trim() : `/${interaction.commandName}`;
+  if (!SLASH_COMMANDS.some((command) => command.name === interaction.commandName)) return undefined;
+  await interaction.reply({ content: `\`${text}\` received.`, flags: MessageFlags.Ephemeral });
+  const roles = interaction.member === null ? [] : Array.isArray(interaction.member.roles) ? interaction.member.roles : [...interaction.member.roles.cache.keys()];
+  return { source: 'discord', channelId: interaction.channelId, authorId: interaction.user.id, authorRoleIds: roles, messageId: interaction.id, text };
+}
