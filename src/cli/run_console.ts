@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { FaultInjector } from '../chat/fault_points.js';
 import { Intake } from '../chat/intake.js';
+import type { ReplySink } from '../chat/intake_types.js';
 import { consoleMessageSource } from '../chat/resume.js';
 import type { Config } from '../config/schema.js';
 import type { Clock } from '../core/clock.js';
@@ -55,17 +56,7 @@ export async function runConsole(run: ConsoleRun): Promise<void> {
     run.signals?.once('SIGTERM', () => resolve('signal'));
   });
   sink.ready();
-  for (const turn of services.interrupted) {
-    sink.post({
-      type: 'message',
-      channelId: turn.identity.channelId,
-      inReplyTo: turn.identity.messageId,
-      turn: turn.turnId,
-      kind: 'notice',
-      notice: 'interrupted',
-      text: 'The bot restarted while working on a request; its work is saved. Type `resume` to continue it.',
-    });
-  }
+  announceInterrupted(services, sink);
   const ended = await Promise.race([readConsoleLines(run.input, clock, (message) => intake.submit(message)).then(() => 'eof' as const), shutdown]);
   if (ended === 'signal') {
     logger.info('shutting down: running turns are suspended with their work kept');
@@ -89,5 +80,20 @@ async function keepHouse(services: BotServices, clock: Clock, intervalMs: number
     } catch {
       if (signal.aborted) return;
     }
+  }
+}
+
+/** After a restart, each turn the start-up sweep found interrupted is announced once, in its channel. */
+export function announceInterrupted(services: BotServices, sink: ReplySink): void {
+  for (const turn of services.interrupted) {
+    sink.post({
+      type: 'message',
+      channelId: turn.identity.channelId,
+      inReplyTo: turn.identity.messageId,
+      turn: turn.turnId,
+      kind: 'notice',
+      notice: 'interrupted',
+      text: 'The bot restarted while working on a request; its work is saved. Type `resume` to continue it.',
+    });
   }
 }

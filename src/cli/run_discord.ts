@@ -10,7 +10,7 @@ import { commandAsMessage, registerSlashCommands } from '../discord/slash_comman
 import { addressesBot, withoutBotMention } from '../discord/triggers.js';
 import { deriveCatalog } from '../tools/catalog.js';
 import type { BotServices } from './bot_services.js';
-import type { SignalSource } from './run_console.js';
+import { announceInterrupted, type SignalSource } from './run_console.js';
 
 export interface DiscordRun {
   readonly config: Config;
@@ -53,6 +53,7 @@ export async function runDiscord(run: DiscordRun): Promise<void> {
     throw new DiscordLoginError(`could not log in to Discord with discord.token${config.discord.api_url === undefined ? "" : ` at ${config.discord.api_url}`}: ${error instanceof Error ? error.message : String(error)}`);
   }
   const bot = await ready;
+  const sink = discordSink({ client: bot, clock, logger: logger.child({ component: 'discord' }), editIntervalMs: config.discord.edit_interval_ms });
   const intake = new Intake({
     config,
     store: services.store,
@@ -62,7 +63,7 @@ export async function runDiscord(run: DiscordRun): Promise<void> {
     catalog: () => deriveCatalog(config.tools, { memory: services.memory }),
     clock,
     logger,
-    sink: discordSink({ client: bot, clock, logger: logger.child({ component: 'discord' }), editIntervalMs: config.discord.edit_interval_ms }),
+    sink,
     source: discordMessageSource(bot),
     faults: run.faults,
   });
@@ -95,6 +96,7 @@ export async function runDiscord(run: DiscordRun): Promise<void> {
   });
   await registerSlashCommands(bot, config.discord.guild_ids);
   logger.info({ user: bot.user.tag }, 'connected to Discord');
+  announceInterrupted(services, sink);
   await stopped;
   logger.info('shutting down: running turns are suspended with their work kept');
   await intake.shutdown();

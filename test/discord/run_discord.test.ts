@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
@@ -6,6 +7,7 @@ import { chatText } from '../support/fake_llm/openai_chat.js';
 import { FakeLLMServer, type FakeStep } from '../support/fake_llm/server.js';
 import { FakeDiscord } from '../support/fake_discord/server.js';
 import { useTempDir } from '../support/temp_dir.js';
+import { openTestStore } from '../support/turn_store.js';
 
 const overloaded: FakeStep = { kind: 'reply', status: 529, body: { error: { type: 'overloaded_error' } } };
 
@@ -120,6 +122,21 @@ describe('the Discord adapter in-process', { timeout: 60_000 }, () => {
     await discord.dispatchInteraction({ name: 'stop' });
     await fake.whenClientClosed();
     await discord.whenRequest(() => discord.requests.some((r) => r.method === 'PATCH' && (r.body as { content?: string }).content === 'ℹ️ Stopped.'));
+    bot.stop();
+    expect(await bot.done).toBe(0);
+  });
+
+  it('tells the channel once after a restart that a request was interrupted, answering that request', async () => {
+    const { store } = openTestStore(join(temp.path(), 'data'));
+    await store.admit({ identity: { source: 'discord', channelId: discord.world.channelId, messageId: 'asked-before' }, requesterId: discord.world.user.id, messageDigest: 'd' });
+    await store.close();
+    const bot = run();
+    await bot.logged('connected to Discord');
+    await nthPost(1);
+    expect(discord.requests.find((r) => r.method === 'POST' && r.path === `/channels/${discord.world.channelId}/messages`)?.body).toMatchObject({
+      content: expect.stringMatching(/^ℹ️ The bot restarted while working on a request/) as unknown,
+      message_reference: { message_id: 'asked-before' },
+    });
     bot.stop();
     expect(await bot.done).toBe(0);
   });
