@@ -1,5 +1,8 @@
 import { resolve } from 'node:path';
+import type { FaultInjector } from '../chat/fault_points.js';
 import { HistoryStore } from '../chat/history_store.js';
+import { Intake } from '../chat/intake.js';
+import type { MessageSource, ReplySink } from '../chat/intake_types.js';
 import { isConfigError } from '../config/problems.js';
 import type { Config } from '../config/schema.js';
 import type { Clock } from '../core/clock.js';
@@ -12,6 +15,7 @@ import { ModelBreakerRegistry } from '../recovery/breaker_registry.js';
 import type { RecoveryRuntime } from '../recovery/generate_with_recovery.js';
 import { recoverySettings } from '../recovery/settings.js';
 import { SubsystemGuard } from '../recovery/subsystem_guard.js';
+import { deriveCatalog } from '../tools/catalog.js';
 import { MemoryStore } from '../tools/memory_store.js';
 import { openSqliteTurnStore } from '../turn_state/sqlite_turn_store.js';
 import { turnStoreTimings } from '../turn_state/store_options.js';
@@ -82,4 +86,17 @@ export async function openBotServices(config: Config, cwd: string, clock: Clock,
       memory?.close();
     },
   };
+}
+
+/** The intake pipeline over the bot's services, for a transport's sink and message source. */
+export function intakeFor(config: Config, services: BotServices, deps: { clock: Clock; logger: Logger; sink: ReplySink; source: MessageSource; faults: FaultInjector }): Intake {
+  return new Intake({
+    config,
+    store: services.store,
+    history: services.history,
+    provider: services.provider,
+    recovery: services.recovery,
+    catalog: () => deriveCatalog(config.tools, { memory: services.memory }),
+    ...deps,
+  });
 }

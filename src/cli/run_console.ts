@@ -1,6 +1,5 @@
 import type { Readable } from 'node:stream';
 import type { FaultInjector } from '../chat/fault_points.js';
-import { Intake } from '../chat/intake.js';
 import type { ReplySink } from '../chat/intake_types.js';
 import { consoleMessageSource } from '../chat/resume.js';
 import type { Config } from '../config/schema.js';
@@ -8,8 +7,7 @@ import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { readConsoleLines } from '../console/console_adapter.js';
 import { jsonLinesSink, textSink, type ConsoleOutput } from '../console/console_sink.js';
-import { deriveCatalog } from '../tools/catalog.js';
-import type { BotServices } from './bot_services.js';
+import { intakeFor, type BotServices } from './bot_services.js';
 
 /** Where the process's shutdown signals come from. */
 export interface SignalSource {
@@ -36,19 +34,7 @@ export interface ConsoleRun {
 export async function runConsole(run: ConsoleRun): Promise<void> {
   const { config, services, clock, logger } = run;
   const sink = run.mode === 'jsonl' ? jsonLinesSink(run.output) : textSink(run.output);
-  const intake = new Intake({
-    config,
-    store: services.store,
-    history: services.history,
-    provider: services.provider,
-    recovery: services.recovery,
-    catalog: () => deriveCatalog(config.tools, { memory: services.memory }),
-    clock,
-    logger,
-    sink,
-    source: consoleMessageSource,
-    faults: run.faults,
-  });
+  const intake = intakeFor(config, services, { clock, logger, sink, source: consoleMessageSource, faults: run.faults });
   const stopHousekeeping = new AbortController();
   const housekeeping = keepHouse(services, clock, config.turn_state.housekeeping_interval_seconds * 1000, stopHousekeeping.signal);
   const shutdown = new Promise<'signal'>((resolve) => {

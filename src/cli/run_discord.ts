@@ -1,5 +1,4 @@
 import { Client, Events, GatewayIntentBits, Partials, type Message } from 'discord.js';
-import { Intake } from '../chat/intake.js';
 import type { FaultInjector } from '../chat/fault_points.js';
 import type { Config } from '../config/schema.js';
 import type { Clock } from '../core/clock.js';
@@ -8,8 +7,7 @@ import { discordSink } from '../discord/discord_sink.js';
 import { discordMessageSource } from '../discord/discord_source.js';
 import { commandAsMessage, registerSlashCommands } from '../discord/slash_commands.js';
 import { addressesBot, withoutBotMention } from '../discord/triggers.js';
-import { deriveCatalog } from '../tools/catalog.js';
-import type { BotServices } from './bot_services.js';
+import { intakeFor, type BotServices } from './bot_services.js';
 import { announceInterrupted, type SignalSource } from './run_console.js';
 
 export interface DiscordRun {
@@ -54,19 +52,7 @@ export async function runDiscord(run: DiscordRun): Promise<void> {
   }
   const bot = await ready;
   const sink = discordSink({ client: bot, clock, logger: logger.child({ component: 'discord' }), editIntervalMs: config.discord.edit_interval_ms });
-  const intake = new Intake({
-    config,
-    store: services.store,
-    history: services.history,
-    provider: services.provider,
-    recovery: services.recovery,
-    catalog: () => deriveCatalog(config.tools, { memory: services.memory }),
-    clock,
-    logger,
-    sink,
-    source: discordMessageSource(bot),
-    faults: run.faults,
-  });
+  const intake = intakeFor(config, services, { clock, logger, sink, source: discordMessageSource(bot), faults: run.faults });
   client.on(Events.MessageCreate, (message: Message) => {
     const view = {
       authorId: message.author.id,

@@ -13,7 +13,7 @@ import { ManualClock } from '../../src/core/manual_clock.js';
 import type { Message } from '../../src/llm/protocol.js';
 import { validateToolPairs } from '../../src/llm/tool_pairs.js';
 import { deriveCatalog } from '../../src/tools/catalog.js';
-import { engineHarness, targetToolsConfig } from '../support/engine_harness.js';
+import { chargeToolYaml, engineHarness, targetToolsConfig } from '../support/engine_harness.js';
 import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
 import { FakeLLMServer, type FakeStep } from '../support/fake_llm/server.js';
 import { runToCompletion } from '../support/recovery_runtime.js';
@@ -161,14 +161,7 @@ describe('continuing an interrupted turn from its log (DESIGN §7.4)', { timeout
   it('re-sends an idempotent call that was running at the stop with the same key, and records it reconciled', async () => {
     const withCharge = targetToolsConfig(
       target.url,
-      `    - name: charge
-      description: Charges a card.
-      method: POST
-      url: ${target.url}/charges
-      effect: idempotent
-      idempotency_header: Idempotency-Key
-      parameters: { type: object, properties: { cents: { type: integer } }, required: [cents] }
-`,
+      chargeToolYaml(target.url),
     );
     fake.enqueue(chatToolCalls([{ id: 'c1', name: 'charge', args: '{"cents":500}' }]), chatText('Charged.'));
     const result = await interruptAndContinue(temp.path(), stopAt('after_tool'), 0, withCharge);

@@ -5,7 +5,7 @@ import type { FaultInjector } from '../../src/chat/fault_points.js';
 import { type ManualClock } from '../../src/core/manual_clock.js';
 import { validateToolPairs } from '../../src/llm/tool_pairs.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';
-import { engineHarness, targetToolsConfig, type EngineHarness } from '../support/engine_harness.js';
+import { chargeToolYaml, engineHarness, targetToolsConfig, type EngineHarness } from '../support/engine_harness.js';
 import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
 import { FakeLLMServer, type FakeStep } from '../support/fake_llm/server.js';
 import { runToCompletion } from '../support/recovery_runtime.js';
@@ -155,15 +155,7 @@ describe('the turn engine against a real store, real tools and the fake model', 
       fake,
       targetToolsConfig(
         target.url,
-        `    - name: charge
-      description: Charges a card.
-      method: POST
-      url: ${target.url}/charges
-      effect: idempotent
-      idempotency_header: Idempotency-Key
-      timeout_seconds: 5
-      parameters: { type: object, properties: { cents: { type: integer } }, required: [cents] }
-`,
+        chargeToolYaml(target.url, 5),
       ),
     );
     target.reply({ status: 503, body: 'busy' });
@@ -183,14 +175,7 @@ describe('the turn engine against a real store, real tools and the fake model', 
       fake,
       targetToolsConfig(
         target.url,
-        `    - name: charge
-      description: Charges a card.
-      method: POST
-      url: ${target.url}/charges
-      effect: idempotent
-      idempotency_header: Idempotency-Key
-      parameters: { type: object, properties: { cents: { type: integer } }, required: [cents] }
-`,
+        chargeToolYaml(target.url),
       ),
     );
     target.reply({ status: 503, body: 'busy' }, { status: 502, body: 'still busy' });

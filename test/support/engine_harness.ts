@@ -16,6 +16,19 @@ import type { FakeLLMServer } from './fake_llm/server.js';
 import { testRecoveryRuntime } from './recovery_runtime.js';
 import { admissionFor } from './turn_store.js';
 
+/** An idempotent `charge` tool on the tool target, to append to the `tools.http` list. */
+export function chargeToolYaml(targetUrl: string, timeoutSeconds = 30): string {
+  return `    - name: charge
+      description: Charges a card.
+      method: POST
+      url: ${targetUrl}/charges
+      effect: idempotent
+      idempotency_header: Idempotency-Key
+      timeout_seconds: ${timeoutSeconds}
+      parameters: { type: object, properties: { cents: { type: integer } }, required: [cents] }
+`;
+}
+
 /** Two HTTP tools on the tool target: `save_note` (a write) and `lookup` (a read). */
 export function targetToolsConfig(targetUrl: string, extra = ''): Config {
   return parseConfigText(
