@@ -6,7 +6,9 @@ import type { TurnStore } from '../turn_state/turn_store.js';
 import type { ChatTurn, TurnBudgets } from './chat_turn.js';
 import { noDurability, storeDurability, type TurnDurability } from './durability.js';
 import { messageDigest, type InboundMessage, type NoticeKind } from './intake_types.js';
+import type { MessageAttachment } from './message_attachment.js';
 import type { ReconstructedParts } from './turn_codec.js';
+import { userContent } from './user_content.js';
 
 export interface AdmissionDeps {
   readonly config: Config;
@@ -20,12 +22,15 @@ export function turnBudgets(config: Config): TurnBudgets {
   return { maxIterations: config.chat.max_iterations, maxToolCalls: config.chat.max_tool_calls, maxContinuations: config.chat.max_continuations };
 }
 
-/** A turn that has done nothing yet: its transcript is the user's message (the history goes in front of it). */
-export function newChatTurn(parts: ReconstructedParts, text: string, config: Config): ChatTurn {
+/**
+ * A turn that has done nothing yet: its transcript is the user's message (the history goes in
+ * front of it): the text, then the attachments as `llm.vision` lets the model see them.
+ */
+export function newChatTurn(parts: ReconstructedParts, text: string, config: Config, attachments: readonly MessageAttachment[] = []): ChatTurn {
   return {
     ...parts,
     systemPrompt: config.chat.system_prompt,
-    transcript: [{ role: 'user', content: [{ type: 'text', text }] }],
+    transcript: [{ role: 'user', content: userContent(text, attachments, config.llm.vision) }],
     iteration: 0,
     toolCallsUsed: 0,
     budgets: turnBudgets(config),
@@ -56,6 +61,7 @@ export async function admitMessage(message: InboundMessage, signal: AbortSignal,
       { turnId, identity, requester, tools: permittedTools(deps.catalog().tools, config.permissions, requester, message.channelId), signal, logger: deps.logger.child({ turn: turnId }) },
       message.text,
       config,
+      message.attachments,
     );
   if (deps.store === undefined) {
     const turnId = `${message.source}:${message.channelId}:${message.messageId}`;

@@ -18,6 +18,8 @@ export interface TurnDurability {
   checkpoint(append: readonly Message[], state: unknown, progressed: boolean): Promise<void>;
   suspend(reason: string): Promise<void>;
   finish(status: OwnerTerminalStatus, reason?: string): Promise<void>;
+  /** Ends the turn TERMINAL_COMPLETED with its final reply stored for delivery. */
+  complete(reply: string): Promise<void>;
   /** Beats the lease every `intervalMs` until `signal` aborts; a lost lease or dead store ends the loop. */
   keepAlive(clock: Clock, intervalMs: number, signal: AbortSignal): Promise<void>;
 }
@@ -32,6 +34,7 @@ export function storeDurability(store: TurnStore, lease: Lease): TurnDurability 
     checkpoint: (append, state, progressed) => store.checkpoint(lease, { append, state, progressed }),
     suspend: (reason) => store.suspend(lease, reason),
     finish: (status, reason) => store.finish(lease, status, reason),
+    complete: (reply) => store.complete(lease, reply),
     async keepAlive(clock, intervalMs, signal) {
       for (;;) {
         try {
@@ -70,6 +73,7 @@ export function noDurability(turnId: string): TurnDurability {
     checkpoint: () => Promise.resolve(),
     suspend: () => Promise.reject(new Error('durability is off: a suspended turn could not be kept')),
     finish: () => Promise.resolve(),
+    complete: () => Promise.resolve(),
     keepAlive: () => Promise.resolve(),
   };
 }

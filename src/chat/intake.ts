@@ -14,6 +14,7 @@ import type { FaultInjector } from './fault_points.js';
 import type { HistoryStore } from './history_store.js';
 import { summarizeThrough } from './history_summary.js';
 import type { InboundMessage, MessageSource, NoticeKind, ReplySink } from './intake_types.js';
+import { deliverReply } from './reply_delivery.js';
 import { attemptResume } from './resume.js';
 import { startTurn, type RunDeps } from './run_turn.js';
 import { ShutdownReason } from './shutdown.js';
@@ -180,8 +181,9 @@ export class Intake {
     this.#turnEvent(message, turnId, ending.status);
     if (ending.message === undefined) return;
     if (ending.status === 'TERMINAL_COMPLETED') {
-      deps.sink.post({ type: 'message', channelId: message.channelId, inReplyTo: message.messageId, turn: turnId, kind: 'reply', text: ending.message });
       deps.history.append(channelKey(message), { role: 'assistant', text: ending.message });
+      const reply = { channelId: message.channelId, inReplyTo: message.messageId, turn: turnId, text: ending.message, partsDelivered: 0, redelivery: false };
+      await deliverReply(deps.store, deps.sink, reply, deps.logger);
       await deps.history.fitToBudget(channelKey(message), deps.config.chat.history_max_chars, deps.config.chat.compaction, summarizeThrough(deps.provider, deps.recovery));
       return;
     }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { TurnRecord, TurnStatus } from '../turn_state/turn_types.js';
+import type { MessageAttachment } from './message_attachment.js';
 
 /** A message as a transport hands it to the intake pipeline. */
 export interface InboundMessage {
@@ -10,6 +11,8 @@ export interface InboundMessage {
   readonly authorRoleIds: readonly string[];
   readonly messageId: string;
   readonly text: string;
+  /** The files that came with the message, downloaded and checked by the transport; none when absent. */
+  readonly attachments?: readonly MessageAttachment[];
 }
 
 /** Why the bot posted a notice rather than a reply. */
@@ -29,16 +32,58 @@ export const NOTICE_KINDS = [
 ] as const;
 export type NoticeKind = (typeof NOTICE_KINDS)[number];
 
-/** What the bot tells a transport to show, in order; `inReplyTo` is the id of the message it answers. */
+/**
+ * What the bot tells a transport to show, in order; `inReplyTo` is the id of the message it
+ * answers. Final replies are not events: they go through {@link ReplySink.deliver}.
+ */
 export type BotEvent =
-  | { readonly type: 'message'; readonly channelId: string; readonly inReplyTo: string; readonly turn: string | null; readonly kind: 'reply'; readonly text: string }
   | { readonly type: 'message'; readonly channelId: string; readonly inReplyTo: string; readonly turn: string | null; readonly kind: 'notice'; readonly notice: NoticeKind; readonly text: string }
   | { readonly type: 'delta'; readonly channelId: string; readonly inReplyTo: string; readonly turn: string; readonly text: string }
   | { readonly type: 'turn'; readonly channelId: string; readonly turn: string; readonly status: TurnStatus };
 
+/** A completed turn's final reply, to be delivered in parts that the transport confirms one by one. */
+export interface FinalReply {
+  readonly channelId: string;
+  /** The id of the message the reply answers. */
+  readonly inReplyTo: string;
+  readonly turn: string;
+  readonly text: string;
+  /** Parts an earlier process confirmed: they are not posted again. */
+  readonly partsDelivered: number;
+  /** Whether an earlier process may have posted some of it without confirming (a delivery after a restart). */
+  readonly redelivery: boolean;
+}
+
 /** Where the bot's events go: the transport renders them (DESIGN §2). */
 export interface ReplySink {
   post(event: BotEvent): void;
+  /**
+   * Delivers a final reply, after whatever the channel was shown before it. `confirmed(n)` is
+   * awaited each time the transport confirms that the first `n` parts are posted. Resolves when
+   * every part is; rejects when the transport gives up, with a {@link ReplyUndeliverable} when
+   * trying again later cannot help.
+   */
+  deliver(reply: FinalReply, confirmed: (partsDelivered: number) => Promise<void>): Promise<void>;
+}
+
+const UNDELIVERABLE = Symbol.for('holdfast.ReplyUndeliverable');
+
+/** The transport refused a reply for good (the channel is gone, the bot may not post there): posting it again cannot help. */
+export class ReplyUndeliverable extends Error {
+  override readonly name = 'ReplyUndeliverable';
+  readonly [UNDELIVERABLE] = true;
+  constructor(
+    readonly turn: string,
+    readonly reason: string,
+    options?: ErrorOptions,
+  ) {
+    super(`the reply of turn ${turn} cannot be delivered: ${reason}`, options);
+  }
+}
+
+/** Whether `error` is a {@link ReplyUndeliverable}, from any copy of this module. */
+export function isReplyUndeliverable(error: unknown): error is ReplyUndeliverable {
+  return typeof error === 'object' && error !== null && UNDELIVERABLE in error;
 }
 
 /** The original message of a turn as the transport sees it now; `undefined` when it was deleted. */

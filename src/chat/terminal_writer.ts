@@ -40,7 +40,8 @@ const SUSPENSION_NOTICES: Readonly<Record<'capacity' | 'unreachable' | 'shutdown
 export async function endTurn(outcome: TurnOutcome, durability: TurnDurability): Promise<TurnEnding> {
   switch (outcome.kind) {
     case 'completed':
-      await finishQuietly(durability, 'TERMINAL_COMPLETED', undefined);
+      // The reply is stored with the ending, so that one the transport never confirmed is posted after a restart.
+      await quietly(() => durability.complete(outcome.reply));
       return { status: 'TERMINAL_COMPLETED', message: outcome.reply };
     case 'failed':
       await finishQuietly(durability, 'TERMINAL_FAILED', outcome.reason);
@@ -77,9 +78,13 @@ export async function endTurn(outcome: TurnOutcome, durability: TurnDurability):
 }
 
 /** Ends the turn, unless the store is gone or the lease lost: the notice still reaches the user. */
-async function finishQuietly(durability: TurnDurability, status: OwnerTerminalStatus, reason: string | undefined): Promise<void> {
+function finishQuietly(durability: TurnDurability, status: OwnerTerminalStatus, reason: string | undefined): Promise<void> {
+  return quietly(() => durability.finish(status, reason));
+}
+
+async function quietly(write: () => Promise<void>): Promise<void> {
   try {
-    await durability.finish(status, reason);
+    await write();
   } catch {
     // Nothing more can be recorded; the turn's lease expires and the sweep suspends it for a person to look at.
   }

@@ -20,6 +20,7 @@ import { MemoryStore } from '../tools/memory_store.js';
 import { openSqliteTurnStore } from '../turn_state/sqlite_turn_store.js';
 import { turnStoreTimings } from '../turn_state/store_options.js';
 import type { TurnStore } from '../turn_state/turn_store.js';
+import type { PendingReply } from '../turn_state/reply_types.js';
 import type { TurnRecord } from '../turn_state/turn_types.js';
 
 /** The long-lived parts of the running bot, one of each for the whole process. */
@@ -31,6 +32,8 @@ export interface BotServices {
   readonly recovery: RecoveryRuntime;
   /** Turns the start-up sweep found interrupted: each channel is told once how to resume them. */
   readonly interrupted: readonly TurnRecord[];
+  /** Final replies stored before the restart whose delivery was never confirmed: each is posted once more. */
+  readonly pendingReplies: readonly PendingReply[];
   close(): Promise<void>;
 }
 
@@ -43,6 +46,7 @@ export async function openBotServices(config: Config, cwd: string, clock: Clock,
   const ids = new RandomIds();
   let store: TurnStore | undefined;
   const interrupted: TurnRecord[] = [];
+  let pendingReplies: PendingReply[] = [];
   if (config.turn_state.enabled) {
     const opened = openSqliteTurnStore({ dbPath: resolve(cwd, config.turn_state.db_path), clock, ids, logger: logger.child({ component: 'turn_state' }), ...turnStoreTimings(config.turn_state) });
     if (opened.available) {
@@ -51,6 +55,7 @@ export async function openBotServices(config: Config, cwd: string, clock: Clock,
         const turn = await store.getTurn(turnId);
         if (turn !== undefined) interrupted.push(turn);
       }
+      pendingReplies = await store.listPendingReplies();
     }
   } else {
     logger.warn('turn_state.enabled is false: turns are not durable, and an interrupted reply is lost');
@@ -80,6 +85,7 @@ export async function openBotServices(config: Config, cwd: string, clock: Clock,
     provider,
     recovery,
     interrupted,
+    pendingReplies,
     async close() {
       await store?.close();
       history.close();

@@ -1,6 +1,5 @@
 import type { Readable } from 'node:stream';
 import type { FaultInjector } from '../chat/fault_points.js';
-import type { ReplySink } from '../chat/intake_types.js';
 import { consoleMessageSource } from '../chat/resume.js';
 import type { Config } from '../config/schema.js';
 import type { Clock } from '../core/clock.js';
@@ -8,6 +7,8 @@ import type { Logger } from '../core/logger.js';
 import { readConsoleLines } from '../console/console_adapter.js';
 import { jsonLinesSink, textSink, type ConsoleOutput } from '../console/console_sink.js';
 import { intakeFor, type BotServices } from './bot_services.js';
+import { keepHouse } from './housekeeping.js';
+import { catchUpAfterRestart } from './restart_catch_up.js';
 
 /** Where the process's shutdown signals come from. */
 export interface SignalSource {
@@ -42,7 +43,7 @@ export async function runConsole(run: ConsoleRun): Promise<void> {
     run.signals?.once('SIGTERM', () => resolve('signal'));
   });
   sink.ready();
-  announceInterrupted(services, sink);
+  const caughtUp = catchUpAfterRestart(services, sink, 'console', logger);
   const ended = await Promise.race([readConsoleLines(run.input, clock, (message) => intake.submit(message)).then(() => 'eof' as const), shutdown]);
   if (ended === 'signal') {
     logger.info('shutting down: running turns are suspended with their work kept');
@@ -53,33 +54,7 @@ export async function runConsole(run: ConsoleRun): Promise<void> {
     await intake.close();
   }
   stopHousekeeping.abort();
-  await housekeeping;
+  await Promise.all([housekeeping, caughtUp]);
 }
 
 /** The periodic sweeps of DESIGN §8 and §10; each logs its counts. */
-async function keepHouse(services: BotServices, clock: Clock, intervalMs: number, signal: AbortSignal): Promise<void> {
-  for (;;) {
-    try {
-      await clock.sleep(intervalMs, signal);
-      await services.store?.sweepExpiredLeases();
-      await services.store?.sweepRetention();
-    } catch {
-      if (signal.aborted) return;
-    }
-  }
-}
-
-/** After a restart, each turn the start-up sweep found interrupted is announced once, in its channel. */
-export function announceInterrupted(services: BotServices, sink: ReplySink): void {
-  for (const turn of services.interrupted) {
-    sink.post({
-      type: 'message',
-      channelId: turn.identity.channelId,
-      inReplyTo: turn.identity.messageId,
-      turn: turn.turnId,
-      kind: 'notice',
-      notice: 'interrupted',
-      text: 'The bot restarted while working on a request; its work is saved. Type `resume` to continue it.',
-    });
-  }
-}

@@ -1,14 +1,19 @@
 import { Client, Events, GatewayIntentBits, Partials, type Message } from 'discord.js';
 import type { FaultInjector } from '../chat/fault_points.js';
+import type { InboundMessage } from '../chat/intake_types.js';
 import type { Config } from '../config/schema.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
+import { attachmentSettings, withAttachments } from '../discord/attachments.js';
 import { discordSink } from '../discord/discord_sink.js';
 import { discordMessageSource } from '../discord/discord_source.js';
-import { commandAsMessage, registerSlashCommands } from '../discord/slash_commands.js';
+import { InOrder } from '../discord/in_order.js';
+import { acknowledgeCommand, commandAsMessage, registerSlashCommands } from '../discord/slash_commands.js';
 import { addressesBot, withoutBotMention } from '../discord/triggers.js';
 import { intakeFor, type BotServices } from './bot_services.js';
-import { announceInterrupted, type SignalSource } from './run_console.js';
+import { keepHouse } from './housekeeping.js';
+import { catchUpAfterRestart } from './restart_catch_up.js';
+import type { SignalSource } from './run_console.js';
 
 export interface DiscordRun {
   readonly config: Config;
@@ -51,8 +56,23 @@ export async function runDiscord(run: DiscordRun): Promise<void> {
     throw new DiscordLoginError(`could not log in to Discord with discord.token${config.discord.api_url === undefined ? "" : ` at ${config.discord.api_url}`}: ${error instanceof Error ? error.message : String(error)}`);
   }
   const bot = await ready;
-  const sink = discordSink({ client: bot, clock, logger: logger.child({ component: 'discord' }), editIntervalMs: config.discord.edit_interval_ms });
+  // Ends the waits of deliveries and housekeeping at shutdown; an unfinished delivery is posted after the next start.
+  const stopping = new AbortController();
+  const sink = discordSink({
+    client: bot,
+    clock,
+    logger: logger.child({ component: 'discord' }),
+    editIntervalMs: config.discord.edit_interval_ms,
+    delivery: { clock, backoffMs: config.discord.delivery_backoff_seconds * 1000, deadlineMs: config.discord.delivery_deadline_seconds * 1000, signal: stopping.signal },
+  });
   const intake = intakeFor(config, services, { clock, logger, sink, source: discordMessageSource(bot), faults: run.faults });
+  // A message's attachments are downloaded before it is submitted; its channel's later messages wait for it.
+  const downloads = new AbortController();
+  const attachmentDeps = { clock, logger: logger.child({ component: 'discord' }), signal: downloads.signal };
+  const inOrder = new InOrder<InboundMessage>(
+    (inbound) => intake.submit(inbound),
+    (error: unknown) => logger.error({ err: error }, 'could not take a message'),
+  );
   client.on(Events.MessageCreate, (message: Message) => {
     const view = {
       authorId: message.author.id,
@@ -64,27 +84,33 @@ export async function runDiscord(run: DiscordRun): Promise<void> {
       repliesToBot: message.mentions.repliedUser?.id === bot.user.id,
     };
     if (!addressesBot(view, bot.user.id, config.discord.channels)) return;
-    intake.submit({
+    const inbound: InboundMessage = {
       source: 'discord',
       channelId: message.channelId,
       authorId: message.author.id,
       authorRoleIds: message.member?.roles.cache.map((role) => role.id) ?? [],
       messageId: message.id,
       text: withoutBotMention(message.content, bot.user.id),
-    });
+    };
+    inOrder.push(message.channelId, withAttachments(inbound, [...message.attachments.values()], attachmentSettings(config), attachmentDeps));
   });
   client.on(Events.InteractionCreate, (interaction) => {
     if (!interaction.isChatInputCommand()) return;
-    commandAsMessage(interaction).then(
-      (message) => message !== undefined && intake.submit(message),
-      (error: unknown) => logger.error({ err: error }, 'could not answer a slash command'),
-    );
+    const command = commandAsMessage(interaction);
+    if (command === undefined) return;
+    // The command runs even when its acknowledgement fails: a `/stop` must stop.
+    intake.submit(command);
+    acknowledgeCommand(interaction, command).catch((error: unknown) => logger.warn({ err: error, command: command.text }, 'could not acknowledge a slash command'));
   });
   await registerSlashCommands(bot, config.discord.guild_ids);
   logger.info({ user: bot.user.tag }, 'connected to Discord');
-  announceInterrupted(services, sink);
+  const housekeeping = keepHouse(services, clock, config.turn_state.housekeeping_interval_seconds * 1000, stopping.signal);
+  const caughtUp = catchUpAfterRestart(services, sink, 'discord', logger);
   await stopped;
   logger.info('shutting down: running turns are suspended with their work kept');
+  stopping.abort();
+  downloads.abort();
   await intake.shutdown();
+  await Promise.all([housekeeping, caughtUp]);
   await client.destroy();
 }

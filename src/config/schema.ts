@@ -28,6 +28,26 @@ const discordSchema = z
     channels: ids('Channels where every message is for the bot, without a mention'),
     guild_ids: ids('Servers to register the slash commands in (instantly); empty registers them globally'),
     edit_interval_ms: z.int().positive().default(1500).describe('How often a streamed reply is edited, at most, in milliseconds.'),
+    delivery_backoff_seconds: z
+      .number()
+      .positive()
+      .default(1)
+      .describe('The first wait before posting a final reply again after Discord failed to take it (a 5xx answer or a lost connection); each further wait doubles, up to 30 seconds.'),
+    delivery_deadline_seconds: z
+      .number()
+      .positive()
+      .default(600)
+      .describe('How long the bot keeps trying to post a final reply; a reply not posted by then is posted after the next start.'),
+    max_attachment_mb: z
+      .number()
+      .positive()
+      .default(8)
+      .describe('The largest image attachment (PNG, JPEG, WebP, GIF) that is downloaded and shown to the model, in megabytes (MiB); a larger one is left out and the model is told so.'),
+    max_text_attachment_kb: z
+      .number()
+      .positive()
+      .default(100)
+      .describe('The largest text attachment (`.txt`, `.md`, `.json`, `.csv`, source code, …) whose content is given to the model, in kilobytes (KiB); a larger one is left out and the model is told so.'),
   })
   .describe('The Discord adapter.');
 
@@ -61,6 +81,10 @@ const llmSchema = z
     request_timeout_seconds: seconds('How long to wait for a response to begin', 60),
     stream_stall_timeout_seconds: seconds('How long a streaming response may send nothing before it counts as broken', 60),
     headers: z.record(z.string(), z.string()).default({}).describe('Extra HTTP headers sent with every request (e.g. OpenRouter `HTTP-Referer`).'),
+    vision: z
+      .boolean()
+      .default(false)
+      .describe('Whether the model accepts images. On, image attachments are sent to it; off, it is only told what was attached, so it can say so.'),
   })
   .refine((llm) => llm.api_key === undefined || llm.api_keys === undefined, {
     path: ['api_keys'],

@@ -17,7 +17,7 @@ export function jsonLinesSink(output: ConsoleOutput): ReplySink & { ready(): voi
     post(event: BotEvent) {
       switch (event.type) {
         case 'message':
-          return line(event.kind === 'reply' ? { type: 'message', turn: event.turn, kind: 'reply', text: event.text } : { type: 'message', turn: event.turn, kind: 'notice', notice: event.notice, text: event.text });
+          return line({ type: 'message', turn: event.turn, kind: 'notice', notice: event.notice, text: event.text });
         case 'turn':
           return line({ type: 'turn', turn: event.turn, status: event.status });
         case 'delta':
@@ -27,6 +27,10 @@ export function jsonLinesSink(output: ConsoleOutput): ReplySink & { ready(): voi
           return unreachable;
         }
       }
+    },
+    async deliver(reply, confirmed) {
+      line({ type: 'message', turn: reply.turn, kind: 'reply', text: reply.text });
+      await confirmed(1);
     },
   };
 }
@@ -51,12 +55,8 @@ export function textSink(output: ConsoleOutput): ReplySink & { ready(): void } {
           output.write(event.text);
           return;
         case 'message':
-          if (event.kind === 'reply' && streaming === event.turn) {
-            endStream();
-            return;
-          }
           endStream();
-          output.write(event.kind === 'reply' ? `bot> ${event.text}\n` : `[${event.notice}] ${event.text}\n`);
+          output.write(`[${event.notice}] ${event.text}\n`);
           return;
         case 'turn':
           return;
@@ -65,6 +65,13 @@ export function textSink(output: ConsoleOutput): ReplySink & { ready(): void } {
           return unreachable;
         }
       }
+    },
+    async deliver(reply, confirmed) {
+      // A reply that streamed is already on screen; only its line ends.
+      const streamed = streaming === reply.turn;
+      endStream();
+      if (!streamed) output.write(`bot> ${reply.text}\n`);
+      await confirmed(1);
     },
   };
 }

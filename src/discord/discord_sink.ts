@@ -3,9 +3,11 @@ import type { BotEvent, ReplySink } from '../chat/intake_types.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { DISCORD_MESSAGE_LIMIT, splitMessage } from './message_split.js';
-import { SAFE_MENTIONS } from './triggers.js';
+import { withDiscordRetry, type DiscordRetryPolicy } from './discord_retry.js';
+import { postReplyParts, replyNonce, type ReplyChannel } from './reply_posting.js';
+import { NOTICE_MARK, SAFE_MENTIONS } from './triggers.js';
 
-type SendableChannel = TextBasedChannel & { send: (options: object) => Promise<Message>; sendTyping: () => Promise<unknown> };
+type SendableChannel = TextBasedChannel & ReplyChannel & { sendTyping: () => Promise<unknown> };
 
 /** A reply being streamed into one Discord message, edited as text arrives. */
 interface Stream {
@@ -15,32 +17,40 @@ interface Stream {
 }
 
 export interface DiscordSinkOptions {
-  readonly client: Client;
+  readonly client: Client<true>;
   readonly clock: Clock;
   readonly logger: Logger;
   /** The least time between two edits of a streamed reply. */
   readonly editIntervalMs: number;
+  /** How a final reply's requests are tried again when Discord fails to take them. */
+  readonly delivery: DiscordRetryPolicy;
 }
 
 /**
  * The bot's events on Discord: a reply streams into a reply to the message it answers, edited at
  * most once per `editIntervalMs`, and ends split into follow-ups when longer than a message, at
  * line or sentence boundaries; notices are marked; a turn that starts shows the typing indicator.
- * Nothing posted can ping @everyone, a role or a user. What one channel gets is posted in order.
+ * Final replies are delivered durably (see {@link postReplyParts}). Nothing posted can ping
+ * @everyone, a role or a user. What one channel gets is posted in order.
  */
 export function discordSink(options: DiscordSinkOptions): ReplySink {
   const { client, clock, logger } = options;
-  const queues = new Map<string, Promise<void>>();
+  const queues = new Map<string, Promise<unknown>>();
   const streams = new Map<string, Stream>();
-  const inOrder = (channelId: string, work: (channel: SendableChannel) => Promise<unknown>): void => {
-    const next = (queues.get(channelId) ?? Promise.resolve())
-      .then(async () => {
-        const channel = await client.channels.fetch(channelId);
-        if (channel === null || !channel.isTextBased() || !('send' in channel)) throw new Error(`channel ${channelId} cannot take messages`);
-        await work(channel);
-      })
-      .catch((error: unknown) => logger.error({ err: error, channel: channelId }, 'could not post to Discord'));
-    queues.set(channelId, next);
+  const inOrder = (channelId: string, work: (channel: SendableChannel) => Promise<unknown>): Promise<void> => {
+    const done = (queues.get(channelId) ?? Promise.resolve()).then(async () => {
+      const channel = await withDiscordRetry(options.delivery, () => client.channels.fetch(channelId));
+      if (channel === null || !channel.isTextBased() || !('send' in channel)) throw new Error(`channel ${channelId} cannot take messages`);
+      await work(channel);
+    });
+    queues.set(
+      channelId,
+      done.catch(() => undefined),
+    );
+    return done;
+  };
+  const show = (channelId: string, work: (channel: SendableChannel) => Promise<unknown>): void => {
+    inOrder(channelId, work).catch((error: unknown) => logger.error({ err: error, channel: channelId }, 'could not post to Discord'));
   };
   const replyTo = (messageId: string) => ({ messageReference: messageId, failIfNotExists: false });
   return {
@@ -50,22 +60,29 @@ export function discordSink(options: DiscordSinkOptions): ReplySink {
           const stream = streams.get(event.turn) ?? { text: '', message: undefined, lastEditAt: Number.NEGATIVE_INFINITY };
           streams.set(event.turn, stream);
           stream.text += event.text;
-          inOrder(event.channelId, async (channel) => {
+          show(event.channelId, async (channel) => {
             const now = clock.monotonicNow();
             if (stream.text.length > DISCORD_MESSAGE_LIMIT || now - stream.lastEditAt < options.editIntervalMs) return;
             stream.lastEditAt = now;
-            if (stream.message === undefined) stream.message = await channel.send({ content: stream.text, reply: replyTo(event.inReplyTo), allowedMentions: SAFE_MENTIONS });
+            if (stream.message === undefined) {
+              stream.message = await channel.send({
+                content: stream.text,
+                reply: replyTo(event.inReplyTo),
+                nonce: replyNonce(event.turn, `draft:${event.inReplyTo}`),
+                enforceNonce: true,
+                allowedMentions: SAFE_MENTIONS,
+              });
+            }
             else await stream.message.edit({ content: stream.text, allowedMentions: SAFE_MENTIONS });
           });
           return;
         }
         case 'message': {
-          const text = event.kind === 'reply' ? event.text : `ℹ️ ${event.text}`;
           const stream = event.turn === null ? undefined : streams.get(event.turn);
           if (event.turn !== null) streams.delete(event.turn);
-          inOrder(event.channelId, async (channel) => {
-            const [first = '', ...rest] = splitMessage(text);
-            // A streamed draft becomes the final reply, or the notice that replaces it.
+          show(event.channelId, async (channel) => {
+            const [first = '', ...rest] = splitMessage(`${NOTICE_MARK}${event.text}`);
+            // A streamed draft becomes the notice that replaces it.
             if (stream?.message !== undefined) await stream.message.edit({ content: first, allowedMentions: SAFE_MENTIONS });
             else await channel.send({ content: first, reply: replyTo(event.inReplyTo), allowedMentions: SAFE_MENTIONS });
             for (const part of rest) await channel.send({ content: part, allowedMentions: SAFE_MENTIONS });
@@ -73,13 +90,26 @@ export function discordSink(options: DiscordSinkOptions): ReplySink {
           return;
         }
         case 'turn':
-          if (event.status === 'ACTIVE') inOrder(event.channelId, (channel) => channel.sendTyping());
+          if (event.status === 'ACTIVE') show(event.channelId, (channel) => channel.sendTyping());
           return;
         default: {
           const unreachable: never = event;
           return unreachable;
         }
       }
+    },
+    deliver(reply, confirmed) {
+      const stream = streams.get(reply.turn);
+      streams.delete(reply.turn);
+      // The draft is read when the channel's turn comes: the deltas queued before may still be creating it.
+      return inOrder(reply.channelId, (channel) =>
+        postReplyParts(
+          channel,
+          reply,
+          { draft: stream?.message, lookForEarlier: reply.redelivery || (stream !== undefined && stream.message === undefined), botUserId: client.user.id, policy: options.delivery },
+          confirmed,
+        ),
+      );
     },
   };
 }

@@ -22,14 +22,17 @@ export async function registerSlashCommands(client: Client<true>, guildIds: read
 }
 
 /**
- * A slash command as the message the intake pipeline understands, after acknowledging it to its
- * user alone (the answer itself comes as the bot's usual reply or notice in the channel).
- * `undefined` for a command that is not the bot's.
+ * A slash command as the message the intake pipeline understands (the answer comes as the bot's
+ * usual reply or notice in the channel); `undefined` for a command that is not the bot's.
  */
-export async function commandAsMessage(interaction: ChatInputCommandInteraction): Promise<InboundMessage | undefined> {
-  const text = interaction.commandName === 'resume' ? `/resume ${interaction.options.getString('turn') ?? ''}`.trim() : `/${interaction.commandName}`;
+export function commandAsMessage(interaction: ChatInputCommandInteraction): InboundMessage | undefined {
   if (!SLASH_COMMANDS.some((command) => command.name === interaction.commandName)) return undefined;
-  await interaction.reply({ content: `\`${text}\` received.`, flags: MessageFlags.Ephemeral });
+  const text = interaction.commandName === 'resume' ? `/resume ${interaction.options.getString('turn') ?? ''}`.trim() : `/${interaction.commandName}`;
   const roles = interaction.member === null ? [] : Array.isArray(interaction.member.roles) ? interaction.member.roles : [...interaction.member.roles.cache.keys()];
   return { source: 'discord', channelId: interaction.channelId, authorId: interaction.user.id, authorRoleIds: roles, messageId: interaction.id, text };
+}
+
+/** Acknowledges a command to its user alone, naming what was received. */
+export async function acknowledgeCommand(interaction: ChatInputCommandInteraction, command: InboundMessage): Promise<void> {
+  await interaction.reply({ content: `\`${command.text}\` received.`, flags: MessageFlags.Ephemeral });
 }

@@ -31,3 +31,6 @@ export function withoutBotMention(content: string, botUserId: string): string {
  * a role or a user); only the reply's reference notifies the person who asked.
  */
 export const SAFE_MENTIONS = { parse: [] as never[], repliedUser: true } as const;
+
+/** How the bot's notices start, so that they are told apart from replies, by people and by the bot after a restart. */
+export const NOTICE_MARK = 'ℹ️ ';

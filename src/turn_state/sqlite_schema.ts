@@ -1,4 +1,5 @@
 import { OP_STATES, EFFECT_CLASSES } from './ledger_types.js';
+import { REPLY_STATES } from './reply_types.js';
 import { TURN_STATUSES } from './turn_types.js';
 
 const list = (values: readonly string[]): string => values.map((v) => `'${v}'`).join(', ');
@@ -71,5 +72,18 @@ export const TURN_STORE_MIGRATIONS: readonly string[] = [
     PRIMARY KEY (turn_id, digest, owner)
   ) WITHOUT ROWID;
   CREATE INDEX blob_refs_by_digest ON blob_refs (digest);
+  `,
+  `
+  CREATE TABLE replies (
+    turn_id TEXT PRIMARY KEY REFERENCES turns (turn_id) ON DELETE CASCADE,
+    state TEXT NOT NULL CHECK (state IN (${list(REPLY_STATES)})),
+    text TEXT,
+    parts_delivered INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    delivered_at INTEGER,
+    failure TEXT
+  ) WITHOUT ROWID;
+  CREATE INDEX replies_pending ON replies (state) WHERE state = 'pending';
   `,
 ];

@@ -49,6 +49,12 @@ export function sweepRetention(db: Database, transcript: SqliteTranscript, blobs
     statement(db, `DELETE FROM blob_refs WHERE turn_id = ? AND owner = 'op'`).run(turn_id);
   }
 
+  const abandonedReplies = statement(
+    db,
+    `UPDATE replies SET state = 'abandoned', text = NULL, failure = 'not delivered within the payload retention', updated_at = @now
+     WHERE state = 'pending' AND updated_at <= @cutoff`,
+  ).run({ ...payloadCutoff, now }).changes;
+
   const ledgerCutoff = { cutoff: now - timings.ledgerRetentionMs };
   const deletedOps = statement(
     db,
@@ -61,5 +67,5 @@ export function sweepRetention(db: Database, transcript: SqliteTranscript, blobs
 
   const referenced = new Set((statement(db, 'SELECT DISTINCT digest FROM blob_refs').all() as { digest: string }[]).map((row) => row.digest));
   const deletedBlobs = blobs.list().filter((digest) => !referenced.has(digest) && blobs.delete(digest)).length;
-  return { expiredTurns: expired.length, tombstonedTurns: tombstoned.length, deletedOps, deletedTurns, deletedBlobs };
+  return { expiredTurns: expired.length, tombstonedTurns: tombstoned.length, deletedOps, deletedTurns, deletedBlobs, abandonedReplies };
 }

@@ -8,14 +8,16 @@ import type { OpKey, OpMove, OpRecord } from './ledger_types.js';
 import { bumpTurn, FENCE, fenceParams } from './sqlite_fence.js';
 import { SqliteLedger, validateIntents } from './sqlite_ledger.js';
 import { blobDirectoryFor, openTurnDatabase } from './sqlite_open.js';
-import { turnFromRow, type TurnRow } from './sqlite_rows.js';
+import type { PendingReply, ReplyProgress, ReplyRecord } from './reply_types.js';
+import { SqliteReplies } from './sqlite_replies.js';
+import { admitTurn } from './sqlite_admission.js';
 import { statement } from './sqlite_statements.js';
+import { findTurnRow, latestTurnIn, requireTurn, suspendedTurnsIn, turnById, type ChannelRef } from './sqlite_turn_reads.js';
 import { suspendOwnerless, sweepRetention } from './sqlite_sweeps.js';
 import { SqliteTranscript } from './sqlite_transcript.js';
 import type { TurnStoreTimings } from './store_options.js';
 import type { CheckpointWrite, ModelTurnRecord, ResumableTurn, RetentionSweepResult, StartupSweepResult, TurnStore } from './turn_store.js';
 import {
-  isTerminalStatus,
   type Admission,
   type AdmissionRequest,
   type Lease,
@@ -49,6 +51,7 @@ export function openSqliteTurnStore(options: SqliteTurnStoreOptions): OpenedTurn
 class SqliteTurnStore implements TurnStore {
   readonly #ledger: SqliteLedger;
   readonly #transcript: SqliteTranscript;
+  readonly #replies: SqliteReplies;
 
   constructor(
     private readonly db: Database,
@@ -57,11 +60,12 @@ class SqliteTurnStore implements TurnStore {
   ) {
     this.#ledger = new SqliteLedger(db, blobs);
     this.#transcript = new SqliteTranscript(db, blobs);
+    this.#replies = new SqliteReplies(db);
   }
 
   admit(request: AdmissionRequest): Promise<Admission> {
     try {
-      return Promise.resolve(this.#inWriteTransaction(() => this.#admit(request)));
+      return Promise.resolve(this.#inWriteTransaction(() => admitTurn(this.db, request, this.#now(), this.options)));
     } catch (error) {
       this.options.logger.error({ err: error }, 'turn admission failed: the store is unavailable');
       return Promise.resolve({ disposition: 'store_unavailable', error });
@@ -69,33 +73,19 @@ class SqliteTurnStore implements TurnStore {
   }
 
   getTurn(turnId: string): Promise<TurnRecord | undefined> {
-    return this.#run('read turn', () => this.#turn(turnId));
+    return this.#run('read turn', () => turnById(this.db, turnId));
   }
 
   findTurn(identity: TurnIdentity): Promise<TurnRecord | undefined> {
-    return this.#run('find turn', () => this.#find(identity));
+    return this.#run('find turn', () => findTurnRow(this.db, identity));
   }
 
-  listSuspended(channel: { readonly source: string; readonly channelId: string }): Promise<TurnRecord[]> {
-    return this.#run('list suspended turns', () =>
-      (
-        statement(this.db, `SELECT * FROM turns WHERE source = ? AND channel_id = ? AND status = 'SUSPENDED' ORDER BY created_at DESC, rowid DESC`).all(
-          channel.source,
-          channel.channelId,
-        ) as TurnRow[]
-      ).map(turnFromRow),
-    );
+  listSuspended(channel: ChannelRef): Promise<TurnRecord[]> {
+    return this.#run('list suspended turns', () => suspendedTurnsIn(this.db, channel));
   }
 
-  latestTurnOf(channel: { readonly source: string; readonly channelId: string }, requesterId: string): Promise<TurnRecord | undefined> {
-    return this.#run('find latest turn', () => {
-      const row = statement(this.db, 'SELECT * FROM turns WHERE source = ? AND channel_id = ? AND requester_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1').get(
-        channel.source,
-        channel.channelId,
-        requesterId,
-      ) as TurnRow | undefined;
-      return row === undefined ? undefined : turnFromRow(row);
-    });
+  latestTurnOf(channel: ChannelRef, requesterId: string): Promise<TurnRecord | undefined> {
+    return this.#run('find latest turn', () => latestTurnIn(this.db, channel, requesterId));
   }
 
   heartbeat(lease: Lease): Promise<void> {
@@ -153,18 +143,31 @@ class SqliteTurnStore implements TurnStore {
   }
 
   finish(lease: Lease, status: OwnerTerminalStatus, reason?: string): Promise<void> {
-    return this.#write('finish', () => {
-      bumpTurn(this.db, lease, this.#now(), 'finish', `status = @status, failure_reason = @reason, lease_token = NULL, lease_expires_at = NULL, payload_compacted = 1`, {
-        status,
-        reason: reason ?? null,
-      });
-      this.#transcript.compact(lease.turnId);
+    return this.#write('finish', () => this.#end(lease, status, reason), lease);
+  }
+
+  complete(lease: Lease, reply: string): Promise<void> {
+    return this.#write('complete', () => {
+      this.#end(lease, 'TERMINAL_COMPLETED', undefined);
+      this.#replies.store(lease.turnId, reply, this.#now());
     }, lease);
+  }
+
+  recordReplyDelivery(turnId: string, progress: ReplyProgress): Promise<void> {
+    return this.#write(`record reply ${progress.kind}`, () => this.#replies.record(turnId, progress, this.#now()));
+  }
+
+  getReply(turnId: string): Promise<ReplyRecord | undefined> {
+    return this.#run('read reply', () => this.#replies.get(turnId));
+  }
+
+  listPendingReplies(): Promise<PendingReply[]> {
+    return this.#run('list pending replies', () => this.#replies.pending());
   }
 
   loadResumable(turnId: string): Promise<ResumableTurn | undefined> {
     return this.#run('load turn', () => {
-      const turn = this.#turn(turnId);
+      const turn = turnById(this.db, turnId);
       if (turn === undefined) return undefined;
       return { turn, checkpoint: this.#transcript.latestCheckpoint(turnId), transcript: this.#transcript.load(turnId), ops: this.#ledger.list(turnId) };
     });
@@ -172,7 +175,7 @@ class SqliteTurnStore implements TurnStore {
 
   claimResume(turnId: string, expectedGeneration: number): Promise<ResumeClaim> {
     return this.#write('claim resume', (): ResumeClaim => {
-      const turn = this.#turn(turnId);
+      const turn = turnById(this.db, turnId);
       if (turn === undefined) return { won: false, reason: 'not_found' };
       if (turn.status !== 'SUSPENDED') return { won: false, reason: 'not_suspended' };
       if (turn.generation !== expectedGeneration) return { won: false, reason: 'generation_changed' };
@@ -184,7 +187,7 @@ class SqliteTurnStore implements TurnStore {
          WHERE turn_id = @turnId AND status = 'SUSPENDED' AND generation = @expectedGeneration`,
       ).run({ ...lease, newGeneration: lease.generation, expectedGeneration, now }).changes;
       if (changes === 0) return { won: false, reason: 'not_suspended' };
-      return { won: true, turn: this.#requireTurn(turnId), lease };
+      return { won: true, turn: requireTurn(this.db, turnId), lease };
     });
   }
 
@@ -221,46 +224,13 @@ class SqliteTurnStore implements TurnStore {
     return Promise.resolve();
   }
 
-  #admit(request: AdmissionRequest): Admission {
-    const existing = this.#find(request.identity);
-    if (existing !== undefined) return this.#dispositionOf(existing);
-    const now = this.#now();
-    const lease: Lease = { turnId: this.options.ids.newId(), generation: 1, revision: 1, token: this.options.ids.newId(), expiresAt: now + this.options.leaseTtlMs };
-    statement(
-      this.db,
-      `INSERT INTO turns (turn_id, source, channel_id, message_id, requester_id, message_digest, status, generation, revision, lease_token, lease_expires_at,
-         created_at, updated_at, last_progress_at)
-       VALUES (@turnId, @source, @channelId, @messageId, @requesterId, @messageDigest, 'ACTIVE', 1, 1, @token, @expiresAt, @now, @now, @now)`,
-    ).run({ ...request.identity, requesterId: request.requesterId, messageDigest: request.messageDigest, turnId: lease.turnId, token: lease.token, expiresAt: lease.expiresAt, now });
-    return { disposition: 'admitted', turn: this.#requireTurn(lease.turnId), lease };
-  }
-
-  /** An existing identity never runs fresh; an ACTIVE turn whose owner is gone is suspended here and points at resume. */
-  #dispositionOf(turn: TurnRecord): Admission {
-    if (isTerminalStatus(turn.status)) return { disposition: 'already_processed', turn };
-    if (turn.status === 'SUSPENDED') return { disposition: 'resumable', turn };
-    const now = this.#now();
-    if ((turn.leaseExpiresAt ?? 0) > now) return { disposition: 'in_progress', turn };
-    suspendOwnerless(this.db, now, true);
-    return { disposition: 'resumable', turn: this.#requireTurn(turn.turnId) };
-  }
-
-  #find(identity: TurnIdentity): TurnRecord | undefined {
-    const row = statement(this.db, 'SELECT * FROM turns WHERE source = ? AND channel_id = ? AND message_id = ?').get(identity.source, identity.channelId, identity.messageId) as
-      | TurnRow
-      | undefined;
-    return row === undefined ? undefined : turnFromRow(row);
-  }
-
-  #turn(turnId: string): TurnRecord | undefined {
-    const row = statement(this.db, 'SELECT * FROM turns WHERE turn_id = ?').get(turnId) as TurnRow | undefined;
-    return row === undefined ? undefined : turnFromRow(row);
-  }
-
-  #requireTurn(turnId: string): TurnRecord {
-    const turn = this.#turn(turnId);
-    if (turn === undefined) throw new Error(`turn ${turnId} vanished inside its own transaction`);
-    return turn;
+  /** The terminal transition shared by `finish` and `complete`: status, lease released, payload dropped. */
+  #end(lease: Lease, status: OwnerTerminalStatus, reason: string | undefined): void {
+    bumpTurn(this.db, lease, this.#now(), 'finish', `status = @status, failure_reason = @reason, lease_token = NULL, lease_expires_at = NULL, payload_compacted = 1`, {
+      status,
+      reason: reason ?? null,
+    });
+    this.#transcript.compact(lease.turnId);
   }
 
   #now(): number {

@@ -1,5 +1,6 @@
 import type { Message } from '../llm/protocol.js';
 import type { OpIntent, OpKey, OpMove, OpRecord } from './ledger_types.js';
+import type { PendingReply, ReplyProgress, ReplyRecord } from './reply_types.js';
 import type { Admission, AdmissionRequest, CheckpointRecord, Lease, OwnerTerminalStatus, ResumeClaim, TurnIdentity, TurnRecord } from './turn_types.js';
 
 /** What the model answered at one step, recorded at WI-1 before any tool runs. */
@@ -44,6 +45,8 @@ export interface RetentionSweepResult {
   readonly deletedTurns: number;
   /** Blob files no row refers to any more. */
   readonly deletedBlobs: number;
+  /** Replies still undelivered past payload retention, given up (text dropped). */
+  readonly abandonedReplies: number;
 }
 
 /**
@@ -89,6 +92,17 @@ export interface TurnStore {
   releaseToSuspended(lease: Lease): Promise<void>;
   /** Ends the turn; its transcript and checkpoints are dropped, identity and ledger stay. */
   finish(lease: Lease, status: OwnerTerminalStatus, reason?: string): Promise<void>;
+  /**
+   * Ends the turn TERMINAL_COMPLETED like `finish`, and in the same transaction stores its final
+   * reply as pending, so that a reply the transport never confirmed can be posted after a restart.
+   */
+  complete(lease: Lease, reply: string): Promise<void>;
+
+  /** Records a step of a pending reply's delivery; a reply that is no longer pending is left as it is. */
+  recordReplyDelivery(turnId: string, progress: ReplyProgress): Promise<void>;
+  getReply(turnId: string): Promise<ReplyRecord | undefined>;
+  /** Replies whose delivery was never confirmed, oldest first. */
+  listPendingReplies(): Promise<PendingReply[]>;
 
   loadResumable(turnId: string): Promise<ResumableTurn | undefined>;
   /** Takes a suspended turn's lease for a resume; of several callers exactly one wins. */

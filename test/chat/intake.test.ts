@@ -5,7 +5,7 @@ import { HistoryStore } from '../../src/chat/history_store.js';
 import { Intake, type IntakeDeps } from '../../src/chat/intake.js';
 import { consoleMessageSource } from '../../src/chat/resume.js';
 import { NO_FAULTS } from '../../src/chat/turn_engine.js';
-import type { BotEvent, InboundMessage } from '../../src/chat/intake_types.js';
+import type { InboundMessage } from '../../src/chat/intake_types.js';
 import { ManualClock } from '../../src/core/manual_clock.js';
 import { deriveCatalog } from '../../src/tools/catalog.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';
@@ -17,6 +17,7 @@ import { testRecoveryRuntime } from '../support/recovery_runtime.js';
 import { useTempDir } from '../support/temp_dir.js';
 import { ToolTarget } from '../support/tool_target.js';
 import { openTestStore } from '../support/turn_store.js';
+import { recordingSink, type SeenEvent } from '../support/recording_sink.js';
 
 const stall = { kind: 'stream' as const, chunks: [sse({ choices: [{ index: 0, delta: { content: 'Working' } }] })], then: 'stall' as const };
 
@@ -26,7 +27,7 @@ describe('the intake pipeline', () => {
   let target: ToolTarget;
   let store: TurnStore;
   let history: HistoryStore;
-  let events: BotEvent[];
+  let events: SeenEvent[];
   let ids = 0;
 
   beforeEach(async () => {
@@ -56,7 +57,7 @@ describe('the intake pipeline', () => {
       catalog: () => deriveCatalog(config.tools, { memory: undefined }),
       clock,
       logger: pino({ level: 'silent' }),
-      sink: { post: (event) => void events.push(event) },
+      sink: recordingSink(events),
       source: consoleMessageSource,
       faults: NO_FAULTS,
       ...overrides,

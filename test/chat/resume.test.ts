@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HistoryStore } from '../../src/chat/history_store.js';
 import { Intake, type IntakeDeps } from '../../src/chat/intake.js';
-import { messageDigest, type BotEvent, type InboundMessage } from '../../src/chat/intake_types.js';
+import { messageDigest, type InboundMessage } from '../../src/chat/intake_types.js';
 import { attemptResume, consoleMessageSource } from '../../src/chat/resume.js';
 import { NO_FAULTS } from '../../src/chat/turn_engine.js';
 import { ManualClock } from '../../src/core/manual_clock.js';
@@ -18,6 +18,7 @@ import { runToCompletion, testRecoveryRuntime } from '../support/recovery_runtim
 import { useTempDir } from '../support/temp_dir.js';
 import { ToolTarget } from '../support/tool_target.js';
 import { openTestStore } from '../support/turn_store.js';
+import { recordingSink, type SeenEvent } from '../support/recording_sink.js';
 
 const overloaded: FakeStep = { kind: 'reply', status: 529, body: { error: { type: 'overloaded_error' } } };
 const endlessOverload = (): FakeStep[] => Array.from({ length: 9 }, () => overloaded);
@@ -30,8 +31,8 @@ describe('explicit resume', () => {
   let storeClock: ManualClock;
   let recoveryClock: ManualClock;
   let history: HistoryStore;
-  let events: BotEvent[];
-  let onEvent: ((event: BotEvent) => void) | undefined;
+  let events: SeenEvent[];
+  let onEvent: ((event: SeenEvent) => void) | undefined;
   let ids = 0;
 
   beforeEach(async () => {
@@ -61,12 +62,7 @@ describe('explicit resume', () => {
       catalog: () => deriveCatalog(config.tools, { memory: undefined }),
       clock: storeClock,
       logger: pino({ level: 'silent' }),
-      sink: {
-        post: (event) => {
-          events.push(event);
-          onEvent?.(event);
-        },
-      },
+      sink: recordingSink(events, (event) => onEvent?.(event)),
       source: consoleMessageSource,
       faults: NO_FAULTS,
       ...overrides,
@@ -78,7 +74,7 @@ describe('explicit resume', () => {
   const settle = (bot: Intake): Promise<void> => runToCompletion(recoveryClock, bot.idle());
 
   /** Resolves at the first event (seen or to come) that matches. */
-  function until(match: (event: BotEvent) => boolean): Promise<void> {
+  function until(match: (event: SeenEvent) => boolean): Promise<void> {
     if (events.some(match)) return Promise.resolve();
     return new Promise((resolve) => {
       onEvent = (event) => {

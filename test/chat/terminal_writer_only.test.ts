@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 const SRC = new URL('../../src/', import.meta.url).pathname;
 
 /** Calls that change a turn's status: only the terminal writer may make them (DESIGN §8). */
-const STATUS_CHANGES = /\.(finish|suspend|releaseToSuspended|rejectSuspended)\(/;
+const STATUS_CHANGES = /\.(finish|complete|suspend|releaseToSuspended|rejectSuspended)\(/;
 
 /** Where they may appear: the store that implements them, the port that forwards them, and the one writer. */
 const ALLOWED = new Set(['chat/terminal_writer.ts', 'chat/durability.ts', 'turn_state/sqlite_turn_store.ts', 'turn_state/turn_store.ts']);
@@ -21,5 +21,6 @@ describe('one terminal writer', () => {
   it('would notice a module that did', () => {
     expect(STATUS_CHANGES.test('await durability.finish("TERMINAL_COMPLETED")')).toBe(true);
     expect(STATUS_CHANGES.test('await store.suspend(lease, reason)')).toBe(true);
+    expect(STATUS_CHANGES.test('await store.complete(lease, reply)')).toBe(true);
   });
 });

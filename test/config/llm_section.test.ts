@@ -37,6 +37,7 @@ describe('the llm section', () => {
       request_timeout_seconds: 2.5,
       stream_stall_timeout_seconds: 0.5,
       headers: { 'HTTP-Referer': 'https://example.org' },
+      vision: false,
     });
   });
 

@@ -1,8 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { heldAnswer, isPost, isPostOrEdit, posts, replyTo, say, shown, userMessagesOf, type BotMessageBody } from '../support/discord_bot.js';
 import { chatText } from '../support/fake_llm/openai_chat.js';
 import { FakeLLMServer } from '../support/fake_llm/server.js';
 import { FakeDiscord } from '../support/fake_discord/server.js';
+import { deferred } from '../support/deferred.js';
 import { PROGRAM } from '../support/program.js';
 import { useTempDir } from '../support/temp_dir.js';
 
@@ -52,14 +55,14 @@ describe('the bot on Discord, against a local Discord and the real discord.js cl
     await discord.close();
   });
 
-  const config = (token = FakeDiscord.TOKEN): string =>
+  const config = (token = FakeDiscord.TOKEN, extra = ''): string =>
     temp.write(
       'config.yml',
-      `discord:\n  token: ${token}\n  api_url: ${discord.restUrl}\nllm:\n  base_url: ${fake.baseUrl}\n  model: test-model\nlogging:\n  level: info\n  format: json\ntools:\n  builtin: []\n`,
+      `discord:\n  token: ${token}\n  api_url: ${discord.restUrl}\nllm:\n  base_url: ${fake.baseUrl}\n  model: test-model\nlogging:\n  level: info\n  format: json\ntools:\n  builtin: []\n${extra}`,
     );
 
-  async function connected(): Promise<Running> {
-    bot = startBot(config(), temp.path());
+  async function connected(extra = ''): Promise<Running> {
+    bot = startBot(config(FakeDiscord.TOKEN, extra), temp.path());
     await bot.stderrHas('connected to Discord');
     return bot;
   }
@@ -94,6 +97,48 @@ describe('the bot on Discord, against a local Discord and the real discord.js cl
     expect(posts.length).toBeGreaterThan(1);
     for (const post of posts) expect(post.length).toBeLessThanOrEqual(2000);
     expect(posts.join('\n')).toBe(long);
+  });
+
+  it('pings nobody from model text in any post or edit: the streamed draft, its final edit and the follow-ups', async () => {
+    const { user, roleId } = discord.world;
+    const pings = `@everyone <@&${roleId}> <@${user.id}>`;
+    const rest = Array.from({ length: 50 }, (_, i) => `${pings} ${'milk '.repeat(5)}(line ${i})`).join('\n');
+    const drafted = deferred();
+    fake.enqueue(heldAnswer(`Milk is a drink. ${pings}\n`, drafted.promise, rest));
+    await connected();
+    await say(discord, 'what is milk?');
+    await discord.whenRequest(isPost(discord));
+    drafted.resolve();
+    await discord.whenRequest((r) => isPostOrEdit(discord)(r) && (r.body as BotMessageBody).content.endsWith('(line 49)'));
+    const writes = discord.requests.filter(isPostOrEdit(discord)).map((r) => ({ method: r.method, body: r.body as BotMessageBody }));
+    expect(new Set(writes.map((w) => w.method))).toEqual(new Set(['POST', 'PATCH']));
+    expect(writes.filter((w) => w.method === 'POST').length).toBeGreaterThan(1);
+    for (const { body } of writes) {
+      expect(body.content).toContain(pings);
+      expect(body.allowed_mentions?.parse).toEqual([]);
+      expect(body.allowed_mentions?.users ?? []).toEqual([]);
+      expect(body.allowed_mentions?.roles ?? []).toEqual([]);
+    }
+  });
+
+  it('after a kill mid-answer, a new process tells the channel once, in reply to the question, and resumes it for its author', async () => {
+    const db = `turn_state:\n  db_path: ${join(temp.path(), 'turns.sqlite3')}\n`;
+    fake.enqueue({ kind: 'no_response' });
+    const first = await connected(db);
+    const asked = await say(discord, 'what is milk?');
+    await fake.whenRequests(1);
+    first.child.kill('SIGKILL');
+    expect(await first.exited).toBeNull();
+    await connected(db);
+    const notice = await replyTo(discord, asked);
+    expect(notice.content).toBe('ℹ️ The bot restarted while working on a request; its work is saved. Type `resume` to continue it.');
+    fake.enqueue(chatText('Milk is a drink.'));
+    const resumed = await say(discord, 'resume');
+    expect((await replyTo(discord, resumed)).content).toBe('ℹ️ Continuing your saved request.');
+    await shown(discord, 'Milk is a drink.');
+    expect(posts(discord).filter((m) => m.content.startsWith('ℹ️ The bot restarted'))).toHaveLength(1);
+    expect(fake.requests).toHaveLength(2);
+    expect(userMessagesOf(fake.requests[1]?.body)).toEqual([{ role: 'user', content: 'what is milk?' }]);
   });
 
   it('exits 2 with a clear message when Discord refuses the token', async () => {

@@ -1,60 +1,10 @@
 import { once } from 'node:events';
-import {
-  Client,
-  DiscordAPIError,
-  Events,
-  GatewayIntentBits,
-  Partials,
-  type Interaction,
-  type Message,
-} from 'discord.js';
+import { ChannelType, DiscordAPIError, Events, MessageType, type Interaction, type Message, type PartialMessage } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
+import { closeFakeClients, guildChannel, loggedIn, newClient, receive, startFake } from '../support/fake_discord/clients.js';
 import { FakeDiscord } from '../support/fake_discord/server.js';
 
-const cleanups: (() => Promise<void>)[] = [];
-
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function startFake(token?: string): Promise<FakeDiscord> {
-  const fake = await FakeDiscord.start(token === undefined ? {} : { token });
-  cleanups.push(() => fake.close());
-  return fake;
-}
-
-function newClient(fake: FakeDiscord): Client {
-  const client = new Client({
-    intents: [
-      GatewayIntentBits.Guilds,
-      GatewayIntentBits.GuildMessages,
-      GatewayIntentBits.MessageContent,
-      GatewayIntentBits.DirectMessages,
-    ],
-    partials: [Partials.Channel],
-    rest: { api: fake.restUrl },
-  });
-  cleanups.push(() => client.destroy());
-  return client;
-}
-
-/** Logs in and waits until discord.js has the guild, so events are no longer queued. */
-async function loggedIn(): Promise<{ fake: FakeDiscord; client: Client<true> }> {
-  const fake = await startFake();
-  const client = newClient(fake);
-  const ready = once(client, Events.ClientReady);
-  await client.login(FakeDiscord.TOKEN);
-  await ready;
-  if (!client.isReady()) throw new Error('client is not ready');
-  return { fake, client };
-}
-
-async function receive(fake: FakeDiscord, client: Client, content: string): Promise<Message> {
-  const received = once(client, Events.MessageCreate) as Promise<[Message]>;
-  await fake.dispatchMessage({ channelId: fake.world.channelId, authorId: fake.world.user.id, content, mentionsBot: true });
-  const [message] = await received;
-  return message;
-}
+afterEach(closeFakeClients);
 
 describe('FakeDiscord with the real discord.js Client', () => {
   it('logs in as the fake bot and sees its guild', async () => {
@@ -112,8 +62,7 @@ describe('FakeDiscord with the real discord.js Client', () => {
 
   it('answers typing, command registration and unknown routes', async () => {
     const { fake, client } = await loggedIn();
-    const channel = client.channels.cache.get(fake.world.channelId);
-    if (channel?.isSendable() !== true) throw new Error('channel is not sendable');
+    const channel = guildChannel(fake, client);
 
     await channel.sendTyping();
     const commands = await client.application.commands.set([{ name: 'ask', description: 'Ask the bot' }], fake.world.guildId);
@@ -158,5 +107,123 @@ describe('FakeDiscord with the real discord.js Client', () => {
 
     await expect(client.login('a-wrong-token')).rejects.toThrow('Authentication failed');
     expect(fake.identifies).toEqual([expect.objectContaining({ token: 'a-wrong-token' })]);
+  });
+
+  it('sends MESSAGE_UPDATE for an edited user message and MESSAGE_DELETE for a deleted one', async () => {
+    const { fake, client } = await loggedIn();
+    const message = await receive(fake, client, 'original');
+
+    const updated = once(client, Events.MessageUpdate) as Promise<[Message | PartialMessage, Message]>;
+    fake.editUserMessage(message.id, 'edited');
+    const [before, after] = await updated;
+    expect(before.content).toBe('original');
+    expect(after.id).toBe(message.id);
+    expect(after.content).toBe('edited');
+    expect(after.guildId).toBe(fake.world.guildId);
+    expect(before.editedTimestamp).toBeNull();
+    expect(after.editedTimestamp).not.toBeNull();
+
+    const deleted = once(client, Events.MessageDelete) as Promise<[Message | PartialMessage]>;
+    fake.deleteUserMessage(message.id);
+    const [gone] = await deleted;
+    expect(gone.id).toBe(message.id);
+    expect(gone.content).toBe('edited');
+    expect(message.channel.messages.cache.has(message.id)).toBe(false);
+    expect(fake.message(message.id)).toBeUndefined();
+  });
+
+  it('delivers a direct message without a guild and lets the bot answer in the DM channel', async () => {
+    const { fake, client } = await loggedIn();
+    const { dmChannelId, user } = fake.world;
+    const received = once(client, Events.MessageCreate) as Promise<[Message]>;
+
+    const id = await fake.dispatchMessage({ channelId: dmChannelId, authorId: user.id, content: 'psst' });
+    const [message] = await received;
+    expect(message.guildId).toBeNull();
+    expect(message.member).toBeNull();
+    expect(message.channel.type).toBe(ChannelType.DM);
+    expect(fake.message(id)).not.toHaveProperty('guild_id');
+    expect(fake.message(id)).not.toHaveProperty('member');
+
+    const channel = await client.channels.fetch(dmChannelId, { force: true });
+    if (channel?.type !== ChannelType.DM) throw new Error('not a DM channel');
+    expect(channel.recipientId).toBe(user.id);
+    expect((await channel.messages.fetch({ message: id, force: true })).content).toBe('psst');
+    const guildText = await client.channels.fetch(fake.world.channelId, { force: true });
+    expect(guildText?.type).toBe(ChannelType.GuildText);
+
+    const opened = await client.users.createDM(user.id, { force: true });
+    expect(opened.id).toBe(dmChannelId);
+    const sent = await opened.send('hello in private');
+    expect(sent.guildId).toBeNull();
+    expect(fake.message(sent.id)).toMatchObject({ channel_id: dmChannelId, content: 'hello in private', author: { id: fake.bot.id } });
+    expect(fake.message(sent.id)).not.toHaveProperty('guild_id');
+    expect(fake.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual(
+      expect.arrayContaining([
+        `GET /channels/${dmChannelId} 200`,
+        `GET /channels/${fake.world.channelId} 200`,
+        `POST /users/@me/channels 200`,
+        `POST /channels/${dmChannelId}/messages 200`,
+      ]),
+    );
+    expect(fake.requests.find((r) => r.path === '/users/@me/channels')?.body).toEqual({ recipient_id: user.id });
+  });
+
+  it('lists a channel newest first, honouring limit, after and before, with replies typed 19', async () => {
+    const { fake, client } = await loggedIn();
+    const first = await receive(fake, client, 'one');
+    const second = await receive(fake, client, 'two');
+    const third = await receive(fake, client, 'three');
+    const reply = await second.reply('re: two');
+    const ids = async (options: { limit?: number; after?: string; before?: string }): Promise<string[]> => [
+      ...(await third.channel.messages.fetch(options)).keys(),
+    ];
+
+    expect(await ids({})).toEqual([reply.id, third.id, second.id, first.id]);
+    expect(await ids({ limit: 2 })).toEqual([reply.id, third.id]);
+    expect(await ids({ after: first.id, limit: 2 })).toEqual([third.id, second.id]);
+    expect(await ids({ before: third.id })).toEqual([second.id, first.id]);
+    const listed = (await third.channel.messages.fetch({ limit: 1 })).first();
+    expect(listed?.type).toBe(MessageType.Reply);
+    expect(listed?.reference).toMatchObject({ messageId: second.id, channelId: fake.world.channelId, guildId: fake.world.guildId });
+    expect(fake.message(reply.id)?.message_reference).toEqual({
+      type: 0,
+      message_id: second.id,
+      channel_id: fake.world.channelId,
+      guild_id: fake.world.guildId,
+    });
+    const error: unknown = await third.channel.messages.fetch({ limit: 101 }).catch((e: unknown) => e);
+    expect((error as DiscordAPIError).code).toBe(50035);
+  });
+
+  it('serves a dispatched message\'s attachments over HTTP with their bytes and type', async () => {
+    const { fake, client } = await loggedIn();
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAMAAAACCAYAAACddGYaAAAAEUlEQVR4nGP4z8DwH4YZkDkAm34L9XKwuTwAAAAASUVORK5CYII=', 'base64');
+    const notes = Buffer.from('milk is a drink\n', 'utf8');
+    const received = once(client, Events.MessageCreate) as Promise<[Message]>;
+
+    await fake.dispatchMessage({
+      channelId: fake.world.channelId,
+      authorId: fake.world.user.id,
+      content: 'see attached',
+      attachments: [
+        { filename: 'red dot.png', contentType: 'image/png', data: png },
+        { filename: 'notes.txt', contentType: 'text/plain; charset=utf-8', data: notes },
+      ],
+    });
+    const [message] = await received;
+
+    const [image, text] = [...message.attachments.values()];
+    expect(image).toMatchObject({ name: 'red dot.png', contentType: 'image/png', size: png.length, width: 3, height: 2 });
+    expect(text).toMatchObject({ name: 'notes.txt', contentType: 'text/plain; charset=utf-8', size: notes.length, width: null });
+    for (const [attachment, bytes] of [[image, png], [text, notes]] as const) {
+      if (attachment === undefined) throw new Error('missing attachment');
+      expect(attachment.url.startsWith(`${fake.restUrl.replace(/\/api$/, '')}/attachments/`)).toBe(true);
+      const response = await fetch(attachment.url);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe(attachment.contentType);
+      expect(Buffer.from(await response.arrayBuffer()).equals(bytes)).toBe(true);
+    }
+    expect(fake.requests.filter((r) => r.path.startsWith('/attachments/')).map((r) => r.status)).toEqual([200, 200]);
   });
 });

@@ -1,8 +1,6 @@
-import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
-import { Readable, Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/run.js';
+import { discordConfigYaml, runDiscordBot, type InProcessBot } from '../support/discord_bot.js';
 import { chatText } from '../support/fake_llm/openai_chat.js';
 import { FakeLLMServer, type FakeStep } from '../support/fake_llm/server.js';
 import { FakeDiscord } from '../support/fake_discord/server.js';
@@ -26,33 +24,10 @@ describe('the Discord adapter in-process', { timeout: 60_000 }, () => {
   });
 
   /** Runs the program's main function on Discord; `stop()` sends it SIGTERM. */
-  function run(extra = ''): { done: Promise<number>; logged: (text: string) => Promise<void>; stop: () => void } {
-    temp.write(
-      'config.yml',
-      `discord:\n  token: ${FakeDiscord.TOKEN}\n  api_url: ${discord.restUrl}\nllm:\n  base_url: ${fake.baseUrl}\n  model: test-model\nllm_recovery:\n  generation_deadline_seconds: 0.2\n  backoff_base_seconds: 0.01\n  backoff_cap_seconds: 0.02\nturn_state:\n  auto_resume: false\nlogging:\n  level: info\n  format: json\ntools:\n  builtin: []\n${extra}`,
-    );
-    let stderr = '';
-    const waiters: { text: string; resolve: () => void }[] = [];
-    const err = Object.assign(
-      new Writable({
-        write(chunk: Buffer, _encoding, callback) {
-          stderr += chunk.toString('utf8');
-          for (const w of waiters.filter((x) => stderr.includes(x.text))) {
-            waiters.splice(waiters.indexOf(w), 1);
-            w.resolve();
-          }
-          callback();
-        },
-      }),
-      { isTTY: false },
-    );
-    const signals = new EventEmitter();
-    const done = runCli([], { stdin: Readable.from([]), stdout: { write: () => true }, stderr: err, env: {}, cwd: temp.path(), signals });
-    return {
-      done,
-      logged: (text) => (stderr.includes(text) ? Promise.resolve() : new Promise((resolve) => waiters.push({ text, resolve }))),
-      stop: () => void signals.emit('SIGTERM'),
-    };
+  function run(extra = ''): InProcessBot {
+    const recovery = 'llm_recovery:\n  generation_deadline_seconds: 0.2\n  backoff_base_seconds: 0.01\n  backoff_cap_seconds: 0.02\nturn_state:\n  auto_resume: false\n';
+    temp.write('config.yml', discordConfigYaml(discord, fake.baseUrl, `${recovery}${extra}`));
+    return runDiscordBot(temp.path());
   }
 
   const posts = (): { content: string }[] => discord.requests.filter((r) => r.method === 'POST' && r.path === `/channels/${discord.world.channelId}/messages`).map((r) => r.body as { content: string });
@@ -107,6 +82,18 @@ describe('the Discord adapter in-process', { timeout: 60_000 }, () => {
     const { id } = await discord.dispatchInteraction({ name: 'status' });
     const ack = await discord.whenRequest((r) => r.method === 'POST' && r.path.startsWith(`/interactions/${id}/`));
     expect(ack.body).toMatchObject({ type: 4, data: { content: '`/status` received.', flags: 64 } });
+    await nthPost(1);
+    expect(posts()[0]?.content).toBe('ℹ️ Nothing is running in this channel.\nNo saved requests are waiting.');
+    bot.stop();
+    expect(await bot.done).toBe(0);
+  });
+
+  it('still runs a slash command whose acknowledgement Discord refused, and logs the refusal', async () => {
+    const bot = run();
+    await bot.logged('connected to Discord');
+    discord.failNext((r) => r.method === 'POST' && r.path.startsWith('/interactions/'), { status: 400 });
+    await discord.dispatchInteraction({ name: 'status' });
+    await bot.logged('could not acknowledge a slash command');
     await nthPost(1);
     expect(posts()[0]?.content).toBe('ℹ️ Nothing is running in this channel.\nNo saved requests are waiting.');
     bot.stop();

@@ -1,10 +1,13 @@
 /**
- * The fake Discord world: ids, the bot, one guild with one text channel, and the JSON shapes
- * discord.js needs to build its structures from gateway events and REST answers.
+ * The fake Discord world: ids, the bot, the user, and the JSON shapes of users, members and
+ * messages that discord.js builds its structures from.
  */
 
-/** A fixed instant for every timestamp, so payloads are deterministic. */
+/** A fixed instant for every creation timestamp, so payloads are deterministic. */
 export const FIXED_TIMESTAMP = '2024-01-01T00:00:00.000Z';
+
+/** A fixed instant, one second after {@link FIXED_TIMESTAMP}, for every edit. */
+export const EDITED_TIMESTAMP = '2024-01-01T00:00:01.000Z';
 
 /** Hands out increasing snowflake ids from a counter. */
 export class SnowflakeCounter {
@@ -27,6 +30,36 @@ export interface UserJson {
   readonly bot: boolean;
 }
 
+/** A guild member without its user, as a message's `member` carries it. */
+export interface MemberJson {
+  readonly roles: readonly string[];
+  readonly joined_at: string;
+  readonly nick: string | null;
+  readonly deaf: boolean;
+  readonly mute: boolean;
+  readonly flags: number;
+}
+
+/** A file on a message, as the API sends it; `width` and `height` only for images. */
+export interface AttachmentJson {
+  readonly id: string;
+  readonly filename: string;
+  readonly size: number;
+  readonly url: string;
+  readonly proxy_url: string;
+  readonly content_type: string;
+  readonly width?: number;
+  readonly height?: number;
+}
+
+/** What a reply points at, as Discord fills it in (type 0 is a plain reply). */
+export interface MessageReferenceJson {
+  readonly type: number;
+  readonly message_id: string;
+  readonly channel_id: string;
+  readonly guild_id?: string;
+}
+
 /** A Discord message object as the API sends it (the fields discord.js reads). */
 export interface MessageJson {
   readonly id: string;
@@ -41,23 +74,14 @@ export interface MessageJson {
   readonly mention_everyone: boolean;
   readonly mentions: readonly UserJson[];
   readonly mention_roles: readonly string[];
-  readonly attachments: readonly unknown[];
+  readonly attachments: readonly AttachmentJson[];
   readonly embeds: readonly unknown[];
   readonly components: readonly unknown[];
   readonly pinned: boolean;
   readonly type: number;
   readonly flags: number;
-  readonly message_reference?: unknown;
-}
-
-/** A guild member without its user, as a message's `member` carries it. */
-export interface MemberJson {
-  readonly roles: readonly string[];
-  readonly joined_at: string;
-  readonly nick: string | null;
-  readonly deaf: boolean;
-  readonly mute: boolean;
-  readonly flags: number;
+  readonly message_reference?: MessageReferenceJson;
+  readonly nonce?: string | number;
 }
 
 /** The ids of everything in the fake world, fixed at start so tests can refer to them. */
@@ -66,23 +90,36 @@ export interface World {
   readonly bot: UserJson;
   readonly guildId: string;
   readonly guildName: string;
+  /** The guild's one text channel. */
   readonly channelId: string;
   readonly roleId: string;
   readonly user: UserJson;
+  /** The direct-message channel between the bot and {@link World.user}. */
+  readonly dmChannelId: string;
 }
 
-/** Creates the bot, the guild, its channel, a role and a user holding that role. */
+/** Creates the bot, the guild, its channel, a role, a user holding that role and their DM channel. */
 export function createWorld(ids: SnowflakeCounter): World {
   const botId = ids.next();
+  const guildId = ids.next();
+  const channelId = ids.next();
+  const roleId = ids.next();
+  const alice = user(ids.next(), 'alice', false);
   return {
     applicationId: botId,
     bot: user(botId, 'holdfast-bot', true),
-    guildId: ids.next(),
+    guildId,
     guildName: 'Fake Guild',
-    channelId: ids.next(),
-    roleId: ids.next(),
-    user: user(ids.next(), 'alice', false),
+    channelId,
+    roleId,
+    user: alice,
+    dmChannelId: ids.next(),
   };
+}
+
+/** The guild a channel belongs to: the world's guild for its text channel, none otherwise. */
+export function guildOf(world: World, channelId: string): string | undefined {
+  return channelId === world.channelId ? world.guildId : undefined;
 }
 
 /** A user object; other users than the fixed ones get a name derived from their id. */
@@ -111,90 +148,6 @@ export function readyPayload(world: World, sessionId: string, gatewayUrl: string
   };
 }
 
-function role(id: string, name: string, position: number, permissions: string): Record<string, unknown> {
-  return {
-    id,
-    name,
-    color: 0,
-    colors: { primary_color: 0, secondary_color: null, tertiary_color: null },
-    hoist: false,
-    icon: null,
-    unicode_emoji: null,
-    position,
-    permissions,
-    managed: false,
-    mentionable: false,
-    flags: 0,
-  };
-}
-
-/** The GUILD_CREATE event's `d`: the guild with roles, one text channel and two members. */
-export function guildCreatePayload(world: World): Record<string, unknown> {
-  return {
-    id: world.guildId,
-    name: world.guildName,
-    icon: null,
-    splash: null,
-    discovery_splash: null,
-    banner: null,
-    description: null,
-    owner_id: world.user.id,
-    afk_channel_id: null,
-    afk_timeout: 300,
-    verification_level: 0,
-    default_message_notifications: 0,
-    explicit_content_filter: 0,
-    mfa_level: 0,
-    nsfw_level: 0,
-    premium_tier: 0,
-    premium_subscription_count: 0,
-    premium_progress_bar_enabled: false,
-    preferred_locale: 'en-US',
-    system_channel_id: null,
-    system_channel_flags: 0,
-    rules_channel_id: null,
-    public_updates_channel_id: null,
-    safety_alerts_channel_id: null,
-    vanity_url_code: null,
-    application_id: null,
-    features: [],
-    // @everyone's id is the guild's id; it grants View Channel, Send Messages and Read History.
-    roles: [role(world.guildId, '@everyone', 0, '68608'), role(world.roleId, 'Helper', 1, '68608')],
-    emojis: [],
-    stickers: [],
-    channels: [
-      {
-        id: world.channelId,
-        type: 0,
-        guild_id: world.guildId,
-        name: 'general',
-        position: 0,
-        parent_id: null,
-        topic: null,
-        nsfw: false,
-        last_message_id: null,
-        rate_limit_per_user: 0,
-        permission_overwrites: [],
-        flags: 0,
-      },
-    ],
-    threads: [],
-    members: [
-      { ...member([]), user: world.bot },
-      { ...member([world.roleId]), user: world.user },
-    ],
-    member_count: 2,
-    large: false,
-    unavailable: false,
-    joined_at: FIXED_TIMESTAMP,
-    presences: [],
-    voice_states: [],
-    stage_instances: [],
-    guild_scheduled_events: [],
-    soundboard_sounds: [],
-  };
-}
-
 /** Options for a message built by {@link messagePayload}. */
 export interface MessageFields {
   readonly id: string;
@@ -204,10 +157,12 @@ export interface MessageFields {
   readonly member: MemberJson | undefined;
   readonly content: string;
   readonly mentions: readonly UserJson[];
-  readonly messageReference?: unknown;
+  readonly attachments?: readonly AttachmentJson[];
+  readonly messageReference?: MessageReferenceJson;
+  readonly nonce?: string | number;
 }
 
-/** A full message object. */
+/** A full message object; one with a reference is a reply (type 19). */
 export function messagePayload(fields: MessageFields): MessageJson {
   return {
     id: fields.id,
@@ -222,55 +177,13 @@ export function messagePayload(fields: MessageFields): MessageJson {
     mention_everyone: false,
     mentions: fields.mentions,
     mention_roles: [],
-    attachments: [],
+    attachments: fields.attachments ?? [],
     embeds: [],
     components: [],
     pinned: false,
     type: fields.messageReference === undefined ? 0 : 19,
     flags: 0,
     ...(fields.messageReference === undefined ? {} : { message_reference: fields.messageReference }),
-  };
-}
-
-/** One option of a slash command, as INTERACTION_CREATE carries it (types: 3 string, 4 integer, 5 boolean). */
-export interface CommandOptionJson {
-  readonly name: string;
-  readonly type: number;
-  readonly value: string | number | boolean;
-}
-
-/** Options for an interaction built by {@link interactionPayload}. */
-export interface InteractionFields {
-  readonly id: string;
-  readonly token: string;
-  readonly commandId: string;
-  readonly name: string;
-  readonly options: readonly CommandOptionJson[];
-  readonly channelId: string;
-  readonly user: UserJson;
-  readonly roles: readonly string[];
-}
-
-/** A guild chat-input command interaction (INTERACTION_CREATE type 2) in the world's guild. */
-export function interactionPayload(world: World, fields: InteractionFields): Record<string, unknown> {
-  return {
-    id: fields.id,
-    application_id: world.applicationId,
-    type: 2,
-    data: { id: fields.commandId, name: fields.name, type: 1, options: fields.options, guild_id: world.guildId },
-    guild_id: world.guildId,
-    guild: { id: world.guildId, locale: 'en-US', features: [] },
-    channel_id: fields.channelId,
-    channel: { id: fields.channelId, type: 0, guild_id: world.guildId, name: 'general', flags: 0 },
-    member: { ...member(fields.roles), user: fields.user, permissions: '68608' },
-    token: fields.token,
-    version: 1,
-    app_permissions: '68608',
-    locale: 'en-US',
-    guild_locale: 'en-US',
-    entitlements: [],
-    authorizing_integration_owners: { '0': world.guildId },
-    context: 0,
-    attachment_size_limit: 8_388_608,
+    ...(fields.nonce === undefined ? {} : { nonce: fields.nonce }),
   };
 }

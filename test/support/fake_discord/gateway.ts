@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import { guildCreatePayload, readyPayload, type SnowflakeCounter, type World } from './fixtures.js';
+import { readyPayload, type SnowflakeCounter, type World } from './fixtures.js';
+import { guildCreatePayload } from './guild.js';
 
 /** Gateway opcodes the fake speaks. */
 const Op = { Dispatch: 0, Heartbeat: 1, Identify: 2, Hello: 10, HeartbeatAck: 11 } as const;

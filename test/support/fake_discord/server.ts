@@ -1,31 +1,23 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ATTACHMENTS_PATH, AttachmentStore } from './attachments.js';
+import { FailureQueue, failureReply, type Failure } from './failures.js';
+import { EDITED_TIMESTAMP, SnowflakeCounter, createWorld, guildOf, member, messagePayload, user, type MessageJson, type UserJson, type World } from './fixtures.js';
 import { FakeGateway, type Identify } from './gateway.js';
-import {
-  SnowflakeCounter,
-  createWorld,
-  interactionPayload,
-  member,
-  messagePayload,
-  user,
-  type CommandOptionJson,
-  type MessageJson,
-  type UserJson,
-  type World,
-} from './fixtures.js';
-import { notFound, route, type RestReply } from './rest.js';
+import { notFound, parseBody, readBody, writeReply, type HttpReply } from './http.js';
+import { interactionPayload } from './interactions.js';
+import { channelMessages } from './messages.js';
+import { RequestLog, type ReceivedRequest, type RecordedRequest } from './requests.js';
+import { route } from './rest.js';
+import type { DispatchedInteraction, SlashCommand, UserMessage } from './user_input.js';
 
+export type { AttachmentFile } from './attachments.js';
+export type { Failure } from './failures.js';
+export type { AttachmentJson, MessageJson, MessageReferenceJson, UserJson, World } from './fixtures.js';
 export type { Identify } from './gateway.js';
-export type { CommandOptionJson, MessageJson, UserJson, World } from './fixtures.js';
-
-/** A REST request as the fake saw it. `path` is what follows `/api/v10`, without the query. */
-export interface RecordedRequest {
-  readonly method: string;
-  readonly path: string;
-  readonly query: string;
-  /** The parsed JSON body, the raw text if it is not JSON, or undefined when empty. */
-  readonly body: unknown;
-}
+export type { CommandOptionJson } from './interactions.js';
+export type { ReceivedRequest, RecordedRequest } from './requests.js';
+export type { DispatchedInteraction, SlashCommand, UserMessage } from './user_input.js';
 
 /** Options for {@link FakeDiscord.start}. */
 export interface FakeDiscordOptions {
@@ -33,50 +25,27 @@ export interface FakeDiscordOptions {
   readonly token?: string;
 }
 
-/** A user message to dispatch as MESSAGE_CREATE. */
-export interface UserMessage {
-  readonly channelId: string;
-  readonly authorId: string;
-  readonly content: string;
-  /** Lists the bot in `mentions` (the content is left as given). */
-  readonly mentionsBot?: boolean;
-  readonly messageId?: string;
-}
-
-/** A slash command use to dispatch as INTERACTION_CREATE, by the world's user in its channel unless told. */
-export interface SlashCommand {
-  readonly name: string;
-  readonly options?: readonly CommandOptionJson[];
-  readonly channelId?: string;
-  readonly userId?: string;
-}
-
-/** The ids a dispatched interaction's answers are addressed with. */
-export interface DispatchedInteraction {
-  readonly id: string;
-  readonly token: string;
-}
-
 const API_PREFIX = '/api/v10/';
 
 /**
- * A real Discord stand-in on 127.0.0.1: REST under `/api/v10` and a WebSocket gateway on the
- * same port, enough for the real discord.js `Client` to log in, receive messages and answer.
+ * A real Discord stand-in on 127.0.0.1: REST under `/api/v10`, attachment downloads under
+ * `/attachments` and a WebSocket gateway on the same port, enough for the real discord.js
+ * `Client` to log in, receive guild and direct messages, and answer.
  */
 export class FakeDiscord {
   /** The token {@link FakeDiscord.start} accepts unless told otherwise. */
   static readonly TOKEN = 'fake-bot-token';
 
-  /** Every REST request, in arrival order. */
-  readonly requests: RecordedRequest[] = [];
   /** Every IDENTIFY, in arrival order. */
   readonly identifies: Identify[] = [];
-  /** The bot, the guild, its channel, role and user. */
+  /** The bot, the guild, its channel, role and user, and the user's DM channel. */
   readonly world: World;
 
   readonly #ids = new SnowflakeCounter();
   readonly #messages = new Map<string, MessageJson>();
-  readonly #waiters: { readonly matches: (request: RecordedRequest) => boolean; readonly resolve: (request: RecordedRequest) => void }[] = [];
+  readonly #log = new RequestLog();
+  readonly #failures = new FailureQueue();
+  readonly #attachments = new AttachmentStore();
   readonly #server: Server;
   readonly #gateway: FakeGateway;
   #port = 0;
@@ -102,9 +71,14 @@ export class FakeDiscord {
     return fake;
   }
 
+  /** Every request (REST and attachment downloads) with the status it got, in arrival order. */
+  get requests(): RecordedRequest[] {
+    return this.#log.requests;
+  }
+
   /** The REST root to pass as the client's `rest.api` option. */
   get restUrl(): string {
-    return `http://127.0.0.1:${this.#port}/api`;
+    return `${this.#origin}/api`;
   }
 
   /** The gateway URL that `GET /gateway/bot` hands out. */
@@ -112,22 +86,35 @@ export class FakeDiscord {
     return `ws://127.0.0.1:${this.#port}`;
   }
 
-  /** Sends MESSAGE_CREATE from a user and stores the message; returns its id. */
+  /** The bot user, as READY announced it. */
+  get bot(): UserJson {
+    return this.world.bot;
+  }
+
+  get #origin(): string {
+    return `http://127.0.0.1:${this.#port}`;
+  }
+
+  /**
+   * Sends MESSAGE_CREATE from a user and stores the message; returns its id. A message in the
+   * guild channel carries `guild_id` and `member`; one anywhere else is a DM and carries neither.
+   */
   dispatchMessage(message: UserMessage): Promise<string> {
     const { world } = this;
-    const inGuild = message.channelId === world.channelId;
-    const author = message.authorId === world.user.id ? world.user : user(message.authorId, `user-${message.authorId}`, false);
+    const guildId = guildOf(world, message.channelId);
+    const author = message.authorId === world.user.id ? world.user : user(message.authorId, `user-${message.authorId}`, message.authorIsBot === true);
     const payload = messagePayload({
       id: message.messageId ?? this.#ids.next(),
       channelId: message.channelId,
-      guildId: inGuild ? world.guildId : undefined,
+      guildId,
       author,
-      member: inGuild ? member(author.id === world.user.id ? [world.roleId] : []) : undefined,
+      member: guildId === undefined ? undefined : member(author.id === world.user.id ? [world.roleId] : []),
       content: message.content,
       mentions: message.mentionsBot === true ? [world.bot] : [],
+      attachments: this.#attachments.add(this.#ids, this.#origin, message.attachments ?? []),
     });
     this.#messages.set(payload.id, payload);
-    this.#gateway.dispatch('MESSAGE_CREATE', payload);
+    this.#gateway.dispatch('MESSAGE_CREATE', this.#event(payload));
     return Promise.resolve(payload.id);
   }
 
@@ -155,17 +142,22 @@ export class FakeDiscord {
     return Promise.resolve({ id, token });
   }
 
-  /** Changes a stored message's content, as `GET` will return it (no gateway event). */
+  /** Changes a stored message's content, as `GET` will return it, and sends MESSAGE_UPDATE. */
   editUserMessage(id: string, content: string): void {
     const message = this.#messages.get(id);
     if (message === undefined) throw new Error(`no message ${id}`);
     message.content = content;
-    message.edited_timestamp = message.timestamp;
+    message.edited_timestamp = EDITED_TIMESTAMP;
+    this.#gateway.dispatch('MESSAGE_UPDATE', this.#event(message));
   }
 
-  /** Forgets a stored message, so `GET` answers 10008 Unknown Message (no gateway event). */
+  /** Forgets a stored message, so `GET` answers 10008 Unknown Message, and sends MESSAGE_DELETE. */
   deleteUserMessage(id: string): void {
+    const message = this.#messages.get(id);
+    if (message === undefined) return;
     this.#messages.delete(id);
+    const { guild_id: guildId } = message;
+    this.#gateway.dispatch('MESSAGE_DELETE', { id, channel_id: message.channel_id, ...(guildId === undefined ? {} : { guild_id: guildId }) });
   }
 
   /** The stored message with this id, if any. */
@@ -173,16 +165,23 @@ export class FakeDiscord {
     return this.#messages.get(id);
   }
 
-  /** The bot user, as READY announced it. */
-  get bot(): UserJson {
-    return this.world.bot;
+  /** The stored messages of one channel, users' and the bot's, oldest first. */
+  messagesIn(channelId: string): MessageJson[] {
+    return channelMessages(this.#messages, channelId);
   }
 
   /** Resolves with the first recorded request that matches, already seen or still to come. */
   whenRequest(matches: (request: RecordedRequest) => boolean): Promise<RecordedRequest> {
-    const seen = this.requests.find(matches);
-    if (seen !== undefined) return Promise.resolve(seen);
-    return new Promise((resolve) => this.#waiters.push({ matches, resolve }));
+    return this.#log.when(matches);
+  }
+
+  /**
+   * Fails the next `failure.times` (default 1) requests that match, with `failure.status`: 429 in
+   * Discord's rate-limit shape, 5xx as a server error. With `afterEffect` the request still takes
+   * effect and only its answer is the error. Failures added earlier are used first.
+   */
+  failNext(matches: (request: ReceivedRequest) => boolean, failure: Failure): void {
+    this.#failures.add(matches, failure);
   }
 
   /** Closes every socket and the server. */
@@ -192,53 +191,34 @@ export class FakeDiscord {
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
   }
 
+  /** A message as a MESSAGE_CREATE or MESSAGE_UPDATE carries it: with the channel's type (0 guild text, 1 DM). */
+  #event(message: MessageJson): Record<string, unknown> {
+    return { ...message, channel_type: message.guild_id === undefined ? 1 : 0 };
+  }
+
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const text = await readBody(req);
-    const method = req.method ?? 'GET';
-    const versioned = url.pathname.startsWith(API_PREFIX);
     const pathname = decodeURIComponent(url.pathname);
-    const path = versioned ? pathname.slice(API_PREFIX.length - 1) : pathname;
-    const request: RecordedRequest = { method, path, query: url.search, body: parseBody(text) };
-    const reply: RestReply = versioned
-      ? route(
-          { world: this.world, ids: this.#ids, messages: this.#messages, gatewayUrl: () => this.gatewayUrl },
-          method,
-          path.split('/').slice(1),
-          request.body,
-        )
-      : notFound();
-    this.#record(request);
-    if (reply.body === undefined) {
-      res.writeHead(reply.status).end();
-    } else {
-      res.writeHead(reply.status, { 'content-type': 'application/json' }).end(JSON.stringify(reply.body));
-    }
+    const versioned = pathname.startsWith(API_PREFIX);
+    const request: ReceivedRequest = {
+      method: req.method ?? 'GET',
+      path: versioned ? pathname.slice(API_PREFIX.length - 1) : pathname,
+      query: url.search,
+      body: parseBody(text),
+    };
+    const failure = this.#failures.take(request);
+    const answered = failure === undefined || failure.afterEffect === true ? this.#answer(request, versioned, url.searchParams) : undefined;
+    const reply = failure === undefined ? answered ?? notFound() : failureReply(failure);
+    this.#log.record({ ...request, status: reply.status });
+    writeReply(res, reply);
   }
 
-  #record(request: RecordedRequest): void {
-    this.requests.push(request);
-    for (let i = this.#waiters.length - 1; i >= 0; i -= 1) {
-      const waiter = this.#waiters[i];
-      if (waiter?.matches(request) === true) {
-        this.#waiters.splice(i, 1);
-        waiter.resolve(request);
-      }
+  #answer(request: ReceivedRequest, versioned: boolean, query: URLSearchParams): HttpReply {
+    if (versioned) {
+      const state = { world: this.world, ids: this.#ids, messages: this.#messages, gatewayUrl: () => this.gatewayUrl };
+      return route(state, { method: request.method, segments: request.path.split('/').slice(1), query, body: request.body });
     }
-  }
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-function parseBody(text: string): unknown {
-  if (text === '') return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
+    return request.path.startsWith(ATTACHMENTS_PATH) ? this.#attachments.serve(request.method, request.path) : notFound();
   }
 }

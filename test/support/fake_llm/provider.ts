@@ -16,6 +16,7 @@ export function llmConfig(provider: LLMProviderName, baseUrl: string, overrides:
     request_timeout_seconds: 30,
     stream_stall_timeout_seconds: 30,
     headers: {},
+    vision: false,
     ...overrides,
   };
 }

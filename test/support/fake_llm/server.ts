@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Conditions } from '../conditions.js';
 
 /**
  * What the fake model server does with one request. Protocol helpers (openai_chat.ts,
@@ -40,7 +41,7 @@ export class FakeLLMServer {
   readonly requests: RecordedRequest[] = [];
   readonly #server: Server;
   readonly #steps: FakeStep[] = [];
-  readonly #waiters: { readonly ready: () => boolean; readonly resolve: () => void }[] = [];
+  readonly #conditions = new Conditions();
   #port = 0;
 
   private constructor() {
@@ -74,12 +75,12 @@ export class FakeLLMServer {
 
   /** Resolves once `count` requests have arrived. */
   whenRequests(count: number): Promise<void> {
-    return this.#when(() => this.requests.length >= count);
+    return this.#conditions.when(() => this.requests.length >= count);
   }
 
   /** Resolves once the client has closed `count` connections before their responses finished. */
   whenClientClosed(count = 1): Promise<void> {
-    return this.#when(() => this.requests.filter((r) => r.closedByClient).length >= count);
+    return this.#conditions.when(() => this.requests.filter((r) => r.closedByClient).length >= count);
   }
 
   async close(): Promise<void> {
@@ -93,11 +94,11 @@ export class FakeLLMServer {
     res.on('close', () => {
       if (!res.writableFinished) {
         recorded.closedByClient = true;
-        this.#notify();
+        this.#conditions.changed();
       }
     });
     this.requests.push(recorded);
-    this.#notify();
+    this.#conditions.changed();
     const step = this.#steps.shift() ?? { kind: 'reply', status: 599, body: { error: { message: `fake-llm: no scripted step for request ${this.requests.length}` } } };
     switch (step.kind) {
       case 'reply': {
@@ -127,18 +128,6 @@ export class FakeLLMServer {
         const unreachable: never = step;
         throw new Error(`unknown step ${JSON.stringify(unreachable)}`);
       }
-    }
-  }
-
-  #when(ready: () => boolean): Promise<void> {
-    if (ready()) return Promise.resolve();
-    return new Promise((resolve) => this.#waiters.push({ ready, resolve }));
-  }
-
-  #notify(): void {
-    for (const waiter of this.#waiters.filter((w) => w.ready())) {
-      this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
-      waiter.resolve();
     }
   }
 }

@@ -4,6 +4,7 @@ import { describeCheckpointsAndTranscript } from './checkpoint_contract.js';
 import { describeFencingAndLeases } from './fencing_contract.js';
 import type { MakeHarness } from './harness.js';
 import { describeLedger } from './ledger_contract.js';
+import { describeReplies } from './reply_contract.js';
 import { describeResume } from './resume_contract.js';
 import { describeSweeps } from './sweep_contract.js';
 
@@ -22,5 +23,6 @@ export function describeTurnStoreContract(name: string, makeHarness: MakeHarness
     describeCheckpointsAndTranscript(makeHarness);
     describeResume(makeHarness);
     describeSweeps(makeHarness);
+    describeReplies(makeHarness);
   });
 }

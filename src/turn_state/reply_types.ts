@@ -1,0 +1,37 @@
+import type { TurnRecord } from './turn_types.js';
+
+/**
+ * Where a completed turn's final reply stands: stored and not yet confirmed by the transport
+ * (`pending`), confirmed (`delivered`), or refused for good by the transport (`abandoned`, e.g.
+ * the channel is gone). Only a pending reply keeps its text.
+ */
+export const REPLY_STATES = ['pending', 'delivered', 'abandoned'] as const;
+export type ReplyState = (typeof REPLY_STATES)[number];
+
+/** A turn's final reply as the store holds it. Times are wall-clock epoch milliseconds. */
+export interface ReplyRecord {
+  readonly turnId: string;
+  readonly state: ReplyState;
+  /** The reply's text while it is pending; `null` once delivered or abandoned. */
+  readonly text: string | null;
+  /** How many parts of it the transport has confirmed; a redelivery starts after them. */
+  readonly partsDelivered: number;
+  readonly createdAt: number;
+  /** When the transport confirmed the last part; `null` until then. */
+  readonly deliveredAt: number | null;
+  /** Why an abandoned reply was given up. */
+  readonly failure: string | null;
+}
+
+/** A reply stored with its completed turn whose delivery was never confirmed: posted after a restart. */
+export interface PendingReply {
+  readonly turn: TurnRecord;
+  readonly text: string;
+  readonly partsDelivered: number;
+}
+
+/** A step of a reply's delivery: more parts confirmed, all of them, or given up for good. */
+export type ReplyProgress =
+  | { readonly kind: 'parts_delivered'; readonly partsDelivered: number }
+  | { readonly kind: 'delivered' }
+  | { readonly kind: 'abandoned'; readonly reason: string };

@@ -1,0 +1,30 @@
+import type { AttachmentFile } from './attachments.js';
+import type { CommandOptionJson } from './interactions.js';
+
+/** A user message to dispatch as MESSAGE_CREATE: in the guild channel, or a DM in the world's DM channel. */
+export interface UserMessage {
+  readonly channelId: string;
+  readonly authorId: string;
+  readonly content: string;
+  /** Lists the bot in `mentions` (the content is left as given). */
+  readonly mentionsBot?: boolean;
+  readonly messageId?: string;
+  /** The author is a bot account (another bot than the one under test). */
+  readonly authorIsBot?: boolean;
+  /** Files, served by the fake at the attachment URLs the message carries. */
+  readonly attachments?: readonly AttachmentFile[];
+}
+
+/** A slash command use to dispatch as INTERACTION_CREATE, by the world's user in its channel unless told. */
+export interface SlashCommand {
+  readonly name: string;
+  readonly options?: readonly CommandOptionJson[];
+  readonly channelId?: string;
+  readonly userId?: string;
+}
+
+/** The ids a dispatched interaction's answers are addressed with. */
+export interface DispatchedInteraction {
+  readonly id: string;
+  readonly token: string;
+}

@@ -1,0 +1,29 @@
+import type { BotEvent, FinalReply, ReplySink } from '../../src/chat/intake_types.js';
+
+/** A final reply as a {@link recordingSink} records it, beside the events, in the order they came. */
+export interface DeliveredReply {
+  readonly type: 'message';
+  readonly kind: 'reply';
+  readonly channelId: string;
+  readonly inReplyTo: string;
+  readonly turn: string;
+  readonly text: string;
+}
+
+/** What a transport was told: events and delivered replies, in order. */
+export type SeenEvent = BotEvent | DeliveredReply;
+
+/** A sink that records everything it is told into `events`; each reply is confirmed at once, as one part. */
+export function recordingSink(events: SeenEvent[], onEvent?: (event: SeenEvent) => void): ReplySink {
+  const see = (event: SeenEvent): void => {
+    events.push(event);
+    onEvent?.(event);
+  };
+  return {
+    post: see,
+    async deliver(reply: FinalReply, confirmed) {
+      see({ type: 'message', kind: 'reply', channelId: reply.channelId, inReplyTo: reply.inReplyTo, turn: reply.turn, text: reply.text });
+      await confirmed(1);
+    },
+  };
+}
