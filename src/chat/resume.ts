@@ -34,7 +34,7 @@ export type ResumeAttempt =
 /**
  * Explicit resume (DESIGN §9): `resume`, `continue` or `/resume [turn]` from a turn's requester in
  * its channel. Once the words match preserved work they never fall through into a fresh turn:
- * every failure is a notice. The original message is re-checked, the payload restored and
+ * every failure is a notice; the `/resume` command never does, even with nothing saved. The original message is re-checked, the payload restored and
  * validated and the tools re-derived before the resume lease is taken; one resumer wins.
  */
 export async function attemptResume(message: InboundMessage, signal: AbortSignal, deps: ResumeDeps): Promise<ResumeAttempt> {
@@ -54,7 +54,9 @@ export async function attemptResume(message: InboundMessage, signal: AbortSignal
     if (suspended.some((other) => other.requesterId !== message.authorId)) {
       return { kind: 'notice', turn: null, notice: 'rejected', text: 'Only the person who asked can resume their saved request.' };
     }
-    return wanted === undefined ? { kind: 'not_a_resume' } : { kind: 'notice', turn: null, notice: 'rejected', text: `There is no saved request ${wanted} of yours in this channel.` };
+    if (wanted !== undefined) return { kind: 'notice', turn: null, notice: 'rejected', text: `There is no saved request ${wanted} of yours in this channel.` };
+    // The words `resume` and `continue` may just be conversation; the command never is.
+    return message.text.trim().startsWith('/') ? { kind: 'notice', turn: null, notice: 'status', text: 'You have no saved request in this channel to resume.' } : { kind: 'not_a_resume' };
   }
   try {
     return await resume(turn, message, signal, deps);

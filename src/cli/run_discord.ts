@@ -5,10 +5,11 @@ import type { Config } from '../config/schema.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { attachmentSettings, withAttachments } from '../discord/attachments.js';
+import { CommandAnswers } from '../discord/command_answers.js';
 import { discordSink } from '../discord/discord_sink.js';
 import { discordMessageSource } from '../discord/discord_source.js';
 import { InOrder } from '../discord/in_order.js';
-import { acknowledgeCommand, commandAsMessage, registerSlashCommands } from '../discord/slash_commands.js';
+import { commandAsMessage, registerSlashCommands } from '../discord/slash_commands.js';
 import { addressesBot, withoutBotMention } from '../discord/triggers.js';
 import { intakeFor, type BotServices } from './bot_services.js';
 import { keepHouse } from './housekeeping.js';
@@ -58,12 +59,14 @@ export async function runDiscord(run: DiscordRun): Promise<void> {
   const bot = await ready;
   // Ends the waits of deliveries and housekeeping at shutdown; an unfinished delivery is posted after the next start.
   const stopping = new AbortController();
+  const commands = new CommandAnswers(clock);
   const sink = discordSink({
     client: bot,
     clock,
     logger: logger.child({ component: 'discord' }),
     editIntervalMs: config.discord.edit_interval_ms,
     delivery: { clock, backoffMs: config.discord.delivery_backoff_seconds * 1000, deadlineMs: config.discord.delivery_deadline_seconds * 1000, signal: stopping.signal },
+    commands,
   });
   const intake = intakeFor(config, services, { clock, logger, sink, source: discordMessageSource(bot), faults: run.faults });
   // A message's attachments are downloaded before it is submitted; its channel's later messages wait for it.
@@ -98,9 +101,9 @@ export async function runDiscord(run: DiscordRun): Promise<void> {
     if (!interaction.isChatInputCommand()) return;
     const command = commandAsMessage(interaction);
     if (command === undefined) return;
-    // The command runs even when its acknowledgement fails: a `/stop` must stop.
+    // The command runs even when its acknowledgement fails (its answer then goes to the channel): a `/stop` must stop.
+    commands.open(interaction).catch((error: unknown) => logger.warn({ err: error, command: command.text }, 'could not acknowledge a slash command'));
     intake.submit(command);
-    acknowledgeCommand(interaction, command).catch((error: unknown) => logger.warn({ err: error, command: command.text }, 'could not acknowledge a slash command'));
   });
   await registerSlashCommands(bot, config.discord.guild_ids);
   logger.info({ user: bot.user.tag }, 'connected to Discord');

@@ -3,9 +3,11 @@ import type { BotEvent, ReplySink } from '../chat/intake_types.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { DISCORD_MESSAGE_LIMIT, splitMessage } from './message_split.js';
+import type { CommandAnswers } from './command_answers.js';
 import { withDiscordRetry, type DiscordRetryPolicy } from './discord_retry.js';
 import { postReplyParts, replyNonce, type ReplyChannel } from './reply_posting.js';
 import { NOTICE_MARK, SAFE_MENTIONS } from './triggers.js';
+import { TypingIndicators } from './typing.js';
 
 type SendableChannel = TextBasedChannel & ReplyChannel & { sendTyping: () => Promise<unknown> };
 
@@ -24,12 +26,15 @@ export interface DiscordSinkOptions {
   readonly editIntervalMs: number;
   /** How a final reply's requests are tried again when Discord fails to take them. */
   readonly delivery: DiscordRetryPolicy;
+  /** Slash commands open for answers: a notice answering one goes to its user alone. */
+  readonly commands: CommandAnswers;
 }
 
 /**
  * The bot's events on Discord: a reply streams into a reply to the message it answers, edited at
  * most once per `editIntervalMs`, and ends split into follow-ups when longer than a message, at
- * line or sentence boundaries; notices are marked; a turn that starts shows the typing indicator.
+ * line or sentence boundaries; notices are marked, and those answering a slash command are shown
+ * to its user alone; a working turn shows the typing indicator until it shows text.
  * Final replies are delivered durably (see {@link postReplyParts}). Nothing posted can ping
  * @everyone, a role or a user. What one channel gets is posted in order.
  */
@@ -53,10 +58,12 @@ export function discordSink(options: DiscordSinkOptions): ReplySink {
     inOrder(channelId, work).catch((error: unknown) => logger.error({ err: error, channel: channelId }, 'could not post to Discord'));
   };
   const replyTo = (messageId: string) => ({ messageReference: messageId, failIfNotExists: false });
+  const typing = new TypingIndicators(clock, (channelId) => show(channelId, (channel) => channel.sendTyping()), options.delivery.signal);
   return {
     post(event: BotEvent) {
       switch (event.type) {
         case 'delta': {
+          typing.stop(event.turn);
           const stream = streams.get(event.turn) ?? { text: '', message: undefined, lastEditAt: Number.NEGATIVE_INFINITY };
           streams.set(event.turn, stream);
           stream.text += event.text;
@@ -79,10 +86,17 @@ export function discordSink(options: DiscordSinkOptions): ReplySink {
         }
         case 'message': {
           const stream = event.turn === null ? undefined : streams.get(event.turn);
-          if (event.turn !== null) streams.delete(event.turn);
+          if (event.turn !== null) {
+            streams.delete(event.turn);
+            typing.stop(event.turn);
+          }
           show(event.channelId, async (channel) => {
             const [first = '', ...rest] = splitMessage(`${NOTICE_MARK}${event.text}`);
-            // A streamed draft becomes the notice that replaces it.
+            // A slash command's answer goes to its user alone; a streamed draft becomes the notice that replaces it.
+            if (stream?.message === undefined && (await options.commands.answer(event.inReplyTo, first))) {
+              for (const part of rest) await options.commands.answer(event.inReplyTo, part);
+              return;
+            }
             if (stream?.message !== undefined) await stream.message.edit({ content: first, allowedMentions: SAFE_MENTIONS });
             else await channel.send({ content: first, reply: replyTo(event.inReplyTo), allowedMentions: SAFE_MENTIONS });
             for (const part of rest) await channel.send({ content: part, allowedMentions: SAFE_MENTIONS });
@@ -90,7 +104,8 @@ export function discordSink(options: DiscordSinkOptions): ReplySink {
           return;
         }
         case 'turn':
-          if (event.status === 'ACTIVE') show(event.channelId, (channel) => channel.sendTyping());
+          if (event.status === 'ACTIVE') typing.start(event.turn, event.channelId);
+          else typing.stop(event.turn);
           return;
         default: {
           const unreachable: never = event;
@@ -99,6 +114,7 @@ export function discordSink(options: DiscordSinkOptions): ReplySink {
       }
     },
     deliver(reply, confirmed) {
+      typing.stop(reply.turn);
       const stream = streams.get(reply.turn);
       streams.delete(reply.turn);
       // The draft is read when the channel's turn comes: the deltas queued before may still be creating it.

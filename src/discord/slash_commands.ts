@@ -1,4 +1,4 @@
-import { ApplicationCommandOptionType, MessageFlags, type ApplicationCommandData, type ChatInputCommandInteraction, type Client } from 'discord.js';
+import { ApplicationCommandOptionType, type ApplicationCommandData, type ChatInputCommandInteraction, type Client } from 'discord.js';
 import type { InboundMessage } from '../chat/intake_types.js';
 
 /** The slash commands the bot registers: the same commands the console takes as text. */
@@ -22,17 +22,13 @@ export async function registerSlashCommands(client: Client<true>, guildIds: read
 }
 
 /**
- * A slash command as the message the intake pipeline understands (the answer comes as the bot's
- * usual reply or notice in the channel); `undefined` for a command that is not the bot's.
+ * A slash command as the message the intake pipeline understands (its notices go to its user
+ * alone, see CommandAnswers; a resumed request's reply to the channel); `undefined` for a command
+ * that is not the bot's.
  */
 export function commandAsMessage(interaction: ChatInputCommandInteraction): InboundMessage | undefined {
   if (!SLASH_COMMANDS.some((command) => command.name === interaction.commandName)) return undefined;
   const text = interaction.commandName === 'resume' ? `/resume ${interaction.options.getString('turn') ?? ''}`.trim() : `/${interaction.commandName}`;
   const roles = interaction.member === null ? [] : Array.isArray(interaction.member.roles) ? interaction.member.roles : [...interaction.member.roles.cache.keys()];
   return { source: 'discord', channelId: interaction.channelId, authorId: interaction.user.id, authorRoleIds: roles, messageId: interaction.id, text };
-}
-
-/** Acknowledges a command to its user alone, naming what was received. */
-export async function acknowledgeCommand(interaction: ChatInputCommandInteraction, command: InboundMessage): Promise<void> {
-  await interaction.reply({ content: `\`${command.text}\` received.`, flags: MessageFlags.Ephemeral });
 }

@@ -127,6 +127,14 @@ describe('explicit resume', () => {
     expect(replies()).toEqual(['Resume what?']);
   });
 
+  it('answers the /resume command with nothing saved here, and never asks the model', async () => {
+    const bot = new Intake(deps());
+    bot.submit(message('/resume'));
+    await settle(bot);
+    expect(events).toEqual([expect.objectContaining({ kind: 'notice', notice: 'status', text: 'You have no saved request in this channel to resume.' })]);
+    expect(fake.requests).toEqual([]);
+  });
+
   it('ends the turn instead of resuming it when its original message was edited', async () => {
     const edited = deps({ source: { fetchOriginal: (turn) => Promise.resolve({ authorId: turn.requesterId, digest: messageDigest('something else') }) } });
     const bot = new Intake(edited);

@@ -74,16 +74,48 @@ describe('the Discord adapter in-process', { timeout: 60_000 }, () => {
     expect(await bot.done).toBe(0);
   });
 
-  it('registers /stop, /resume and /status, acknowledges them to their user alone, and answers /status in the channel', async () => {
+  it('registers /stop, /resume and /status, and answers them to their user alone', async () => {
     const bot = run('');
     await bot.logged('connected to Discord');
     const registered = discord.requests.find((r) => r.method === 'PUT' && r.path.includes('/commands'));
     expect((registered?.body as { name: string }[]).map((c) => c.name)).toEqual(['stop', 'resume', 'status']);
-    const { id } = await discord.dispatchInteraction({ name: 'status' });
-    const ack = await discord.whenRequest((r) => r.method === 'POST' && r.path.startsWith(`/interactions/${id}/`));
-    expect(ack.body).toMatchObject({ type: 4, data: { content: '`/status` received.', flags: 64 } });
+    const status = await discord.dispatchInteraction({ name: 'status' });
+    const ack = await discord.whenRequest((r) => r.method === 'POST' && r.path.startsWith(`/interactions/${status.id}/`));
+    expect(ack.body).toEqual({ type: 5, data: { flags: 64 } });
+    const answer = await discord.whenRequest((r) => r.method === 'PATCH' && r.path.endsWith(`/${status.token}/messages/@original`));
+    expect(answer.body).toMatchObject({ content: 'ℹ️ Nothing is running in this channel.\nNo saved requests are waiting.' });
+
+    const resume = await discord.dispatchInteraction({ name: 'resume' });
+    const refusal = await discord.whenRequest((r) => r.method === 'PATCH' && r.path.endsWith(`/${resume.token}/messages/@original`));
+    expect(refusal.body).toMatchObject({ content: 'ℹ️ You have no saved request in this channel to resume.' });
+    expect(posts()).toEqual([]);
+    expect(fake.requests).toEqual([]);
+    bot.stop();
+    expect(await bot.done).toBe(0);
+  });
+
+  it('registers the commands in the servers listed in discord.guild_ids, where they work at once', async () => {
+    temp.write('config.yml', discordConfigYaml(discord, fake.baseUrl).replace('discord:\n', `discord:\n  guild_ids: ['${discord.world.guildId}']\n`));
+    const bot = runDiscordBot(temp.path());
+    await bot.logged('connected to Discord');
+    const registered = discord.requests.filter((r) => r.method === 'PUT' && r.path.endsWith('/commands'));
+    expect(registered.map((r) => r.path)).toEqual([`/applications/${discord.world.applicationId}/guilds/${discord.world.guildId}/commands`]);
+    bot.stop();
+    expect(await bot.done).toBe(0);
+  });
+
+  it('answers /resume to its user alone, following up when the resumed request is suspended again', async () => {
+    fake.enqueue(...Array.from({ length: 80 }, () => overloaded));
+    const bot = run();
+    await bot.logged('connected to Discord');
+    await ask('look something up');
     await nthPost(1);
-    expect(posts()[0]?.content).toBe('ℹ️ Nothing is running in this channel.\nNo saved requests are waiting.');
+    const resume = await discord.dispatchInteraction({ name: 'resume' });
+    const resumed = await discord.whenRequest((r) => r.method === 'PATCH' && r.path.endsWith(`/${resume.token}/messages/@original`));
+    expect(resumed.body).toMatchObject({ content: 'ℹ️ Continuing your saved request.' });
+    const followUp = await discord.whenRequest((r) => r.method === 'POST' && r.path.endsWith(`/${resume.token}`));
+    expect(followUp.body).toMatchObject({ content: expect.stringMatching(/^ℹ️ The model provider is overloaded/) as unknown, flags: 64 });
+    expect(posts()).toHaveLength(1);
     bot.stop();
     expect(await bot.done).toBe(0);
   });

@@ -1,0 +1,74 @@
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ReplySink } from '../../src/chat/intake_types.js';
+import { ManualClock } from '../../src/core/manual_clock.js';
+import { CommandAnswers } from '../../src/discord/command_answers.js';
+import { discordSink } from '../../src/discord/discord_sink.js';
+import { TYPING_MAX_MS, TYPING_RENEW_MS } from '../../src/discord/typing.js';
+import { closeFakeClients, loggedIn } from '../support/fake_discord/clients.js';
+import type { FakeDiscord } from '../support/fake_discord/server.js';
+
+afterEach(closeFakeClients);
+
+describe('the Discord sink, driven by the manual clock', () => {
+  async function sinkOnDiscord(): Promise<{ fake: FakeDiscord; clock: ManualClock; sink: ReplySink; shutdown: AbortController }> {
+    const { fake, client } = await loggedIn();
+    const clock = new ManualClock();
+    const shutdown = new AbortController();
+    const sink = discordSink({
+      client,
+      clock,
+      logger: pino({ level: 'silent' }),
+      editIntervalMs: 1500,
+      delivery: { clock, backoffMs: 1000, deadlineMs: 60_000, signal: shutdown.signal },
+      commands: new CommandAnswers(clock),
+    });
+    return { fake, clock, sink, shutdown };
+  }
+
+  it('keeps showing the typing indicator while a turn works, and stops once its text shows', async () => {
+    const { fake, clock, sink } = await sinkOnDiscord();
+    const channelId = fake.world.channelId;
+    const typed = (): number => fake.requests.filter((r) => r.method === 'POST' && r.path === `/channels/${channelId}/typing`).length;
+    sink.post({ type: 'turn', channelId, turn: 't1', status: 'ACTIVE' });
+    await fake.whenRequest(() => typed() === 1);
+    await clock.whenSleeping();
+    await clock.advance(TYPING_RENEW_MS);
+    await fake.whenRequest(() => typed() === 2);
+    await clock.whenSleeping();
+    await clock.advance(TYPING_RENEW_MS);
+    await fake.whenRequest(() => typed() === 3);
+
+    sink.post({ type: 'delta', channelId, inReplyTo: 'm1', turn: 't1', text: 'Milk' });
+    await clock.advance(3 * TYPING_RENEW_MS);
+    sink.post({ type: 'message', channelId, inReplyTo: 'm1', turn: 't1', kind: 'notice', notice: 'cancelled', text: 'Stopped.' });
+    await fake.whenRequest((r) => r.method === 'PATCH' && (r.body as { content?: string }).content === 'ℹ️ Stopped.');
+    expect(typed()).toBe(3);
+  });
+
+  it('stops renewing an indicator after fifteen minutes, whatever became of its turn', async () => {
+    const { fake, clock, sink } = await sinkOnDiscord();
+    const channelId = fake.world.channelId;
+    sink.post({ type: 'turn', channelId, turn: 't1', status: 'ACTIVE' });
+    for (let elapsed = 0; elapsed < TYPING_MAX_MS; elapsed += TYPING_RENEW_MS) {
+      await clock.whenSleeping();
+      await clock.advance(TYPING_RENEW_MS);
+    }
+    await clock.advance(TYPING_RENEW_MS);
+    sink.post({ type: 'message', channelId, inReplyTo: 'm1', turn: null, kind: 'notice', notice: 'status', text: 'Still here.' });
+    await fake.whenRequest((r) => r.method === 'POST' && (r.body as { content?: string } | undefined)?.content === 'ℹ️ Still here.');
+    expect(fake.requests.filter((r) => r.path === `/channels/${channelId}/typing`)).toHaveLength(Math.ceil(TYPING_MAX_MS / TYPING_RENEW_MS));
+  });
+
+  it('stops every typing indicator when the bot shuts down', async () => {
+    const { fake, clock, sink, shutdown } = await sinkOnDiscord();
+    const channelId = fake.world.channelId;
+    sink.post({ type: 'turn', channelId, turn: 't1', status: 'ACTIVE' });
+    await clock.whenSleeping();
+    shutdown.abort();
+    await clock.advance(3 * TYPING_RENEW_MS);
+    sink.post({ type: 'message', channelId, inReplyTo: 'm1', turn: null, kind: 'notice', notice: 'status', text: 'Bye.' });
+    await fake.whenRequest((r) => r.method === 'POST' && (r.body as { content?: string } | undefined)?.content === 'ℹ️ Bye.');
+    expect(fake.requests.filter((r) => r.path === `/channels/${channelId}/typing`)).toHaveLength(1);
+  });
+});
