@@ -1,4 +1,7 @@
-/** The durable points of a step (DESIGN §7.3) and the moments around a tool's effect. */
+/**
+ * The durable points of a step (DESIGN §7.3), the moments around a tool's effect, and the moment
+ * a completed turn's reply is stored but not yet handed to the transport.
+ */
 export const FAULT_POINTS = [
   'after_deadline',
   'after_wi1',
@@ -8,6 +11,7 @@ export const FAULT_POINTS = [
   'after_wi4',
   'after_wi5',
   'after_final_reply',
+  'after_completion',
 ] as const;
 export type FaultPoint = (typeof FAULT_POINTS)[number];
 

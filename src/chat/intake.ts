@@ -183,6 +183,7 @@ export class Intake {
     if (ending.status === 'TERMINAL_COMPLETED') {
       deps.history.append(channelKey(message), { role: 'assistant', text: ending.message });
       const reply = { channelId: message.channelId, inReplyTo: message.messageId, turn: turnId, text: ending.message, partsDelivered: 0, redelivery: false };
+      deps.faults.reach('after_completion', 0);
       await deliverReply(deps.store, deps.sink, reply, deps.logger);
       await deps.history.fitToBudget(channelKey(message), deps.config.chat.history_max_chars, deps.config.chat.compaction, summarizeThrough(deps.provider, deps.recovery));
       return;

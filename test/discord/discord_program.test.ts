@@ -17,8 +17,8 @@ interface Running {
 }
 
 /** Starts the real program in Discord mode and lets a test wait for what it logs. */
-function startBot(configPath: string, cwd: string): Running {
-  const child = spawn(process.execPath, [PROGRAM, '--config', configPath], { cwd, env: { PATH: process.env['PATH'] }, stdio: ['ignore', 'pipe', 'pipe'] });
+function startBot(configPath: string, cwd: string, env: Readonly<Record<string, string>> = {}): Running {
+  const child = spawn(process.execPath, [PROGRAM, '--config', configPath], { cwd, env: { PATH: process.env['PATH'], ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   const waiters: { text: string; resolve: () => void }[] = [];
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
@@ -61,8 +61,8 @@ describe('the bot on Discord, against a local Discord and the real discord.js cl
       `discord:\n  token: ${token}\n  api_url: ${discord.restUrl}\nllm:\n  base_url: ${fake.baseUrl}\n  model: test-model\nlogging:\n  level: info\n  format: json\ntools:\n  builtin: []\n${extra}`,
     );
 
-  async function connected(extra = ''): Promise<Running> {
-    bot = startBot(config(FakeDiscord.TOKEN, extra), temp.path());
+  async function connected(extra = '', env: Readonly<Record<string, string>> = {}): Promise<Running> {
+    bot = startBot(config(FakeDiscord.TOKEN, extra), temp.path(), env);
     await bot.stderrHas('connected to Discord');
     return bot;
   }
@@ -139,6 +139,25 @@ describe('the bot on Discord, against a local Discord and the real discord.js cl
     expect(posts(discord).filter((m) => m.content.startsWith('ℹ️ The bot restarted'))).toHaveLength(1);
     expect(fake.requests).toHaveLength(2);
     expect(userMessagesOf(fake.requests[1]?.body)).toEqual([{ role: 'user', content: 'what is milk?' }]);
+  });
+
+  it('after a kill between storing a reply and posting it, a new process posts it once, into the draft', async () => {
+    const db = `turn_state:\n  db_path: ${join(temp.path(), 'turns.sqlite3')}\n`;
+    const drafted = deferred();
+    fake.enqueue(heldAnswer('Milk ', drafted.promise, 'is a drink.'));
+    const first = await connected(db, { HOLDFAST_FAULT: 'after_completion' });
+    const asked = await say(discord, 'what is milk?');
+    expect((await replyTo(discord, asked)).content).toBe('Milk ');
+    drafted.resolve();
+    expect(await first.exited).toBeNull();
+    expect(discord.messagesIn(discord.world.channelId).filter((m) => m.author.id === discord.bot.id).map((m) => m.content)).toEqual(['Milk ']);
+
+    await connected(db);
+    await shown(discord, 'Milk is a drink.');
+    const mine = discord.messagesIn(discord.world.channelId).filter((m) => m.author.id === discord.bot.id);
+    expect(mine.map((m) => [m.content, m.message_reference?.message_id])).toEqual([['Milk is a drink.', asked]]);
+    expect(discord.requests.filter(isPost(discord))).toHaveLength(1);
+    expect(fake.requests).toHaveLength(1);
   });
 
   it('exits 2 with a clear message when Discord refuses the token', async () => {
