@@ -127,6 +127,31 @@ tools:
     expect(lastRequest.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'w1', content: 'ok' });
   });
 
+  it('prints a reply stored just before a kill once, at the next start, without asking the model or the tool again', async () => {
+    fake.enqueue(chatToolCalls([{ id: 'w1', name: 'save_note', args: '{"text":"buy milk"}' }]), chatText('Your note is saved.'));
+    const dir = join(temp.path(), 'completed');
+    const first = start(dir, 'after_completion');
+    await first.waitFor((e) => e['type'] === 'ready');
+    first.send('Note: buy milk');
+    expect(await first.exited).toBeNull();
+    expect(first.events.filter(isReply)).toEqual([]);
+
+    const again = start(dir);
+    expect(await again.waitFor(isReply)).toMatchObject({ text: 'Your note is saved.' });
+    again.endInput();
+    expect(await again.exited).toBe(0);
+    expect(again.events.filter(isReply)).toHaveLength(1);
+    expect(again.events.filter(isNotice('interrupted'))).toEqual([]);
+    expect(fake.requests).toHaveLength(2);
+    expect(target.requests).toHaveLength(1);
+
+    const third = start(dir);
+    await third.waitFor((e) => e['type'] === 'ready');
+    third.endInput();
+    expect(await third.exited).toBe(0);
+    expect(third.events.filter(isReply)).toEqual([]);
+  });
+
   it('reaches the same reply after a kill at each fault point from WI-1 to the final reply, never repeating a started write', async () => {
     const REPLY = 'Your note is saved.';
     const points = ['after_wi1', 'after_wi2', 'after_tool', 'after_wi3', 'after_wi4', 'after_deadline:2', 'after_final_reply'];
