@@ -56,5 +56,3 @@ export async function runConsole(run: ConsoleRun): Promise<void> {
   stopHousekeeping.abort();
   await Promise.all([housekeeping, caughtUp]);
 }
-
-/** The periodic sweeps of DESIGN §8 and §10; each logs its counts. */

@@ -57,7 +57,7 @@ export async function runDiscord(run: DiscordRun): Promise<void> {
     throw new DiscordLoginError(`could not log in to Discord with discord.token${config.discord.api_url === undefined ? "" : ` at ${config.discord.api_url}`}: ${error instanceof Error ? error.message : String(error)}`);
   }
   const bot = await ready;
-  // Ends the waits of deliveries and housekeeping at shutdown; an unfinished delivery is posted after the next start.
+  // Ends the waits of deliveries, downloads and housekeeping at shutdown; an unfinished delivery is posted after the next start.
   const stopping = new AbortController();
   const commands = new CommandAnswers(clock);
   const sink = discordSink({
@@ -70,8 +70,7 @@ export async function runDiscord(run: DiscordRun): Promise<void> {
   });
   const intake = intakeFor(config, services, { clock, logger, sink, source: discordMessageSource(bot), faults: run.faults });
   // A message's attachments are downloaded before it is submitted; its channel's later messages wait for it.
-  const downloads = new AbortController();
-  const attachmentDeps = { clock, logger: logger.child({ component: 'discord' }), signal: downloads.signal };
+  const attachmentDeps = { clock, logger: logger.child({ component: 'discord' }), signal: stopping.signal };
   const inOrder = new InOrder<InboundMessage>(
     (inbound) => intake.submit(inbound),
     (error: unknown) => logger.error({ err: error }, 'could not take a message'),
@@ -112,7 +111,6 @@ export async function runDiscord(run: DiscordRun): Promise<void> {
   await stopped;
   logger.info('shutting down: running turns are suspended with their work kept');
   stopping.abort();
-  downloads.abort();
   await intake.shutdown();
   await Promise.all([housekeeping, caughtUp]);
   await client.destroy();
