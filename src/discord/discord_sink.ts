@@ -1,10 +1,10 @@
 import type { Client, Message, TextBasedChannel } from 'discord.js';
-import type { BotEvent, ReplySink } from '../chat/intake_types.js';
+import { ReplyUndeliverable, type BotEvent, type ReplySink } from '../chat/intake_types.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { DISCORD_MESSAGE_LIMIT, splitMessage } from './message_split.js';
 import type { CommandAnswers } from './command_answers.js';
-import { withDiscordRetry, type DiscordRetryPolicy } from './discord_retry.js';
+import { isRefusedByDiscord, withDiscordRetry, type DiscordRetryPolicy } from './discord_retry.js';
 import { postReplyParts, replyNonce, type ReplyChannel } from './reply_posting.js';
 import { NOTICE_MARK, SAFE_MENTIONS } from './triggers.js';
 import { TypingIndicators } from './typing.js';
@@ -125,7 +125,10 @@ export function discordSink(options: DiscordSinkOptions): ReplySink {
           { draft: stream?.message, lookForEarlier: reply.redelivery || (stream !== undefined && stream.message === undefined), botUserId: client.user.id, policy: options.delivery },
           confirmed,
         ),
-      );
+      ).catch((error: unknown) => {
+        // Discord refused (the channel is gone, the bot may not post there): no later attempt can do better.
+        throw isRefusedByDiscord(error) ? new ReplyUndeliverable(reply.turn, String(error), { cause: error }) : error;
+      });
     },
   };
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Message, MessageCreateOptions } from 'discord.js';
-import { ReplyUndeliverable, type FinalReply } from '../chat/intake_types.js';
+import type { FinalReply } from '../chat/intake_types.js';
 import { isRefusedByDiscord, withDiscordRetry, type DiscordRetryPolicy } from './discord_retry.js';
 import { splitMessage } from './message_split.js';
 import { NOTICE_MARK, SAFE_MENTIONS } from './triggers.js';
@@ -42,7 +42,7 @@ export interface ReplyPosting {
  * earlier reply to the same message (a draft, or a first part whose confirmation was lost) is
  * looked up and replaced the same way. Every post carries its part's nonce; every request is
  * retried by the policy. `confirmed(n)` is awaited after each part.
- * @throws {ReplyUndeliverable} when Discord refuses a post (no access, unknown channel).
+ * @throws Discord's refusal of a post (see isRefusedByDiscord) at once, or its last failure once the policy gives up.
  */
 export async function postReplyParts(channel: ReplyChannel, reply: FinalReply, posting: ReplyPosting, confirmed: (partsDelivered: number) => Promise<void>): Promise<void> {
   const { policy } = posting;
@@ -60,12 +60,7 @@ export async function postReplyParts(channel: ReplyChannel, reply: FinalReply, p
         allowedMentions: SAFE_MENTIONS,
         ...(part === 0 ? { reply: { messageReference: reply.inReplyTo, failIfNotExists: false } } : {}),
       };
-      try {
-        await withDiscordRetry(policy, () => channel.send(options));
-      } catch (error) {
-        if (isRefusedByDiscord(error)) throw new ReplyUndeliverable(reply.turn, error instanceof Error ? error.message : String(error), { cause: error });
-        throw error;
-      }
+      await withDiscordRetry(policy, () => channel.send(options));
     }
     await confirmed(part + 1);
   }

@@ -77,6 +77,28 @@ describe('final replies on Discord are never lost and never posted twice', { tim
     await after.close();
   });
 
+  it('keeps a reply Discord failed until the deadline, and posts the rest of it at the next start', async () => {
+    let down = true;
+    world.fake.enqueue(chatText(TWO_PART_REPLY));
+    world.discord.failNext((r) => down && isFollowUp(r), { status: 503, times: 1000 });
+    const yaml = discordConfigYaml(world.discord, world.fake.baseUrl).replace('discord:\n', `${DELIVERY}  delivery_deadline_seconds: 0.05\n`);
+    const first = world.start(yaml);
+    await first.logged('connected to Discord');
+    const question = await say(world.discord, 'tell me about milk');
+    await first.logged('the reply is not delivered yet');
+    expect(await world.stop()).toBe(0);
+    expect(botMessages()).toHaveLength(1);
+
+    down = false;
+    await world.start(yaml).logged('connected to Discord');
+    await world.discord.whenRequest((r) => isFollowUp(r) && r.status === 200);
+    expect(botMessages().join('\n')).toBe(TWO_PART_REPLY);
+    const store = await storeAfterStop();
+    const turn = await store.findTurn({ source: 'discord', channelId: world.discord.world.channelId, messageId: question });
+    expect(await store.getReply(turn?.turnId ?? '')).toMatchObject({ state: 'delivered', partsDelivered: 2 });
+    await store.close();
+  });
+
   it('gives a reply up, logged and never posted again, when Discord refuses it for good', async () => {
     world.fake.enqueue(chatText(TWO_PART_REPLY));
     world.discord.failNext(isFollowUp, { status: 403 });
@@ -91,6 +113,20 @@ describe('final replies on Discord are never lost and never posted twice', { tim
     await store.close();
   });
 
+  it('after a restart, gives up a reply whose channel is gone instead of trying it at every start', async () => {
+    const { store } = openTestStore(join(world.temp.path(), 'data'));
+    const lease = await admitted(store, '1300000000000000405', '1300000000000000404');
+    await store.complete(lease, 'Nobody will read this.');
+    await store.close();
+
+    const running = start();
+    await running.logged('the reply cannot be delivered: given up');
+    const after = await storeAfterStop();
+    expect(await after.getReply(lease.turnId)).toMatchObject({ state: 'abandoned', text: null, failure: expect.stringContaining('Unknown Channel') as unknown });
+    expect(await after.listPendingReplies()).toEqual([]);
+    await after.close();
+  });
+
   async function postAsBot(body: object): Promise<string> {
     const response = await fetch(`${world.discord.restUrl}/v10/channels/${world.discord.world.channelId}/messages`, {
       method: 'POST',
@@ -100,8 +136,8 @@ describe('final replies on Discord are never lost and never posted twice', { tim
     return ((await response.json()) as { id: string }).id;
   }
 
-  async function admitted(store: TurnStore, messageId: string) {
-    const admission = await store.admit({ identity: { source: 'discord', channelId: world.discord.world.channelId, messageId }, requesterId: world.discord.world.user.id, messageDigest: 'd' });
+  async function admitted(store: TurnStore, messageId: string, channelId = world.discord.world.channelId) {
+    const admission = await store.admit({ identity: { source: 'discord', channelId, messageId }, requesterId: world.discord.world.user.id, messageDigest: 'd' });
     if (admission.disposition !== 'admitted') throw new Error(`not admitted: ${admission.disposition}`);
     return admission.lease;
   }
