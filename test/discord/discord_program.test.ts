@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { heldAnswer, isPost, isPostOrEdit, posts, replyTo, say, shown, userMessagesOf, type BotMessageBody } from '../support/discord_bot.js';
+import { discordConfigYaml, heldAnswer, isPost, isPostOrEdit, posts, replyTo, say, shown, userMessagesOf, type BotMessageBody } from '../support/discord_bot.js';
 import { chatText } from '../support/fake_llm/openai_chat.js';
 import { FakeLLMServer } from '../support/fake_llm/server.js';
 import { FakeDiscord } from '../support/fake_discord/server.js';
@@ -55,11 +55,7 @@ describe('the bot on Discord, against a local Discord and the real discord.js cl
     await discord.close();
   });
 
-  const config = (token = FakeDiscord.TOKEN, extra = ''): string =>
-    temp.write(
-      'config.yml',
-      `discord:\n  token: ${token}\n  api_url: ${discord.restUrl}\nllm:\n  base_url: ${fake.baseUrl}\n  model: test-model\nlogging:\n  level: info\n  format: json\ntools:\n  builtin: []\n${extra}`,
-    );
+  const config = (token = FakeDiscord.TOKEN, extra = ''): string => temp.write('config.yml', discordConfigYaml(discord, fake.baseUrl, extra, token));
 
   async function connected(extra = '', env: Readonly<Record<string, string>> = {}): Promise<Running> {
     bot = startBot(config(FakeDiscord.TOKEN, extra), temp.path(), env);

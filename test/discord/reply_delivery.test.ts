@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';
-import { discordConfigYaml, isPost, say, type BotMessageBody, type InProcessBot } from '../support/discord_bot.js';
+import { botMessages, discordConfigYaml, isPost, say, type BotMessageBody, type InProcessBot } from '../support/discord_bot.js';
 import { useDiscordWorld } from '../support/discord_world.js';
 import { FakeDiscord, type RecordedRequest } from '../support/fake_discord/server.js';
 import { chatText } from '../support/fake_llm/openai_chat.js';
@@ -22,8 +22,8 @@ describe('final replies on Discord are never lost and never posted twice', { tim
     return openTestStore(join(world.temp.path(), 'data')).store;
   }
 
-  const botMessages = (): string[] => world.discord.messagesIn(world.discord.world.channelId).filter((m) => m.author.id === world.discord.bot.id).map((m) => m.content);
-  const isFollowUp = (r: Pick<RecordedRequest, 'method' | 'path' | 'body'>): boolean => isPost(world.discord)({ ...r, query: '', status: 0 }) && (r.body as BotMessageBody).message_reference === undefined;
+  const botTexts = (): string[] => botMessages(world.discord).map((m) => m.content);
+  const isFollowUp = (r: Pick<RecordedRequest, 'method' | 'path' | 'body'>): boolean => isPost(world.discord)(r) && (r.body as BotMessageBody).message_reference === undefined;
 
   it('posts a follow-up once although Discord failed it five times, the first after creating it', async () => {
     world.fake.enqueue(chatText(TWO_PART_REPLY));
@@ -31,7 +31,7 @@ describe('final replies on Discord are never lost and never posted twice', { tim
     await start().logged('connected to Discord');
     const question = await say(world.discord, 'tell me about milk');
     await world.discord.whenRequest((r) => isFollowUp(r) && r.status === 200);
-    const messages = botMessages();
+    const messages = botTexts();
     expect(messages).toHaveLength(2);
     expect(messages.join('\n')).toBe(TWO_PART_REPLY);
     expect(world.discord.requests.filter((r) => isFollowUp(r) && r.status === 500)).toHaveLength(5);
@@ -52,7 +52,7 @@ describe('final replies on Discord are never lost and never posted twice', { tim
 
     start();
     await world.discord.whenRequest((r) => r.method === 'PATCH' && r.path === `/channels/${world.discord.world.channelId}/messages/${draft}`);
-    expect(botMessages()).toEqual(['Milk is a drink.']);
+    expect(botTexts()).toEqual(['Milk is a drink.']);
     expect(world.discord.requests.filter(isPost(world.discord))).toHaveLength(1);
     const after = await storeAfterStop();
     expect(await after.getReply(lease.turnId)).toMatchObject({ state: 'delivered' });
@@ -87,12 +87,12 @@ describe('final replies on Discord are never lost and never posted twice', { tim
     const question = await say(world.discord, 'tell me about milk');
     await first.logged('the reply is not delivered yet');
     expect(await world.stop()).toBe(0);
-    expect(botMessages()).toHaveLength(1);
+    expect(botTexts()).toHaveLength(1);
 
     down = false;
     await world.start(yaml).logged('connected to Discord');
     await world.discord.whenRequest((r) => isFollowUp(r) && r.status === 200);
-    expect(botMessages().join('\n')).toBe(TWO_PART_REPLY);
+    expect(botTexts().join('\n')).toBe(TWO_PART_REPLY);
     const store = await storeAfterStop();
     const turn = await store.findTurn({ source: 'discord', channelId: world.discord.world.channelId, messageId: question });
     expect(await store.getReply(turn?.turnId ?? '')).toMatchObject({ state: 'delivered', partsDelivered: 2 });

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { discordConfigYaml, runDiscordBot, type InProcessBot } from '../support/discord_bot.js';
+import { discordConfigYaml, posts as postsIn, runDiscordBot, say, type BotMessageBody, type InProcessBot } from '../support/discord_bot.js';
 import { chatText } from '../support/fake_llm/openai_chat.js';
 import { FakeLLMServer, type FakeStep } from '../support/fake_llm/server.js';
 import { FakeDiscord } from '../support/fake_discord/server.js';
@@ -30,9 +30,8 @@ describe('the Discord adapter in-process', { timeout: 60_000 }, () => {
     return runDiscordBot(temp.path());
   }
 
-  const posts = (): { content: string }[] => discord.requests.filter((r) => r.method === 'POST' && r.path === `/channels/${discord.world.channelId}/messages`).map((r) => r.body as { content: string });
-  const ask = (content: string): Promise<string> =>
-    discord.dispatchMessage({ channelId: discord.world.channelId, authorId: discord.world.user.id, content: `<@${discord.world.bot.id}> ${content}`, mentionsBot: true });
+  const posts = (): BotMessageBody[] => postsIn(discord);
+  const ask = (content: string): Promise<string> => say(discord, content);
   const nthPost = (n: number) => discord.whenRequest(() => posts().length >= n);
 
   it('answers a mention, and stops on SIGTERM with status 0', async () => {

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { Readable, Writable } from 'node:stream';
 import { runCli } from '../../src/cli/run.js';
+import { isPost } from './fake_discord/clients.js';
 import { FakeDiscord, type MessageJson, type RecordedRequest } from './fake_discord/server.js';
 import { CHAT_DONE, chatChunk } from './fake_llm/openai_chat.js';
 import type { FakeStep } from './fake_llm/server.js';
@@ -55,11 +56,10 @@ export function runDiscordBot(cwd: string): InProcessBot {
 
 const messagesPath = (discord: FakeDiscord): string => `/channels/${discord.world.channelId}/messages`;
 
-/** A new message the bot posted in the world's channel. */
-export const isPost = (discord: FakeDiscord) => (r: RecordedRequest): boolean => r.method === 'POST' && r.path === messagesPath(discord);
+export { isPost };
 
 /** A new message or an edit of one the bot made in the world's channel. */
-export const isPostOrEdit = (discord: FakeDiscord) => (r: RecordedRequest): boolean =>
+export const isPostOrEdit = (discord: FakeDiscord) => (r: Pick<RecordedRequest, 'method' | 'path'>): boolean =>
   isPost(discord)(r) || (r.method === 'PATCH' && r.path.startsWith(`${messagesPath(discord)}/`));
 
 /** Every message the bot posted in the world's channel, in order. */

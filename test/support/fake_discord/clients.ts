@@ -58,7 +58,7 @@ export function guildChannel(fake: FakeDiscord, client: Client): SendableChannel
   return channel;
 }
 
-/** Matches the bot's message posts in the guild channel. */
+/** Matches the bot's message posts in the guild channel, recorded or about to be answered. */
 export const isPost = (fake: FakeDiscord) => (r: { method: string; path: string }): boolean =>
   r.method === 'POST' && r.path === `/channels/${fake.world.channelId}/messages`;
 
