@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { runCli, EXIT } from './cli/run.js';
+import { runCli, EXIT } from './app/run.js';
 
 try {
   process.exitCode = await runCli(process.argv.slice(2), {

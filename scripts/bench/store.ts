@@ -7,7 +7,7 @@ import { RandomIds } from '../../src/core/ids.js';
 import { SystemClock } from '../../src/core/system_clock.js';
 import type { Message } from '../../src/llm/protocol.js';
 import type { OpIntent } from '../../src/turn_state/ledger_types.js';
-import { openSqliteTurnStore } from '../../src/turn_state/sqlite_turn_store.js';
+import { openSqliteTurnStore } from '../../src/turn_state/sqlite/sqlite_turn_store.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';
 import type { Lease } from '../../src/turn_state/turn_types.js';
 

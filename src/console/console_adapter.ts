@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { Clock } from '../core/clock.js';
-import type { InboundMessage } from '../chat/intake_types.js';
+import type { InboundMessage } from '../conversation/transport.js';
 
 /** The console's one channel and one author. */
 export const CONSOLE_CHANNEL = 'console';

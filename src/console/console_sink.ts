@@ -1,4 +1,4 @@
-import type { BotEvent, ReplySink } from '../chat/intake_types.js';
+import type { BotEvent, ReplySink } from '../conversation/transport.js';
 
 /** Where the console writes. */
 export interface ConsoleOutput {

@@ -1,6 +1,6 @@
-import type { InboundMessage } from '../chat/intake_types.js';
-import type { AttachmentSkipReason, ImageMediaType, MessageAttachment } from '../chat/message_attachment.js';
-import { isImageMediaType } from '../chat/message_attachment.js';
+import type { InboundMessage } from '../conversation/transport.js';
+import type { AttachmentSkipReason, ImageMediaType, MessageAttachment } from '../conversation/message_attachment.js';
+import { isImageMediaType } from '../conversation/message_attachment.js';
 import type { Config } from '../config/schema.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';

@@ -1,6 +1,6 @@
 import { MessageFlags, type ChatInputCommandInteraction } from 'discord.js';
 import type { Clock } from '../core/clock.js';
-import { SAFE_MENTIONS } from './triggers.js';
+import { SAFE_MENTIONS } from './mention_policy.js';
 
 /** Discord accepts answers to a command for 15 minutes; a little less leaves room for the request. */
 const ANSWERABLE_MS = 14 * 60_000;

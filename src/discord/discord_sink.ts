@@ -1,12 +1,12 @@
 import type { Client, Message, TextBasedChannel } from 'discord.js';
-import { ReplyUndeliverable, type BotEvent, type ReplySink } from '../chat/intake_types.js';
+import { ReplyUndeliverable, type BotEvent, type ReplySink } from '../conversation/transport.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { DISCORD_MESSAGE_LIMIT, splitMessage } from './message_split.js';
 import type { CommandAnswers } from './command_answers.js';
 import { isRefusedByDiscord, withDiscordRetry, type DiscordRetryPolicy } from './discord_retry.js';
 import { postReplyParts, replyNonce, type ReplyChannel } from './reply_posting.js';
-import { NOTICE_MARK, SAFE_MENTIONS } from './triggers.js';
+import { NOTICE_MARK, SAFE_MENTIONS } from './mention_policy.js';
 import { TypingIndicators } from './typing.js';
 
 type SendableChannel = TextBasedChannel & ReplyChannel & { sendTyping: () => Promise<unknown> };

@@ -1,6 +1,6 @@
 import type { Client } from 'discord.js';
-import { messageDigest, type MessageSource } from '../chat/intake_types.js';
-import { withoutBotMention } from './triggers.js';
+import { messageDigest, type MessageSource } from '../conversation/transport.js';
+import { withoutBotMention } from './mention_policy.js';
 
 /**
  * The original messages of turns, re-read from Discord before a resume: a deleted message

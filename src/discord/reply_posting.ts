@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Message, MessageCreateOptions } from 'discord.js';
-import type { FinalReply } from '../chat/intake_types.js';
+import type { FinalReply } from '../conversation/transport.js';
 import { isRefusedByDiscord, withDiscordRetry, type DiscordRetryPolicy } from './discord_retry.js';
 import { splitMessage } from './message_split.js';
-import { NOTICE_MARK, SAFE_MENTIONS } from './triggers.js';
+import { NOTICE_MARK, SAFE_MENTIONS } from './mention_policy.js';
 
 /** The part of a text channel that posting a reply uses. */
 export interface ReplyChannel {

@@ -1,5 +1,5 @@
 import { ApplicationCommandOptionType, type ApplicationCommandData, type ChatInputCommandInteraction, type Client } from 'discord.js';
-import type { InboundMessage } from '../chat/intake_types.js';
+import type { InboundMessage } from '../conversation/transport.js';
 
 /** The slash commands the bot registers: the same commands the console takes as text. */
 export const SLASH_COMMANDS: readonly ApplicationCommandData[] = [

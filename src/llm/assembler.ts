@@ -1,5 +1,5 @@
 import type { GenerateResponse, JsonObject, Provenance, StopReason, TextBlock, ToolUseBlock } from './protocol.js';
-import type { StreamEvent } from './stream_events.js';
+import type { StreamEvent } from './provider.js';
 
 interface PendingCall {
   id: string;

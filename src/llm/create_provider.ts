@@ -6,7 +6,7 @@ import { HttpProvider, type WireProtocol } from './http_provider.js';
 import { anthropicProtocol } from './providers/anthropic.js';
 import { openAIChatProtocol } from './providers/openai_chat.js';
 import { openAIResponsesProtocol } from './providers/openai_responses.js';
-import type { LLMProvider } from './stream_events.js';
+import type { LLMProvider } from './provider.js';
 
 const PROTOCOLS: Readonly<Record<LLMProviderName, WireProtocol>> = {
   openai: openAIChatProtocol,

@@ -5,7 +5,7 @@ import type { ErrorContext } from './classify.js';
 import { isLLMErrorOfKind, LLMTransportError } from './errors.js';
 import type { GenerateRequest } from './protocol.js';
 import { streamSse, type SseItem, type SseRequest } from './sse_stream.js';
-import type { LLMProvider, StreamEvent } from './stream_events.js';
+import type { LLMProvider, StreamEvent } from './provider.js';
 
 /** What an adapter needs to know to talk to one endpoint. */
 export interface ProviderSettings {

@@ -3,7 +3,7 @@ import type { Clock } from '../core/clock.js';
 import type { Random } from '../core/random.js';
 import { isLLMError, isLLMErrorOfKind, type LLMError } from '../llm/errors.js';
 import type { GenerateRequest, GenerateResponse, Provenance } from '../llm/protocol.js';
-import { collectResponse, type LLMProvider, type StreamEvent } from '../llm/stream_events.js';
+import { collectResponse, type LLMProvider, type StreamEvent } from '../llm/provider.js';
 import type { ModelBreakerRegistry } from './breaker_registry.js';
 import type { CircuitOpenError } from './circuit_open_error.js';
 import { isRecoveryGiveUpError, RecoveryGiveUpError, type GiveUpReason } from './give_up_error.js';

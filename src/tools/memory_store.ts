@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { Clock } from '../core/clock.js';
-import { openSqliteFile } from '../turn_state/sqlite_file.js';
+import { openSqliteFile } from '../turn_state/sqlite/file.js';
 
 /** Whose notes: one person's (`user`) or everyone's in one channel (`channel`). */
 export const MEMORY_SCOPES = ['user', 'channel'] as const;

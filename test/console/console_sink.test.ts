@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { FinalReply } from '../../src/chat/intake_types.js';
+import type { FinalReply } from '../../src/conversation/transport.js';
 import { consoleMessageIds } from '../../src/console/console_adapter.js';
 import { jsonLinesSink, textSink } from '../../src/console/console_sink.js';
 import { ManualClock } from '../../src/core/manual_clock.js';

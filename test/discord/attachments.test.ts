@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { InboundMessage } from '../../src/chat/intake_types.js';
+import type { InboundMessage } from '../../src/conversation/transport.js';
 import { parseConfigText } from '../../src/config/load.js';
 import { ManualClock } from '../../src/core/manual_clock.js';
 import { attachmentSettings, prepareAttachments, withAttachments, type AttachmentSettings, type AttachmentView } from '../../src/discord/attachments.js';

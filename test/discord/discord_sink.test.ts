@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ReplySink } from '../../src/chat/intake_types.js';
+import type { ReplySink } from '../../src/conversation/transport.js';
 import { ManualClock } from '../../src/core/manual_clock.js';
 import { CommandAnswers } from '../../src/discord/command_answers.js';
 import { discordSink } from '../../src/discord/discord_sink.js';

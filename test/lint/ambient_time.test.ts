@@ -22,7 +22,7 @@ async function ruleHits(filePath: string): Promise<string[]> {
 
 describe('the lint ban on ambient time and identity (DESIGN §3)', () => {
   it('flags every ambient clock, random source and timer under src/ outside src/core', async () => {
-    expect(await ruleHits('src/chat/probe.ts')).toEqual([
+    expect(await ruleHits('src/engine/probe.ts')).toEqual([
       '1:no-restricted-imports',
       '2:no-restricted-properties',
       '2:no-restricted-properties',

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config/schema.js';
 import { isLLMError, isLLMErrorOfKind, type LLMErrorKind } from '../../src/llm/errors.js';
 import { toolUses, type GenerateRequest, type GenerateResponse } from '../../src/llm/protocol.js';
-import { collectResponse, type StreamEvent } from '../../src/llm/stream_events.js';
+import { collectResponse, type StreamEvent } from '../../src/llm/provider.js';
 import {
   ANTHROPIC_DEFAULTS,
   anthropicError,

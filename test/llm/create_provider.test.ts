@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { formatConfigProblem, isConfigError } from '../../src/config/problems.js';
 import { ManualClock } from '../../src/core/manual_clock.js';
 import { createProvider } from '../../src/llm/create_provider.js';
-import { collectResponse } from '../../src/llm/stream_events.js';
+import { collectResponse } from '../../src/llm/provider.js';
 import { FakeLLMServer, sse } from '../support/fake_llm/server.js';
 import { llmConfig, testProvider } from '../support/fake_llm/provider.js';
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LLMProviderName } from '../../src/config/schema.js';
 import { ManualClock } from '../../src/core/manual_clock.js';
 import { isLLMError, isLLMErrorOfKind, type LLMError } from '../../src/llm/errors.js';
-import { collectResponse } from '../../src/llm/stream_events.js';
+import { collectResponse } from '../../src/llm/provider.js';
 import { closedPortUrl, FakeLLMServer, type FakeStep } from '../support/fake_llm/server.js';
 import { llmConfig, testProvider } from '../support/fake_llm/provider.js';
 

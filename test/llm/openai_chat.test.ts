@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config/schema.js';
 import { isLLMError, isLLMErrorOfKind, type LLMErrorKind } from '../../src/llm/errors.js';
 import type { GenerateRequest } from '../../src/llm/protocol.js';
-import { collectResponse, type LLMProvider, type StreamEvent } from '../../src/llm/stream_events.js';
+import { collectResponse, type LLMProvider, type StreamEvent } from '../../src/llm/provider.js';
 import { CHAT_DONE, chatChunk, chatError, chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
 import { llmConfig, testProvider } from '../support/fake_llm/provider.js';
 import { FakeLLMServer, sse } from '../support/fake_llm/server.js';

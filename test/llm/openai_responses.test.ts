@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isLLMError, isLLMErrorOfKind, type LLMErrorKind } from '../../src/llm/errors.js';
 import type { GenerateRequest } from '../../src/llm/protocol.js';
-import { collectResponse, type LLMProvider, type StreamEvent } from '../../src/llm/stream_events.js';
+import { collectResponse, type LLMProvider, type StreamEvent } from '../../src/llm/provider.js';
 import {
   RESPONSES_ID,
   RESPONSES_MODEL,

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/manual_clock.js';
 import { isLLMError } from '../../src/llm/errors.js';
 import type { GenerateRequest } from '../../src/llm/protocol.js';
-import { collectResponse, type StreamEvent } from '../../src/llm/stream_events.js';
+import { collectResponse, type StreamEvent } from '../../src/llm/provider.js';
 import { deferred } from '../support/deferred.js';
 import { FakeLLMServer, sse, type FakeStep } from '../support/fake_llm/server.js';
 import { llmConfig, testProvider } from '../support/fake_llm/provider.js';

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/manual_clock.js';
 import type { GenerateRequest } from '../../src/llm/protocol.js';
-import type { LLMProvider } from '../../src/llm/stream_events.js';
+import type { LLMProvider } from '../../src/llm/provider.js';
 import { isCircuitOpenError } from '../../src/recovery/circuit_open_error.js';
 import { generateWithRecovery, type RecoveryEvent, type RecoveryOptions, type RecoveryRuntime } from '../../src/recovery/generate_with_recovery.js';
 import { isRecoveryGiveUpError, type RecoveryGiveUpError } from '../../src/recovery/give_up_error.js';

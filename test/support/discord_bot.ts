@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { Readable, Writable } from 'node:stream';
-import { runCli } from '../../src/cli/run.js';
+import { runCli } from '../../src/app/run.js';
 import { isPost } from './fake_discord/clients.js';
 import { FakeDiscord, type MessageJson, type RecordedRequest } from './fake_discord/server.js';
 import { CHAT_DONE, chatChunk } from './fake_llm/openai_chat.js';

@@ -1,4 +1,4 @@
-import type { BotEvent, FinalReply, ReplySink } from '../../src/chat/intake_types.js';
+import type { BotEvent, FinalReply, ReplySink } from '../../src/conversation/transport.js';
 
 /** A final reply as a {@link recordingSink} records it, beside the events, in the order they came. */
 export interface DeliveredReply {

@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { SequentialIds } from '../../src/core/ids.js';
 import { ManualClock } from '../../src/core/manual_clock.js';
 import type { Message } from '../../src/llm/protocol.js';
-import { openSqliteTurnStore } from '../../src/turn_state/sqlite_turn_store.js';
+import { openSqliteTurnStore } from '../../src/turn_state/sqlite/sqlite_turn_store.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';
 import type { AdmissionRequest, Lease } from '../../src/turn_state/turn_types.js';
 

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import { ManualClock } from '../../src/core/manual_clock.js';
-import { collectResponse } from '../../src/llm/stream_events.js';
+import { collectResponse } from '../../src/llm/provider.js';
 import { deriveCatalog, toolDefinitions } from '../../src/tools/catalog.js';
 import { MemoryStore } from '../../src/tools/memory_store.js';
 import { permittedTools } from '../../src/tools/permissions.js';

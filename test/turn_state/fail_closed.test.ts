@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { SequentialIds } from '../../src/core/ids.js';
 import { ManualClock } from '../../src/core/manual_clock.js';
 import { isTurnStateUnavailable } from '../../src/turn_state/errors.js';
-import { openSqliteTurnStore } from '../../src/turn_state/sqlite_turn_store.js';
+import { openSqliteTurnStore } from '../../src/turn_state/sqlite/sqlite_turn_store.js';
 import { admissionFor, admitNew, openTestStore, TEST_TIMINGS } from '../support/turn_store.js';
 import { useTempDir } from '../support/temp_dir.js';
 

@@ -3,7 +3,7 @@ import type { Config, LLMProviderName } from '../../../src/config/schema.js';
 import type { Clock } from '../../../src/core/clock.js';
 import { ManualClock } from '../../../src/core/manual_clock.js';
 import { createProvider } from '../../../src/llm/create_provider.js';
-import type { LLMProvider } from '../../../src/llm/stream_events.js';
+import type { LLMProvider } from '../../../src/llm/provider.js';
 
 /** The `llm` section a test provider starts from; override what the test is about. */
 export function llmConfig(provider: LLMProviderName, baseUrl: string, overrides: Partial<Config['llm']> = {}): Config['llm'] {

@@ -4,7 +4,7 @@ import { SequentialIds } from '../../../src/core/ids.js';
 import { ManualClock } from '../../../src/core/manual_clock.js';
 import type { TurnStoreTimings } from '../../../src/turn_state/store_options.js';
 import type { TurnStore } from '../../../src/turn_state/turn_store.js';
-import { openSqliteTurnStore } from '../../../src/turn_state/sqlite_turn_store.js';
+import { openSqliteTurnStore } from '../../../src/turn_state/sqlite/sqlite_turn_store.js';
 import { useTempDir } from '../../support/temp_dir.js';
 import { describeTurnStoreContract, type Harness } from './turn_store_contract.js';
 

@@ -1,0 +1,87 @@
+import type { Config } from '../config/schema.js';
+import type { Logger } from '../core/logger.js';
+import type { ToolCatalog } from '../tools/catalog.js';
+import { permittedTools } from '../tools/permissions.js';
+import type { TurnStore } from '../turn_state/turn_store.js';
+import type { ChatTurn, TurnBudgets } from '../engine/chat_turn.js';
+import { noDurability, storeDurability, type TurnDurability } from '../engine/durability.js';
+import { messageDigest, type InboundMessage, type NoticeKind } from './transport.js';
+import type { MessageAttachment } from './message_attachment.js';
+import type { ReconstructedParts } from '../engine/turn_codec.js';
+import { userContent } from './user_content.js';
+
+export interface AdmissionDeps {
+  readonly config: Config;
+  readonly store: TurnStore | undefined;
+  readonly catalog: () => ToolCatalog;
+  readonly logger: Logger;
+}
+
+/** The caps a new turn gets from the configuration in force. */
+export function turnBudgets(config: Config): TurnBudgets {
+  return { maxIterations: config.chat.max_iterations, maxToolCalls: config.chat.max_tool_calls, maxContinuations: config.chat.max_continuations };
+}
+
+/**
+ * A turn that has done nothing yet: its transcript is the user's message (the history goes in
+ * front of it): the text, then the attachments as `llm.vision` lets the model see them.
+ */
+export function newChatTurn(parts: ReconstructedParts, text: string, config: Config, attachments: readonly MessageAttachment[] = []): ChatTurn {
+  return {
+    ...parts,
+    systemPrompt: config.chat.system_prompt,
+    transcript: [{ role: 'user', content: userContent(text, attachments, config.llm.vision) }],
+    iteration: 0,
+    toolCallsUsed: 0,
+    budgets: turnBudgets(config),
+    emptyTurnRetried: false,
+    continuationsUsed: 0,
+    finalAnswerRequested: false,
+    repeatedCalls: { counts: {}, warned: [] },
+    recoveryDeadlineAt: null,
+  };
+}
+
+/** A new turn ready to run, or the notice that says why this message will not run fresh. */
+export type MessageAdmission =
+  | { readonly kind: 'admitted'; readonly turn: ChatTurn; readonly durability: TurnDurability }
+  | { readonly kind: 'notice'; readonly turn: string | null; readonly notice: NoticeKind; readonly text: string };
+
+/**
+ * Admission (DESIGN §8): a message whose identity the store already holds never runs fresh; a new
+ * one becomes a turn with the tools its requester may use here and the configured budgets. With
+ * durability off the turn runs without a ledger.
+ */
+export async function admitMessage(message: InboundMessage, signal: AbortSignal, deps: AdmissionDeps): Promise<MessageAdmission> {
+  const { config } = deps;
+  const identity = { source: message.source, channelId: message.channelId, messageId: message.messageId };
+  const requester = { userId: message.authorId, roleIds: message.authorRoleIds };
+  const fresh = (turnId: string): ChatTurn =>
+    newChatTurn(
+      { turnId, identity, requester, tools: permittedTools(deps.catalog().tools, config.permissions, requester, message.channelId), signal, logger: deps.logger.child({ turn: turnId }) },
+      message.text,
+      config,
+      message.attachments,
+    );
+  if (deps.store === undefined) {
+    const turnId = `${message.source}:${message.channelId}:${message.messageId}`;
+    return { kind: 'admitted', turn: fresh(turnId), durability: noDurability(turnId) };
+  }
+  const admission = await deps.store.admit({ identity, requesterId: message.authorId, messageDigest: messageDigest(message.text) });
+  switch (admission.disposition) {
+    case 'admitted':
+      return { kind: 'admitted', turn: fresh(admission.lease.turnId), durability: storeDurability(deps.store, admission.lease) };
+    case 'already_processed':
+      return { kind: 'notice', turn: admission.turn.turnId, notice: 'already_processed', text: 'I have already answered this message.' };
+    case 'in_progress':
+      return { kind: 'notice', turn: admission.turn.turnId, notice: 'in_progress', text: 'I am already working on this message.' };
+    case 'resumable':
+      return { kind: 'notice', turn: admission.turn.turnId, notice: 'interrupted', text: 'This request was interrupted and its work is saved; type `resume` to continue it.' };
+    case 'store_unavailable':
+      return { kind: 'notice', turn: null, notice: 'failed', text: 'My storage is unavailable, so I will not start work I could not keep track of. Please try again later.' };
+    default: {
+      const unreachable: never = admission;
+      return unreachable;
+    }
+  }
+}

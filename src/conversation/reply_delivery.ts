@@ -1,0 +1,51 @@
+import type { Logger } from '../core/logger.js';
+import type { PendingReply, ReplyProgress } from '../turn_state/reply_types.js';
+import type { TurnStore } from '../turn_state/turn_store.js';
+import { isReplyUndeliverable, type FinalReply, type ReplySink } from './transport.js';
+
+/** Where a final reply's delivery ended, for the caller's log and tests. */
+export type DeliveryResult = 'delivered' | 'pending' | 'abandoned';
+
+/**
+ * Delivers a completed turn's final reply through the transport and records each confirmed
+ * part with the turn, so that a reply is never lost and never posted twice: one the transport
+ * did not confirm stays pending and is posted after the next restart, from the first part not
+ * yet confirmed; one the transport refused for good is abandoned. Never throws.
+ */
+export async function deliverReply(store: TurnStore | undefined, sink: ReplySink, reply: FinalReply, logger: Logger): Promise<DeliveryResult> {
+  const record = async (progress: ReplyProgress): Promise<void> => {
+    try {
+      await store?.recordReplyDelivery(reply.turn, progress);
+    } catch (error) {
+      logger.error({ err: error, turn: reply.turn, progress: progress.kind }, 'could not record the delivery of a reply');
+    }
+  };
+  try {
+    await sink.deliver(reply, (partsDelivered) => record({ kind: 'parts_delivered', partsDelivered }));
+  } catch (error) {
+    if (isReplyUndeliverable(error)) {
+      logger.error({ err: error, turn: reply.turn, channel: reply.channelId }, 'the reply cannot be delivered: given up');
+      await record({ kind: 'abandoned', reason: error.reason });
+      return 'abandoned';
+    }
+    logger.error({ err: error, turn: reply.turn, channel: reply.channelId }, 'the reply is not delivered yet: it will be posted after the next restart');
+    return 'pending';
+  }
+  await record({ kind: 'delivered' });
+  return 'delivered';
+}
+
+/**
+ * Posts the replies of one transport (`source`) that a previous process stored but never saw
+ * confirmed (read at start-up, before any new turn could add one), each from its first
+ * unconfirmed part.
+ */
+export async function deliverPendingReplies(store: TurnStore, pending: readonly PendingReply[], source: string, sink: ReplySink, logger: Logger): Promise<DeliveryResult[]> {
+  const ours = pending.filter((reply) => reply.turn.identity.source === source);
+  if (ours.length > 0) logger.info({ replies: ours.length }, 'posting replies whose delivery was not confirmed before the restart');
+  return Promise.all(
+    ours.map(({ turn, text, partsDelivered }) =>
+      deliverReply(store, sink, { channelId: turn.identity.channelId, inReplyTo: turn.identity.messageId, turn: turn.turnId, text, partsDelivered, redelivery: true }, logger),
+    ),
+  );
+}

@@ -1,0 +1,89 @@
+import type { Database } from 'better-sqlite3';
+import type { PendingReply, ReplyProgress, ReplyRecord, ReplyState } from '../reply_types.js';
+import { statement } from './statements.js';
+import { turnFromRow, type TurnRow } from './rows.js';
+
+interface ReplyRow {
+  turn_id: string;
+  state: ReplyState;
+  text: string | null;
+  parts_delivered: number;
+  created_at: number;
+  updated_at: number;
+  delivered_at: number | null;
+  failure: string | null;
+}
+
+/**
+ * The outbox of final replies: a completed turn's reply is stored in the transaction that ends
+ * the turn, before the transport is asked to post it, and keeps its text only until the transport
+ * confirms it. Every write runs inside the caller's write transaction.
+ */
+export class SqliteReplies {
+  constructor(private readonly db: Database) {}
+
+  /** Stores a completed turn's reply as pending. */
+  store(turnId: string, text: string, now: number): void {
+    statement(this.db, `INSERT INTO replies (turn_id, state, text, created_at, updated_at) VALUES (?, 'pending', ?, ?, ?)`).run(turnId, text, now, now);
+  }
+
+  /**
+   * Records a step of a pending reply's delivery; confirmed parts only ever grow. A reply that is
+   * not pending (already delivered or abandoned, or never stored) is left as it is.
+   */
+  record(turnId: string, progress: ReplyProgress, now: number): void {
+    switch (progress.kind) {
+      case 'parts_delivered':
+        statement(this.db, `UPDATE replies SET parts_delivered = MAX(parts_delivered, ?), updated_at = ? WHERE turn_id = ? AND state = 'pending'`).run(
+          progress.partsDelivered,
+          now,
+          turnId,
+        );
+        return;
+      case 'delivered':
+        statement(this.db, `UPDATE replies SET state = 'delivered', text = NULL, delivered_at = @now, updated_at = @now WHERE turn_id = @turnId AND state = 'pending'`).run({
+          turnId,
+          now,
+        });
+        return;
+      case 'abandoned':
+        statement(this.db, `UPDATE replies SET state = 'abandoned', text = NULL, failure = @reason, updated_at = @now WHERE turn_id = @turnId AND state = 'pending'`).run({
+          turnId,
+          reason: progress.reason,
+          now,
+        });
+        return;
+      default: {
+        const unreachable: never = progress;
+        return unreachable;
+      }
+    }
+  }
+
+  get(turnId: string): ReplyRecord | undefined {
+    const row = statement(this.db, 'SELECT * FROM replies WHERE turn_id = ?').get(turnId) as ReplyRow | undefined;
+    return row === undefined ? undefined : replyFromRow(row);
+  }
+
+  /** Pending replies with their turns, oldest first, so that a channel gets them in the order they were written. */
+  pending(): PendingReply[] {
+    const rows = statement(
+      this.db,
+      `SELECT turns.*, replies.text AS reply_text, replies.parts_delivered AS reply_parts_delivered
+       FROM replies JOIN turns USING (turn_id) WHERE replies.state = 'pending' ORDER BY replies.created_at, turns.rowid`,
+    ).all() as (TurnRow & { reply_text: string; reply_parts_delivered: number })[];
+    return rows.map((row) => ({ turn: turnFromRow(row), text: row.reply_text, partsDelivered: row.reply_parts_delivered }));
+  }
+}
+
+function replyFromRow(row: ReplyRow): ReplyRecord {
+  return {
+    turnId: row.turn_id,
+    state: row.state,
+    text: row.text,
+    partsDelivered: row.parts_delivered,
+    createdAt: row.created_at,
+    deliveredAt: row.delivered_at,
+    failure: row.failure,
+  };
+}

@@ -1,0 +1,82 @@
+import type { EffectClass, OpRecord, OpState } from '../ledger_types.js';
+import type { TurnRecord, TurnStatus } from '../turn_types.js';
+
+/** A `turns` row as better-sqlite3 returns it. */
+export interface TurnRow {
+  turn_id: string;
+  source: string;
+  channel_id: string;
+  message_id: string;
+  requester_id: string;
+  message_digest: string;
+  status: TurnStatus;
+  generation: number;
+  revision: number;
+  lease_token: string | null;
+  lease_expires_at: number | null;
+  created_at: number;
+  updated_at: number;
+  last_progress_at: number;
+  recovery_deadline_at: number | null;
+  suspension_reason: string | null;
+  failure_reason: string | null;
+  payload_compacted: number;
+}
+
+/** An `ops` row as better-sqlite3 returns it. */
+export interface OpRow {
+  turn_id: string;
+  step: number;
+  tool_call_id: string;
+  tool_name: string;
+  effect: EffectClass;
+  state: OpState;
+  idempotency_key: string;
+  fingerprint: string;
+  input: string;
+  result: string | null;
+  result_blob: string | null;
+  error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export function turnFromRow(row: TurnRow): TurnRecord {
+  return {
+    turnId: row.turn_id,
+    identity: { source: row.source, channelId: row.channel_id, messageId: row.message_id },
+    requesterId: row.requester_id,
+    messageDigest: row.message_digest,
+    status: row.status,
+    generation: row.generation,
+    revision: row.revision,
+    leaseToken: row.lease_token,
+    leaseExpiresAt: row.lease_expires_at,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    lastProgressAt: row.last_progress_at,
+    recoveryDeadlineAt: row.recovery_deadline_at,
+    suspensionReason: row.suspension_reason,
+    failureReason: row.failure_reason,
+    payloadCompacted: row.payload_compacted === 1,
+  };
+}
+
+/** An op from its row; a result kept in a blob is read back through `readBlob`. */
+export function opFromRow(row: OpRow, readBlob: (digest: string) => string): OpRecord {
+  return {
+    turnId: row.turn_id,
+    step: row.step,
+    toolCallId: row.tool_call_id,
+    toolName: row.tool_name,
+    effect: row.effect,
+    state: row.state,
+    idempotencyKey: row.idempotency_key,
+    fingerprint: row.fingerprint,
+    input: JSON.parse(row.input) as OpRecord['input'],
+    result: row.result_blob === null ? row.result : readBlob(row.result_blob),
+    error: row.error,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}

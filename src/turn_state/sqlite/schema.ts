@@ -1,0 +1,89 @@
+import { OP_STATES, EFFECT_CLASSES } from '../ledger_types.js';
+import { REPLY_STATES } from '../reply_types.js';
+import { TURN_STATUSES } from '../turn_types.js';
+
+const list = (values: readonly string[]): string => values.map((v) => `'${v}'`).join(', ');
+
+/** The schema, one entry per version; a database at version N runs the entries after N, in order. */
+export const TURN_STORE_MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE turns (
+    turn_id TEXT PRIMARY KEY,
+    source TEXT NOT NULL,
+    channel_id TEXT NOT NULL,
+    message_id TEXT NOT NULL,
+    requester_id TEXT NOT NULL,
+    message_digest TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN (${list(TURN_STATUSES)})),
+    generation INTEGER NOT NULL,
+    revision INTEGER NOT NULL,
+    lease_token TEXT,
+    lease_expires_at INTEGER,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    last_progress_at INTEGER NOT NULL,
+    recovery_deadline_at INTEGER,
+    suspension_reason TEXT,
+    failure_reason TEXT,
+    payload_compacted INTEGER NOT NULL DEFAULT 0,
+    UNIQUE (source, channel_id, message_id)
+  );
+  CREATE INDEX turns_by_status ON turns (status);
+  CREATE INDEX turns_by_channel ON turns (source, channel_id, status);
+
+  CREATE TABLE transcript (
+    turn_id TEXT NOT NULL REFERENCES turns (turn_id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    message TEXT NOT NULL,
+    PRIMARY KEY (turn_id, seq)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE checkpoints (
+    turn_id TEXT NOT NULL REFERENCES turns (turn_id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    transcript_length INTEGER NOT NULL,
+    state TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (turn_id, seq)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE ops (
+    turn_id TEXT NOT NULL REFERENCES turns (turn_id) ON DELETE CASCADE,
+    step INTEGER NOT NULL,
+    tool_call_id TEXT NOT NULL,
+    tool_name TEXT NOT NULL,
+    effect TEXT NOT NULL CHECK (effect IN (${list(EFFECT_CLASSES)})),
+    state TEXT NOT NULL CHECK (state IN (${list(OP_STATES)})),
+    idempotency_key TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    input TEXT NOT NULL,
+    result TEXT,
+    result_blob TEXT,
+    error TEXT,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (turn_id, step, tool_call_id)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE blob_refs (
+    turn_id TEXT NOT NULL REFERENCES turns (turn_id) ON DELETE CASCADE,
+    digest TEXT NOT NULL,
+    owner TEXT NOT NULL CHECK (owner IN ('transcript', 'op')),
+    PRIMARY KEY (turn_id, digest, owner)
+  ) WITHOUT ROWID;
+  CREATE INDEX blob_refs_by_digest ON blob_refs (digest);
+  `,
+  `
+  CREATE TABLE replies (
+    turn_id TEXT PRIMARY KEY REFERENCES turns (turn_id) ON DELETE CASCADE,
+    state TEXT NOT NULL CHECK (state IN (${list(REPLY_STATES)})),
+    text TEXT,
+    parts_delivered INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    delivered_at INTEGER,
+    failure TEXT
+  ) WITHOUT ROWID;
+  CREATE INDEX replies_pending ON replies (state) WHERE state = 'pending';
+  `,
+];

@@ -1,0 +1,84 @@
+import { join } from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../../src/app/run.js';
+import { useTempDir } from '../support/temp_dir.js';
+import { closedPortUrl } from '../support/fake_llm/server.js';
+import { openTestStore } from '../support/turn_store.js';
+
+function io(cwd: string, env: Record<string, string> = {}) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const stderr = Object.assign(
+    new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        err.push(chunk.toString('utf8'));
+        done();
+      },
+    }),
+    { isTTY: false },
+  );
+  return { io: { stdin: Readable.from([]), stdout: { write: (text: string) => out.push(text) }, stderr, env, cwd }, stdout: () => out.join(''), stderr: () => err.join('') };
+}
+
+describe('runCli', () => {
+  const temp = useTempDir();
+
+  it('prints help and the version on stdout', async () => {
+    const help = io(temp.path());
+    expect(await runCli(['--help'], help.io)).toBe(0);
+    expect(help.stdout()).toMatch(/^Usage: holdfast \[options\]/);
+    const version = io(temp.path());
+    expect(await runCli(['--version'], version.io)).toBe(0);
+    expect(version.stdout()).toMatch(/^holdfast \d+\.\d+\.\d+\n$/);
+  });
+
+  it('exits 2 on a bad argument and points at --help', async () => {
+    const run = io(temp.path());
+    expect(await runCli(['--nope'], run.io)).toBe(2);
+    expect(run.stderr()).toBe("holdfast: unknown option '--nope'\nTry 'holdfast --help' for the options.\n");
+  });
+
+  it('exits 2 with one line per configuration problem and no stack trace', async () => {
+    const file = temp.write('bad.yml', 'logging:\n  level: loud\n  colour: red\n');
+    const run = io(temp.path());
+    expect(await runCli(['--config', file], run.io)).toBe(2);
+    expect(run.stderr().trimEnd().split('\n')).toEqual([
+      `holdfast: ${file}:2:10: logging.level: expected one of "fatal", "error", "warn", "info", "debug", "trace", "silent"; got "loud"`,
+      `holdfast: ${file}:3:3: logging.colour: unknown key (expected one of: level, format)`,
+    ]);
+  });
+
+  it('logs the loaded configuration as JSON, runs the console until its input ends, and exits 0', async () => {
+    const run = io(temp.path());
+    expect(await runCli([], run.io)).toBe(0);
+    const logLine = run.stderr().split('\n').find((line) => line.includes('configuration loaded'));
+    expect(JSON.parse(logLine ?? '')).toMatchObject({ config: 'defaults', adapter: { kind: 'console', reason: 'no_discord_token' } });
+    expect(run.stdout()).toMatch(/^Holdfast is ready\./);
+  });
+
+  it('runs on Discord when a token is configured, exiting 2 when it cannot log in, and in the console with --jsonl', async () => {
+    const closed = await closedPortUrl();
+    temp.write('config.yml', `discord:\n  token: \${DISCORD_TOKEN}\n  api_url: ${closed}\nlogging:\n  level: warn\n`);
+    const discord = io(temp.path(), { DISCORD_TOKEN: 'secret-abc' });
+    expect(await runCli([], discord.io)).toBe(2);
+    expect(discord.stderr()).toMatch(/^holdfast: could not log in to Discord with discord\.token at http:\/\/127\.0\.0\.1:\d+\/v1/m);
+    expect(discord.stderr()).not.toContain('secret-abc');
+    const jsonl = io(temp.path(), { DISCORD_TOKEN: 'abc' });
+    expect(await runCli(['--jsonl'], jsonl.io)).toBe(0);
+    expect(jsonl.stdout()).toBe('{"type":"ready"}\n');
+  });
+
+  it('tells each channel once, after ready, that a request was interrupted by the last stop', async () => {
+    const { store } = openTestStore(join(temp.path(), 'data'));
+    await store.admit({ identity: { source: 'console', channelId: 'console', messageId: 'm-1' }, requesterId: 'console-user', messageDigest: 'd' });
+    await store.close();
+    const first = io(temp.path());
+    expect(await runCli(['--jsonl'], first.io)).toBe(0);
+    const events = first.stdout().trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(events.map((e) => e['type'] === 'ready' ? 'ready' : e['notice'])).toEqual(['ready', 'interrupted']);
+    const second = io(temp.path());
+    expect(await runCli(['--jsonl'], second.io)).toBe(0);
+    expect(second.stdout()).toBe('{"type":"ready"}\n');
+  });
+});

@@ -1,0 +1,167 @@
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { HistoryStore } from '../../src/conversation/history_store.js';
+import { Intake, type IntakeDeps } from '../../src/conversation/intake.js';
+import { consoleMessageSource } from '../../src/conversation/resume.js';
+import { NO_FAULTS } from '../../src/engine/tool_loop.js';
+import type { InboundMessage } from '../../src/conversation/transport.js';
+import { ManualClock } from '../../src/core/manual_clock.js';
+import { deriveCatalog } from '../../src/tools/catalog.js';
+import type { TurnStore } from '../../src/turn_state/turn_store.js';
+import { targetToolsConfig } from '../support/engine_harness.js';
+import { chatText } from '../support/fake_llm/openai_chat.js';
+import { llmConfig, testProvider } from '../support/fake_llm/provider.js';
+import { FakeLLMServer, sse } from '../support/fake_llm/server.js';
+import { testRecoveryRuntime } from '../support/recovery_runtime.js';
+import { useTempDir } from '../support/temp_dir.js';
+import { ToolTarget } from '../support/tool_target.js';
+import { openTestStore } from '../support/turn_store.js';
+import { recordingSink, type SeenEvent } from '../support/recording_sink.js';
+
+const stall = { kind: 'stream' as const, chunks: [sse({ choices: [{ index: 0, delta: { content: 'Working' } }] })], then: 'stall' as const };
+
+describe('the intake pipeline', () => {
+  const temp = useTempDir();
+  let fake: FakeLLMServer;
+  let target: ToolTarget;
+  let store: TurnStore;
+  let history: HistoryStore;
+  let events: SeenEvent[];
+  let ids = 0;
+
+  beforeEach(async () => {
+    fake = await FakeLLMServer.start();
+    target = await ToolTarget.start();
+    const clock = new ManualClock();
+    ({ store } = openTestStore(temp.path(), clock));
+    history = HistoryStore.open(join(temp.path(), 'history.sqlite3'), clock);
+    events = [];
+  });
+  afterEach(async () => {
+    await store.close();
+    history.close();
+    await fake.close();
+    await target.close();
+  });
+
+  function intake(overrides: Partial<IntakeDeps> = {}, extraConfig = 'chat:\n  max_queued_per_channel: 1\npermissions:\n  admins: ["admin"]\n'): Intake {
+    const config = targetToolsConfig(target.url, extraConfig);
+    const clock = new ManualClock();
+    return new Intake({
+      config,
+      store,
+      history,
+      provider: testProvider(llmConfig('openai', fake.baseUrl)),
+      recovery: testRecoveryRuntime(clock),
+      catalog: () => deriveCatalog(config.tools, { memory: undefined }),
+      clock,
+      logger: pino({ level: 'silent' }),
+      sink: recordingSink(events),
+      source: consoleMessageSource,
+      faults: NO_FAULTS,
+      ...overrides,
+    });
+  }
+
+  const message = (text: string, authorId = 'ada', messageId = `m-${++ids}`): InboundMessage => ({ source: 'console', channelId: 'c1', authorId, authorRoleIds: [], messageId, text });
+  const notices = (): string[] => events.flatMap((e) => (e.type === 'message' && e.kind === 'notice' ? [e.notice] : []));
+  const replies = (): string[] => events.flatMap((e) => (e.type === 'message' && e.kind === 'reply' ? [e.text] : []));
+
+  it('answers, keeps the exchange in the history, and never runs the same message twice', async () => {
+    fake.enqueue(chatText('Hi Ada.'));
+    const bot = intake();
+    const first = message('hello', 'ada', 'same-id');
+    bot.submit(first);
+    await bot.idle();
+    bot.submit(first);
+    await bot.idle();
+    expect(replies()).toEqual(['Hi Ada.']);
+    expect(notices()).toEqual(['already_processed']);
+    expect(history.load('console:c1').messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'hello' }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'Hi Ada.' }] },
+    ]);
+  });
+
+  it('runs one turn at a time per channel, queues in order, and answers "busy" when the queue is full', async () => {
+    fake.enqueue(stall);
+    const bot = intake();
+    bot.submit(message('first'));
+    await fake.whenRequests(1);
+    bot.submit(message('second'));
+    bot.submit(message('third'));
+    expect(notices()).toEqual(['busy']);
+    fake.enqueue(chatText('Second answered.'));
+    bot.submit(message('/stop'));
+    await bot.idle();
+    expect(replies()).toEqual(['Second answered.']);
+    expect(events.filter((e) => e.type === 'turn').map((e) => e.type === 'turn' && e.status)).toEqual(['ACTIVE', 'TERMINAL_CANCELLED', 'ACTIVE', 'TERMINAL_COMPLETED']);
+  });
+
+  it('lets only the requester or an admin stop a turn', async () => {
+    fake.enqueue(stall);
+    const bot = intake();
+    bot.submit(message('long question', 'ada'));
+    await fake.whenRequests(1);
+    bot.submit(message('/stop', 'mallory'));
+    expect(notices()).toEqual(['status']);
+    bot.submit(message('/stop', 'admin'));
+    await bot.idle();
+    expect(notices()).toEqual(['status', 'cancelled']);
+  });
+
+  it('reports what runs and what is saved on /status, and that nothing runs when nothing does', async () => {
+    const bot = intake();
+    bot.submit(message('/status'));
+    bot.submit(message('/stop'));
+    await bot.idle();
+    const texts = events.flatMap((e) => (e.type === 'message' ? [e.text] : []));
+    expect(texts.sort()).toEqual(['Nothing is running in this channel.', 'Nothing is running in this channel.\nNo saved requests are waiting.']);
+  });
+
+  it('suspends a running turn with its work kept when the bot shuts down', async () => {
+    fake.enqueue(stall);
+    const bot = intake();
+    bot.submit(message('long question'));
+    await fake.whenRequests(1);
+    await bot.shutdown();
+    expect(notices()).toEqual(['suspended']);
+    expect(events.find((e) => e.type === 'message' && e.kind === 'notice')).toMatchObject({ text: expect.stringMatching(/restarting.*saved.*`resume`/) as unknown });
+    const [suspended] = await store.listSuspended({ source: 'console', channelId: 'c1' });
+    expect(suspended?.suspensionReason).toBe('shutdown');
+    bot.submit(message('too late'));
+    await bot.idle();
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it('tells the user what to configure when no model is set, instead of failing', async () => {
+    const bot = intake({ provider: undefined });
+    bot.submit(message('hello'));
+    await bot.idle();
+    expect(events).toEqual([{ type: 'message', channelId: 'c1', inReplyTo: expect.any(String) as unknown, turn: null, kind: 'notice', notice: 'failed', text: expect.stringMatching(/set `llm.model`/) as unknown }]);
+  });
+
+  it('points an interrupted message at resume instead of running it again', async () => {
+    const admission = await store.admit({ identity: { source: 'console', channelId: 'c1', messageId: 'old' }, requesterId: 'ada', messageDigest: 'd' });
+    if (admission.disposition !== 'admitted') throw new Error('not admitted');
+    await store.suspend(admission.lease, 'interrupted');
+    const bot = intake();
+    bot.submit(message('redelivered', 'ada', 'old'));
+    await bot.idle();
+    expect(notices()).toEqual(['interrupted']);
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it('summarises the history beyond its budget once, through the model, when compaction is summarize', async () => {
+    fake.enqueue(chatText('First answer, which is long enough.'), chatText('Second answer.'), chatText('Ada asked twice.'));
+    const bot = intake({}, 'chat:\n  history_max_chars: 60\n  compaction: summarize\n');
+    bot.submit(message('first question'));
+    await bot.idle();
+    bot.submit(message('second question'));
+    await bot.idle();
+    const summaryRequest = fake.requests[2]?.body as { messages: { role: string; content: string }[] };
+    expect(summaryRequest.messages.at(-1)?.content).toContain('user: first question');
+    expect(history.load('console:c1').messages[0]).toEqual({ role: 'user', content: [{ type: 'text', text: 'Summary of the earlier conversation: Ada asked twice.' }] });
+  });
+});

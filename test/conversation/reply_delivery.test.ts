@@ -1,0 +1,81 @@
+import { pino } from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ReplyUndeliverable, type FinalReply, type ReplySink } from '../../src/conversation/transport.js';
+import { deliverPendingReplies, deliverReply } from '../../src/conversation/reply_delivery.js';
+import type { TurnStore } from '../../src/turn_state/turn_store.js';
+import { useTempDir } from '../support/temp_dir.js';
+import { admitNew, openTestStore } from '../support/turn_store.js';
+
+const silent = pino({ level: 'silent' });
+
+/** A transport that confirms `parts` parts of every reply, then fails with `failure` (if any), recording what it was asked. */
+function transport(parts: number, failure?: Error): ReplySink & { asked: FinalReply[] } {
+  const asked: FinalReply[] = [];
+  return {
+    asked,
+    post: () => undefined,
+    async deliver(reply, confirmed) {
+      asked.push(reply);
+      for (let part = reply.partsDelivered; part < parts; part += 1) await confirmed(part + 1);
+      if (failure !== undefined) throw failure;
+    },
+  };
+}
+
+describe('final reply delivery', () => {
+  const temp = useTempDir();
+  let store: TurnStore;
+
+  beforeEach(() => {
+    store = openTestStore(temp.path()).store;
+  });
+  afterEach(async () => {
+    await store.close();
+  });
+
+  async function completed(messageId: string, text: string): Promise<FinalReply> {
+    const lease = await admitNew(store, messageId);
+    await store.complete(lease, text);
+    return { channelId: 'channel-1', inReplyTo: messageId, turn: lease.turnId, text, partsDelivered: 0, redelivery: false };
+  }
+
+  it('records a reply the transport confirmed as delivered, keeping no text', async () => {
+    const reply = await completed('m1', 'Hello.');
+    expect(await deliverReply(store, transport(1), reply, silent)).toBe('delivered');
+    expect(await store.getReply(reply.turn)).toMatchObject({ state: 'delivered', text: null, partsDelivered: 1 });
+  });
+
+  it('keeps a reply pending with the parts confirmed so far when the transport fails, and posts only the rest after a restart', async () => {
+    const reply = await completed('m1', 'Part one. Part two. Part three.');
+    expect(await deliverReply(store, transport(2, new Error('Discord is down')), reply, silent)).toBe('pending');
+    const pending = await store.listPendingReplies();
+    expect(pending).toMatchObject([{ text: 'Part one. Part two. Part three.', partsDelivered: 2 }]);
+
+    const after = transport(3);
+    expect(await deliverPendingReplies(store, pending, 'console', after, silent)).toEqual(['delivered']);
+    expect(after.asked).toEqual([{ channelId: 'channel-1', inReplyTo: 'm1', turn: reply.turn, text: reply.text, partsDelivered: 2, redelivery: true }]);
+    expect(await store.listPendingReplies()).toEqual([]);
+  });
+
+  it('gives a reply up when the transport refuses it for good, so that no restart posts it', async () => {
+    const reply = await completed('m1', 'Hello.');
+    expect(await deliverReply(store, transport(0, new ReplyUndeliverable(reply.turn, 'Missing Access')), reply, silent)).toBe('abandoned');
+    expect(await store.getReply(reply.turn)).toMatchObject({ state: 'abandoned', failure: 'Missing Access' });
+    expect(await store.listPendingReplies()).toEqual([]);
+  });
+
+  it('leaves another transport’s pending replies to it', async () => {
+    await completed('m1', 'Hello.');
+    const discord = transport(1);
+    expect(await deliverPendingReplies(store, await store.listPendingReplies(), 'discord', discord, silent)).toEqual([]);
+    expect(discord.asked).toEqual([]);
+    expect(await store.listPendingReplies()).toHaveLength(1);
+  });
+
+  it('still delivers when durability is off, with nothing to record', async () => {
+    const sink = transport(1);
+    const reply: FinalReply = { channelId: 'c', inReplyTo: 'm', turn: 'no-store', text: 'Hi.', partsDelivered: 0, redelivery: false };
+    expect(await deliverReply(undefined, sink, reply, silent)).toBe('delivered');
+    expect(sink.asked).toHaveLength(1);
+  });
+});

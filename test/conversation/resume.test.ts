@@ -1,0 +1,238 @@
+import BetterSqlite3 from 'better-sqlite3';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { HistoryStore } from '../../src/conversation/history_store.js';
+import { Intake, type IntakeDeps } from '../../src/conversation/intake.js';
+import { messageDigest, type InboundMessage } from '../../src/conversation/transport.js';
+import { attemptResume, consoleMessageSource } from '../../src/conversation/resume.js';
+import { NO_FAULTS } from '../../src/engine/tool_loop.js';
+import { ManualClock } from '../../src/core/manual_clock.js';
+import { deriveCatalog } from '../../src/tools/catalog.js';
+import type { TurnStore } from '../../src/turn_state/turn_store.js';
+import { targetToolsConfig } from '../support/engine_harness.js';
+import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
+import { llmConfig, testProvider } from '../support/fake_llm/provider.js';
+import { FakeLLMServer, type FakeStep } from '../support/fake_llm/server.js';
+import { runToCompletion, testRecoveryRuntime } from '../support/recovery_runtime.js';
+import { useTempDir } from '../support/temp_dir.js';
+import { ToolTarget } from '../support/tool_target.js';
+import { openTestStore } from '../support/turn_store.js';
+import { recordingSink, type SeenEvent } from '../support/recording_sink.js';
+
+const overloaded: FakeStep = { kind: 'reply', status: 529, body: { error: { type: 'overloaded_error' } } };
+const endlessOverload = (): FakeStep[] => Array.from({ length: 9 }, () => overloaded);
+
+describe('explicit resume', () => {
+  const temp = useTempDir();
+  let fake: FakeLLMServer;
+  let target: ToolTarget;
+  let store: TurnStore;
+  let storeClock: ManualClock;
+  let recoveryClock: ManualClock;
+  let history: HistoryStore;
+  let events: SeenEvent[];
+  let onEvent: ((event: SeenEvent) => void) | undefined;
+  let ids = 0;
+
+  beforeEach(async () => {
+    fake = await FakeLLMServer.start();
+    target = await ToolTarget.start();
+    ({ store, clock: storeClock } = openTestStore(temp.path()));
+    recoveryClock = new ManualClock();
+    history = HistoryStore.open(join(temp.path(), 'history.sqlite3'), storeClock);
+    events = [];
+    onEvent = undefined;
+  });
+  afterEach(async () => {
+    await store.close();
+    history.close();
+    await fake.close();
+    await target.close();
+  });
+
+  function deps(overrides: Partial<IntakeDeps> = {}, autoResume = false): IntakeDeps {
+    const config = targetToolsConfig(target.url, `turn_state:\n  auto_resume: ${autoResume}\n`);
+    return {
+      config,
+      store,
+      history,
+      provider: testProvider(llmConfig('openai', fake.baseUrl)),
+      recovery: testRecoveryRuntime(recoveryClock),
+      catalog: () => deriveCatalog(config.tools, { memory: undefined }),
+      clock: storeClock,
+      logger: pino({ level: 'silent' }),
+      sink: recordingSink(events, (event) => onEvent?.(event)),
+      source: consoleMessageSource,
+      faults: NO_FAULTS,
+      ...overrides,
+    };
+  }
+  const message = (text: string, authorId = 'ada'): InboundMessage => ({ source: 'console', channelId: 'c1', authorId, authorRoleIds: [], messageId: `m-${++ids}`, text });
+  const notices = (): string[] => events.flatMap((e) => (e.type === 'message' && e.kind === 'notice' ? [e.notice] : []));
+  const replies = (): string[] => events.flatMap((e) => (e.type === 'message' && e.kind === 'reply' ? [e.text] : []));
+  const settle = (bot: Intake): Promise<void> => runToCompletion(recoveryClock, bot.idle());
+
+  /** Resolves at the first event (seen or to come) that matches. */
+  function until(match: (event: SeenEvent) => boolean): Promise<void> {
+    if (events.some(match)) return Promise.resolve();
+    return new Promise((resolve) => {
+      onEvent = (event) => {
+        if (match(event)) resolve();
+      };
+    });
+  }
+
+  /** A turn that looked a word up, then was suspended by an overload. */
+  async function suspendedTurn(bot: Intake): Promise<string> {
+    fake.enqueue(chatToolCalls([{ id: 'c1', name: 'lookup', args: '{"word":"milk"}' }]), ...endlessOverload());
+    const original = message('look up milk');
+    bot.submit(original);
+    await settle(bot);
+    expect(notices()).toEqual(['suspended']);
+    // The overload opened the model's breaker; the provider recovers once its cooldown has passed.
+    await recoveryClock.advance(5_000);
+    return original.messageId;
+  }
+
+  it('continues the requester’s suspended turn without repeating its completed calls, and keeps "resume" out of the history', async () => {
+    const bot = new Intake(deps());
+    await suspendedTurn(bot);
+    fake.reset();
+    fake.enqueue(chatText('Milk is a drink.'));
+    bot.submit(message('resume'));
+    await settle(bot);
+    expect(notices()).toEqual(['suspended', 'resumed']);
+    expect(replies()).toEqual(['Milk is a drink.']);
+    expect(target.requests).toHaveLength(1);
+    const sent = (fake.requests[0]?.body as { messages: { role: string; content: unknown }[] }).messages;
+    expect(sent.filter((m) => m.role === 'user')).toEqual([{ role: 'user', content: 'look up milk' }]);
+    expect(history.load('console:c1').messages.map((m) => m.content[0]?.type === 'text' && m.content[0].text)).toEqual(['look up milk', 'Milk is a drink.']);
+  });
+
+  it('does not resume someone else’s turn for them', async () => {
+    const bot = new Intake(deps());
+    await suspendedTurn(bot);
+    bot.submit(message('resume', 'mallory'));
+    await settle(bot);
+    expect(notices()).toEqual(['suspended', 'rejected']);
+    expect((await store.listSuspended({ source: 'console', channelId: 'c1' }))).toHaveLength(1);
+  });
+
+  it('treats "resume" as an ordinary message when its author has nothing saved here', async () => {
+    fake.enqueue(chatText('Resume what?'));
+    const bot = new Intake(deps());
+    bot.submit(message('resume'));
+    await settle(bot);
+    expect(replies()).toEqual(['Resume what?']);
+  });
+
+  it('answers the /resume command with nothing saved here, and never asks the model', async () => {
+    const bot = new Intake(deps());
+    bot.submit(message('/resume'));
+    await settle(bot);
+    expect(events).toEqual([expect.objectContaining({ kind: 'notice', notice: 'status', text: 'You have no saved request in this channel to resume.' })]);
+    expect(fake.requests).toEqual([]);
+  });
+
+  it('ends the turn instead of resuming it when its original message was edited', async () => {
+    const edited = deps({ source: { fetchOriginal: (turn) => Promise.resolve({ authorId: turn.requesterId, digest: messageDigest('something else') }) } });
+    const bot = new Intake(edited);
+    await suspendedTurn(bot);
+    fake.reset();
+    bot.submit(message('resume'));
+    await settle(bot);
+    expect(notices()).toEqual(['suspended', 'rejected']);
+    expect(fake.requests).toHaveLength(0);
+    expect(await store.listSuspended({ source: 'console', channelId: 'c1' })).toEqual([]);
+  });
+
+  it('answers a corrupt saved state with a notice and never starts a fresh turn from the trigger', async () => {
+    const bot = new Intake(deps());
+    const original = await suspendedTurn(bot);
+    const raw = new BetterSqlite3(join(temp.path(), 'turn_state', 'turns.sqlite3'));
+    raw.prepare(`UPDATE checkpoints SET state = '{}'`).run();
+    raw.close();
+    fake.reset();
+    bot.submit(message('continue'));
+    await settle(bot);
+    expect(notices()).toEqual(['suspended', 'rejected']);
+    expect(fake.requests).toHaveLength(0);
+    expect(await store.listSuspended({ source: 'console', channelId: 'c1' })).toEqual([]);
+    expect((await store.findTurn({ source: 'console', channelId: 'c1', messageId: original }))?.status).toBe('TERMINAL_REJECTED');
+  });
+
+  it('lets exactly one of two concurrent resumes win', async () => {
+    const bot = new Intake(deps());
+    await suspendedTurn(bot);
+    fake.reset();
+    fake.enqueue(chatText('Done.'));
+    const trigger = message('resume');
+    const [a, b] = await Promise.all([attemptResume(trigger, new AbortController().signal, { ...deps(), store, engine: engineOf() }), attemptResume(trigger, new AbortController().signal, { ...deps(), store, engine: engineOf() })]);
+    expect([a.kind, b.kind].sort()).toEqual(['notice', 'resumed']);
+    const winner = a.kind === 'resumed' ? a : b.kind === 'resumed' ? b : undefined;
+    if (winner === undefined) throw new Error('no resume won');
+    expect((await runToCompletion(recoveryClock, winner.continued)).message).toBe('Done.');
+    expect(target.requests).toHaveLength(1);
+  });
+
+  it('says a turn expired even after the retention sweep already ended it', async () => {
+    const bot = new Intake(deps());
+    const original = await suspendedTurn(bot);
+    await storeClock.advance(24 * 3_600_000 + 1);
+    await store.sweepRetention();
+    expect((await store.findTurn({ source: 'console', channelId: 'c1', messageId: original }))?.status).toBe('TERMINAL_EXPIRED');
+    bot.submit(message('resume'));
+    await settle(bot);
+    expect(notices()).toEqual(['suspended', 'expired']);
+    expect(fake.requests).toHaveLength(10);
+  });
+
+  it('says a turn has expired when its resume window closed', async () => {
+    const bot = new Intake(deps());
+    const original = await suspendedTurn(bot);
+    await storeClock.advance(24 * 3_600_000 + 1);
+    bot.submit(message('resume'));
+    await settle(bot);
+    expect(notices()).toEqual(['suspended', 'expired']);
+    const turn = await store.findTurn({ source: 'console', channelId: 'c1', messageId: original });
+    expect(turn?.status).toBe('TERMINAL_EXPIRED');
+  });
+
+  function engineOf() {
+    return { provider: testProvider(llmConfig('openai', fake.baseUrl)), recovery: testRecoveryRuntime(recoveryClock), clock: storeClock, faults: NO_FAULTS, heartbeatMs: 10_000 };
+  }
+
+  describe('automatic resume', () => {
+    it('continues the suspended turn by itself once the breaker lets a probe through, without repeating its calls', async () => {
+      const bot = new Intake(deps({}, true));
+      fake.enqueue(chatToolCalls([{ id: 'c1', name: 'lookup', args: '{"word":"milk"}' }]), ...endlessOverload(), chatText('Milk is a drink.'));
+      bot.submit(message('look up milk'));
+      await settle(bot);
+      await runToCompletion(recoveryClock, until((e) => e.type === 'message' && e.kind === 'reply'));
+      expect(notices()).toEqual(['suspended', 'resumed']);
+      expect(replies()).toEqual(['Milk is a drink.']);
+      expect(target.requests).toHaveLength(1);
+      await bot.close();
+    });
+
+    it('stands down when the conversation moved on, and explicit resume still works', async () => {
+      const bot = new Intake(deps({}, true));
+      fake.enqueue(chatToolCalls([{ id: 'c1', name: 'lookup', args: '{"word":"milk"}' }]), ...endlessOverload());
+      bot.submit(message('look up milk'));
+      await runToCompletion(recoveryClock, until((e) => e.type === 'message' && e.kind === 'notice'));
+      fake.enqueue(chatText('Unrelated answer.'));
+      bot.submit(message('something else'));
+      await settle(bot);
+      expect(replies()).toEqual(['Unrelated answer.']);
+      expect(notices()).toEqual(['suspended']);
+      fake.enqueue(chatText('Milk is a drink.'));
+      bot.submit(message('resume'));
+      await settle(bot);
+      expect(notices()).toEqual(['suspended', 'resumed']);
+      expect(replies()).toEqual(['Unrelated answer.', 'Milk is a drink.']);
+      expect(target.requests).toHaveLength(1);
+      await bot.close();
+    });
+  });
+});

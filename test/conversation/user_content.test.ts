@@ -1,0 +1,84 @@
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { admitMessage } from '../../src/conversation/admission.js';
+import { messageDigest, type InboundMessage } from '../../src/conversation/transport.js';
+import type { MessageAttachment } from '../../src/conversation/message_attachment.js';
+import { userContent } from '../../src/conversation/user_content.js';
+import { parseConfigText } from '../../src/config/load.js';
+import type { ContentBlock } from '../../src/llm/protocol.js';
+import { deriveCatalog } from '../../src/tools/catalog.js';
+import type { TurnStore } from '../../src/turn_state/turn_store.js';
+import { useTempDir } from '../support/temp_dir.js';
+import { openTestStore } from '../support/turn_store.js';
+
+const PNG_DATA = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+const image: MessageAttachment = { kind: 'image', name: 'cat.png', mediaType: 'image/png', data: PNG_DATA };
+const texts = (blocks: readonly ContentBlock[]): string[] => blocks.flatMap((block) => (block.type === 'text' ? [block.text] : []));
+
+describe('the content of a turn’s user message', () => {
+  it('is the text alone, in one block, when nothing is attached', () => {
+    expect(userContent('hello', [], true)).toEqual([{ type: 'text', text: 'hello' }]);
+  });
+
+  it('carries an image as an image block with its exact bytes when the model sees images', () => {
+    expect(userContent('what is this?', [image], true)).toEqual([
+      { type: 'text', text: 'what is this?' },
+      { type: 'text', text: 'The user attached the image `cat.png`:' },
+      { type: 'image', mediaType: 'image/png', source: { kind: 'base64', data: PNG_DATA } },
+    ]);
+  });
+
+  it('tells a model that does not see images what was attached, and sends no image', () => {
+    const blocks = userContent('what is this?', [image], false);
+    expect(blocks.some((block) => block.type === 'image')).toBe(false);
+    expect(texts(blocks)).toEqual(['what is this?', 'The user attached `cat.png`, but it is not included here: this model is not set up to see images. Tell the user if it matters for the answer.']);
+  });
+
+  it('names a text file and fences its content, with a fence longer than any inside it', () => {
+    const [, notes, readme] = userContent('summarise', [
+      { kind: 'text', name: 'notes.txt', text: 'buy milk\n' },
+      { kind: 'text', name: 'README.md', text: 'Run:\n````sh\nnpm test\n````' },
+    ], false);
+    expect(notes).toEqual({ type: 'text', text: 'The user attached the file `notes.txt`:\n\n```txt\nbuy milk\n```' });
+    expect(readme).toEqual({ type: 'text', text: 'The user attached the file `README.md`:\n\n`````md\nRun:\n````sh\nnpm test\n````\n`````' });
+  });
+
+  it('says why each skipped file is missing, with the limit a large one went over', () => {
+    const skipped: MessageAttachment[] = [
+      { kind: 'skipped', name: 'huge.png', reason: 'too_large', limitBytes: 8 * 1024 * 1024 },
+      { kind: 'skipped', name: 'log.txt', reason: 'too_large', limitBytes: 100 * 1024 },
+      { kind: 'skipped', name: 'song.mp3', reason: 'unsupported_type' },
+      { kind: 'skipped', name: 'gone.txt', reason: 'download_failed' },
+    ];
+    expect(texts(userContent('', skipped, true))).toEqual([
+      'The user attached `huge.png`, but it is not included here: it is larger than the 8 MB limit for attachments of its kind. Tell the user if it matters for the answer.',
+      'The user attached `log.txt`, but it is not included here: it is larger than the 100 KB limit for attachments of its kind. Tell the user if it matters for the answer.',
+      'The user attached `song.mp3`, but it is not included here: its file type is not supported (only PNG, JPEG, WebP and GIF images and UTF-8 text files are). Tell the user if it matters for the answer.',
+      'The user attached `gone.txt`, but it is not included here: it could not be downloaded. Tell the user if it matters for the answer.',
+    ]);
+  });
+
+  it('keeps a file name on one line and out of the quoting', () => {
+    const [block] = userContent('', [{ kind: 'skipped', name: 'a`b\nc.exe', reason: 'unsupported_type' }], true);
+    expect(block?.type === 'text' && block.text).toMatch(/^The user attached `a_b_c\.exe`, but/);
+  });
+});
+
+describe('admitting a message with attachments', () => {
+  const temp = useTempDir();
+  let store: TurnStore | undefined;
+  afterEach(async () => {
+    await store?.close();
+    store = undefined;
+  });
+
+  it('builds the user message from the text and the attachments, and keeps the digest of the text alone', async () => {
+    ({ store } = openTestStore(temp.path()));
+    const config = parseConfigText('llm:\n  vision: true\ntools:\n  builtin: []\n', 'c.yml', {});
+    const message: InboundMessage = { source: 'discord', channelId: 'c1', authorId: 'ada', authorRoleIds: [], messageId: 'm1', text: 'what is this?', attachments: [image] };
+    const admitted = await admitMessage(message, new AbortController().signal, { config, store, catalog: () => deriveCatalog(config.tools, { memory: undefined }), logger: pino({ level: 'silent' }) });
+    if (admitted.kind !== 'admitted') throw new Error(`expected admission, got ${admitted.notice}`);
+    expect(admitted.turn.transcript).toEqual([{ role: 'user', content: userContent('what is this?', [image], true) }]);
+    expect((await store.getTurn(admitted.turn.turnId))?.messageDigest).toBe(messageDigest('what is this?'));
+  });
+});
