@@ -1,5 +1,13 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { MODULE_LAYERS, moduleMapPatterns } from './eslint.module_map.js';
+
+/** DESIGN §3: identity comes from the IdFactory port, never from crypto's own. */
+const NO_AMBIENT_IDENTITY = ['crypto', 'node:crypto'].map((name) => ({
+  name,
+  importNames: ['randomUUID'],
+  message: 'Use IdFactory.newId() (src/core/ids.ts).',
+}));
 
 /** DESIGN §3: time and identity come from the Clock and IdFactory ports, never from ambient globals. */
 const ambientTimeAndIdentity = {
@@ -15,16 +23,6 @@ const ambientTimeAndIdentity = {
     { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'Use new Date(clock.now()) (src/core/clock.ts).' },
     { selector: "CallExpression[callee.name='Date']", message: 'Use new Date(clock.now()) (src/core/clock.ts).' },
   ],
-  'no-restricted-imports': [
-    'error',
-    {
-      paths: ['crypto', 'node:crypto'].map((name) => ({
-        name,
-        importNames: ['randomUUID'],
-        message: 'Use IdFactory.newId() (src/core/ids.ts).',
-      })),
-    },
-  ],
   'no-restricted-globals': [
     'error',
     { name: 'setTimeout', message: 'Wait with Clock.sleep(ms, signal) (src/core/clock.ts).' },
@@ -39,7 +37,7 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['eslint.config.js'] },
+        projectService: { allowDefaultProject: ['eslint.config.js', 'eslint.module_map.js'] },
         tsconfigRootDir: import.meta.dirname,
       },
     },
@@ -52,4 +50,14 @@ export default tseslint.config(
     },
   },
   { files: ['src/**/*.ts'], ignores: ['src/core/**'], rules: ambientTimeAndIdentity },
+  ...MODULE_LAYERS.map((layer) => ({
+    files: [`src/${layer}/**/*.ts`],
+    rules: {
+      'no-restricted-imports': ['error', { paths: layer === 'core' ? [] : NO_AMBIENT_IDENTITY, patterns: moduleMapPatterns(layer) }],
+    },
+  })),
+  {
+    files: ['src/main.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: NO_AMBIENT_IDENTITY, patterns: moduleMapPatterns('app') }] },
+  },
 );
