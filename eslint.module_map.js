@@ -2,6 +2,7 @@
  * DESIGN §2: the module map. Each folder of src/ lists the folders it must not import: imports
  * point downward only, and the two transports never import each other.
  */
+/** @type {Record<string, readonly string[]>} */
 const LAYERS = {
   core: ['config', 'llm', 'recovery', 'turn_state', 'tools', 'engine', 'conversation', 'discord', 'console', 'app'],
   config: ['llm', 'recovery', 'turn_state', 'tools', 'engine', 'conversation', 'discord', 'console', 'app'],
@@ -19,11 +20,14 @@ const LAYERS = {
 /** An import that leaves src/ for the tests' doubles. */
 const TEST_IMPORT = { regex: '^(\\.\\./)+test/', message: 'Test doubles live in test/support; src/ never imports them.' };
 
-/** The `no-restricted-imports` patterns of one folder of src/. */
+/**
+ * The `no-restricted-imports` patterns of one folder of src/.
+ * @param {string} layer
+ */
 export function moduleMapPatterns(layer) {
   return [
     TEST_IMPORT,
-    ...LAYERS[layer].map((forbidden) => ({
+    ...(LAYERS[layer] ?? []).map((forbidden) => ({
       regex: `^\\.\\.?/(.*/)?${forbidden}/`,
       message: `src/${layer} must not import src/${forbidden} (DESIGN §2: imports point downward; transports never import each other).`,
     })),
