@@ -1,5 +1,4 @@
-import { FAULT_POINTS, type FaultInjector, type FaultPoint } from '../engine/fault_points.js';
-import { NO_FAULTS } from '../engine/tool_loop.js';
+import { FAULT_POINTS, NO_FAULTS, type FaultInjector, type FaultPoint } from '../engine/fault_points.js';
 import type { Environment } from '../config/interpolate.js';
 
 /**

@@ -3,7 +3,8 @@ import type { Logger } from '../core/logger.js';
 import type { ToolCatalog } from '../tools/catalog.js';
 import { permittedTools } from '../tools/permissions.js';
 import type { TurnStore } from '../turn_state/turn_store.js';
-import type { ChatTurn, TurnBudgets } from '../engine/chat_turn.js';
+import type { ChatTurn } from '../engine/chat_turn.js';
+import { freshChatTurn, type TurnDefaults } from '../engine/fresh_turn.js';
 import { noDurability, storeDurability, type TurnDurability } from '../engine/durability.js';
 import { messageDigest, type InboundMessage, type NoticeKind } from './transport.js';
 import type { MessageAttachment } from './message_attachment.js';
@@ -17,9 +18,12 @@ export interface AdmissionDeps {
   readonly logger: Logger;
 }
 
-/** The caps a new turn gets from the configuration in force. */
-export function turnBudgets(config: Config): TurnBudgets {
-  return { maxIterations: config.chat.max_iterations, maxToolCalls: config.chat.max_tool_calls, maxContinuations: config.chat.max_continuations };
+/** The prompt and caps a new turn gets from the configuration in force. */
+export function turnDefaults(config: Config): TurnDefaults {
+  return {
+    systemPrompt: config.chat.system_prompt,
+    budgets: { maxIterations: config.chat.max_iterations, maxToolCalls: config.chat.max_tool_calls, maxContinuations: config.chat.max_continuations },
+  };
 }
 
 /**
@@ -27,19 +31,7 @@ export function turnBudgets(config: Config): TurnBudgets {
  * front of it): the text, then the attachments as `llm.vision` lets the model see them.
  */
 export function newChatTurn(parts: ReconstructedParts, text: string, config: Config, attachments: readonly MessageAttachment[] = []): ChatTurn {
-  return {
-    ...parts,
-    systemPrompt: config.chat.system_prompt,
-    transcript: [{ role: 'user', content: userContent(text, attachments, config.llm.vision) }],
-    iteration: 0,
-    toolCallsUsed: 0,
-    budgets: turnBudgets(config),
-    emptyTurnRetried: false,
-    continuationsUsed: 0,
-    finalAnswerRequested: false,
-    repeatedCalls: { counts: {}, warned: [] },
-    recoveryDeadlineAt: null,
-  };
+  return freshChatTurn(parts, turnDefaults(config), [{ role: 'user', content: userContent(text, attachments, config.llm.vision) }]);
 }
 
 /** A new turn ready to run, or the notice that says why this message will not run fresh. */

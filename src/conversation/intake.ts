@@ -16,7 +16,7 @@ import { summarizeThrough } from './history_summary.js';
 import type { InboundMessage, MessageSource, NoticeKind, ReplySink } from './transport.js';
 import { deliverReply } from './reply_delivery.js';
 import { attemptResume } from './resume.js';
-import { startTurn, type RunDeps } from '../engine/run_turn.js';
+import { runTurn, type RunDeps } from '../engine/run_turn.js';
 import { ShutdownReason } from '../engine/shutdown_reason.js';
 import type { TurnEnding } from '../engine/terminal_writer.js';
 
@@ -163,7 +163,7 @@ export class Intake {
     turnId = turn.turnId;
     turn.transcript.unshift(...history.messages);
     deps.history.append(channelKey(message), { role: 'user', text: message.text, authorId: message.authorId, messageId: message.messageId });
-    return this.#run(message, turnId, controller, () => startTurn(turn, durability, engine));
+    return this.#run(message, turnId, controller, () => runTurn(turn, { kind: 'fresh' }, durability, engine));
   }
 
   /** Runs a turn as the channel's running one (so /stop reaches it) and delivers how it ended. */

@@ -5,11 +5,11 @@ import type { ToolCatalog } from '../tools/catalog.js';
 import { permittedTools } from '../tools/permissions.js';
 import type { TurnStore } from '../turn_state/turn_store.js';
 import type { TurnRecord } from '../turn_state/turn_types.js';
-import { turnBudgets } from './admission.js';
-import { continueTurn, restoreFromLog } from '../engine/restore_from_log.js';
+import { turnDefaults } from './admission.js';
+import { restoreFromLog } from '../engine/restore_from_log.js';
 import { storeDurability } from '../engine/durability.js';
 import type { InboundMessage, MessageSource, NoticeKind } from './transport.js';
-import type { RunDeps } from '../engine/run_turn.js';
+import { runTurn, type RunDeps } from '../engine/run_turn.js';
 import { rejectUnresumable, type TurnEnding } from '../engine/terminal_writer.js';
 import { isInvalidCheckpointError } from '../engine/turn_codec.js';
 
@@ -91,10 +91,9 @@ async function resume(turn: TurnRecord, message: InboundMessage, signal: AbortSi
     signal,
     logger: deps.logger.child({ turn: turn.turnId }),
   };
-  const defaults = { systemPrompt: config.chat.system_prompt, budgets: turnBudgets(config) };
   let restored;
   try {
-    restored = restoreFromLog(resumable, reconstructed, defaults);
+    restored = restoreFromLog(resumable, reconstructed, turnDefaults(config));
   } catch (error) {
     if (!isInvalidCheckpointError(error)) throw error;
     deps.logger.warn({ turn: turn.turnId, problems: error.problems }, 'a saved turn is not usable');
@@ -103,7 +102,7 @@ async function resume(turn: TurnRecord, message: InboundMessage, signal: AbortSi
   }
   const claim = await store.claimResume(turn.turnId, resumable.turn.generation);
   if (!claim.won) return { kind: 'notice', turn: turn.turnId, notice: 'in_progress', text: 'Another resume already picked that request up.' };
-  const continued = continueTurn(restored.turn, restored.after, resumable.ops, storeDurability(store, claim.lease), deps.engine);
+  const continued = runTurn(restored.turn, { kind: 'resumed', log: restored.log }, storeDurability(store, claim.lease), deps.engine);
   return { kind: 'resumed', turn: claim.turn, continued };
 }
 

@@ -21,6 +21,9 @@ export interface FaultInjector {
   reach(point: FaultPoint, step: number): void;
 }
 
+/** Production: no fault point stops anything. */
+export const NO_FAULTS: FaultInjector = { reach: () => undefined };
+
 const CRASH = Symbol.for('holdfast.SimulatedCrash');
 
 /** Thrown at a fault point; the engine lets it through untouched: no terminal write, no cleanup. */

@@ -1,35 +1,43 @@
 import type { ChatTurn } from './chat_turn.js';
 import type { TurnDurability } from './durability.js';
+import type { EngineDeps } from './generation.js';
 import { endTurn, type TurnEnding } from './terminal_writer.js';
 import { encodeCheckpointState } from './turn_codec.js';
-import { outcomeOfError, runLoop, type EngineDeps } from './tool_loop.js';
+import { TurnLog } from './turn_log.js';
+import { runLoop } from './tool_loop.js';
+import { outcomeOfError } from './turn_stop.js';
 
 export interface RunDeps extends EngineDeps {
   /** How often the owner beats its lease: a third of the lease TTL. */
   readonly heartbeatMs: number;
 }
 
+/** How a run begins: a new turn, or an interrupted one with the log written after its checkpoint. */
+export type TurnStart = { readonly kind: 'fresh' } | { readonly kind: 'resumed'; readonly log: TurnLog };
+
 /**
- * Runs a turn to its end: the lease is kept alive while the loop works, and the terminal writer
- * ends the turn with the loop's outcome. A SimulatedCrash stops everything where it stands.
+ * Runs a turn to its end, fresh or resumed, through the one loop: the lease is kept alive while
+ * the loop works, and the terminal writer ends the turn with the loop's outcome. A new turn's
+ * transcript (the frozen history and the user's message) is durable before the first model
+ * call; a resumed one's first model call gets what is left of its persisted deadline. A
+ * SimulatedCrash stops everything where it stands.
  */
-async function executeTurn(turn: ChatTurn, durability: TurnDurability, deps: RunDeps): Promise<TurnEnding> {
+export async function runTurn(turn: ChatTurn, start: TurnStart, durability: TurnDurability, deps: RunDeps): Promise<TurnEnding> {
   const stopBeating = new AbortController();
   const beating = durability.keepAlive(deps.clock, deps.heartbeatMs, stopBeating.signal);
   try {
-    return await endTurn(await runLoop(turn, durability, deps), durability);
+    if (start.kind === 'fresh') {
+      try {
+        await durability.checkpoint(turn.transcript, encodeCheckpointState(turn), false);
+      } catch (error) {
+        return await endTurn(outcomeOfError(error, turn), durability);
+      }
+    }
+    const log = start.kind === 'fresh' ? TurnLog.empty() : start.log;
+    const remaining = start.kind === 'resumed' && turn.recoveryDeadlineAt !== null ? turn.recoveryDeadlineAt - deps.clock.now() : undefined;
+    return await endTurn(await runLoop(turn, log, durability, deps, remaining), durability);
   } finally {
     stopBeating.abort();
     await beating;
   }
-}
-
-/** A new turn: its transcript (the frozen history and the user's message) is durable before the first model call. */
-export async function startTurn(turn: ChatTurn, durability: TurnDurability, deps: RunDeps): Promise<TurnEnding> {
-  try {
-    await durability.checkpoint(turn.transcript, encodeCheckpointState(turn), false);
-  } catch (error) {
-    return endTurn(outcomeOfError(error, turn), durability);
-  }
-  return executeTurn(turn, durability, deps);
 }

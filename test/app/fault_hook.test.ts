@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NO_FAULTS } from '../../src/engine/tool_loop.js';
+import { NO_FAULTS } from '../../src/engine/fault_points.js';
 import { faultHookFrom } from '../../src/app/fault_hook.js';
 
 describe('the HOLDFAST_FAULT crash hook', () => {

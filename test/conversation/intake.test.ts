@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HistoryStore } from '../../src/conversation/history_store.js';
 import { Intake, type IntakeDeps } from '../../src/conversation/intake.js';
 import { consoleMessageSource } from '../../src/conversation/resume.js';
-import { NO_FAULTS } from '../../src/engine/tool_loop.js';
+import { NO_FAULTS } from '../../src/engine/fault_points.js';
 import type { InboundMessage } from '../../src/conversation/transport.js';
 import { ManualClock } from '../../src/core/manual_clock.js';
 import { deriveCatalog } from '../../src/tools/catalog.js';

@@ -6,7 +6,7 @@ import { HistoryStore } from '../../src/conversation/history_store.js';
 import { Intake, type IntakeDeps } from '../../src/conversation/intake.js';
 import { messageDigest, type InboundMessage } from '../../src/conversation/transport.js';
 import { attemptResume, consoleMessageSource } from '../../src/conversation/resume.js';
-import { NO_FAULTS } from '../../src/engine/tool_loop.js';
+import { NO_FAULTS } from '../../src/engine/fault_points.js';
 import { ManualClock } from '../../src/core/manual_clock.js';
 import { deriveCatalog } from '../../src/tools/catalog.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';

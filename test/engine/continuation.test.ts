@@ -1,11 +1,11 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { turnBudgets } from '../../src/conversation/admission.js';
-import { continueTurn, restoreFromLog } from '../../src/engine/restore_from_log.js';
+import { turnDefaults } from '../../src/conversation/admission.js';
+import { restoreFromLog } from '../../src/engine/restore_from_log.js';
 import { storeDurability } from '../../src/engine/durability.js';
 import { isSimulatedCrash, stopAt, type FaultInjector, type FaultPoint } from '../../src/engine/fault_points.js';
-import { startTurn } from '../../src/engine/run_turn.js';
+import { runTurn } from '../../src/engine/run_turn.js';
 import { rejectUnresumable, type TurnEnding } from '../../src/engine/terminal_writer.js';
 import { isInvalidCheckpointError } from '../../src/engine/turn_codec.js';
 import type { Config } from '../../src/config/schema.js';
@@ -34,7 +34,6 @@ interface CaseResult {
   readonly storedTranscript: readonly Message[] | undefined;
 }
 
-const defaultsOf = (cfg: Config) => ({ systemPrompt: cfg.chat.system_prompt, budgets: turnBudgets(cfg) });
 
 /** Records every fault point the engine passes, in order. */
 function recorder(): FaultInjector & { readonly seen: FaultPoint[] } {
@@ -68,7 +67,7 @@ describe('continuing an interrupted turn from its log (DESIGN §7.4)', { timeout
     const first = openTestStore(dir, clock);
     const before = engineHarness(first.store, clock, fake, cfg);
     const { turn, durability } = await before.admit('m-1', 'Note "buy milk", then look up milk.');
-    const crash = await runToCompletion(before.recoveryClock, startTurn(turn, durability, { ...before.deps, faults: stop })).catch((error: unknown) => error);
+    const crash = await runToCompletion(before.recoveryClock, runTurn(turn, { kind: 'fresh' }, durability, { ...before.deps, faults: stop })).catch((error: unknown) => error);
     if (!isSimulatedCrash(crash)) throw new Error(`the turn was not stopped: ${JSON.stringify(crash)}`);
     await first.store.close();
 
@@ -84,7 +83,7 @@ describe('continuing an interrupted turn from its log (DESIGN §7.4)', { timeout
     if (resumable === undefined) throw new Error('turn vanished');
     const after = engineHarness(second.store, clock, fake, cfg);
     const reconstructed = { turnId: turn.turnId, identity: turn.identity, requester: turn.requester, tools: deriveCatalog(cfg.tools, { memory: undefined }).tools, signal: new AbortController().signal, logger: pino({ level: 'silent' }) };
-    const restored = restoreFromLog(resumable, reconstructed, defaultsOf(cfg));
+    const restored = restoreFromLog(resumable, reconstructed, turnDefaults(cfg));
     const claim = await second.store.claimResume(turn.turnId, resumable.turn.generation);
     if (!claim.won) throw new Error(`resume not won: ${claim.reason}`);
     let stored: Promise<Message[] | undefined> = Promise.resolve(undefined);
@@ -93,7 +92,7 @@ describe('continuing an interrupted turn from its log (DESIGN §7.4)', { timeout
         if (point === 'after_final_reply') stored = second.store.loadResumable(turn.turnId).then((r) => [...(r?.transcript ?? [])]);
       },
     };
-    const ending = await runToCompletion(after.recoveryClock, continueTurn(restored.turn, restored.after, resumable.ops, storeDurability(second.store, claim.lease), { ...after.deps, faults: watch }));
+    const ending = await runToCompletion(after.recoveryClock, runTurn(restored.turn, { kind: 'resumed', log: restored.log }, storeDurability(second.store, claim.lease), { ...after.deps, faults: watch }));
     const storedTranscript = ending.status === 'TERMINAL_COMPLETED' && resumable.turn.status === 'SUSPENDED' ? await stored : undefined;
     await second.store.close();
     return { ending, writes: target.requests.filter((r) => r.method === 'POST').length, storedTranscript };
@@ -107,7 +106,7 @@ describe('continuing an interrupted turn from its log (DESIGN §7.4)', { timeout
     fake.enqueue(...script());
     const seen = recorder();
     const { turn, durability } = await harness.admit('m-0', 'Note "buy milk", then look up milk.');
-    const uninterrupted = await runToCompletion(harness.recoveryClock, startTurn(turn, durability, { ...harness.deps, faults: seen }));
+    const uninterrupted = await runToCompletion(harness.recoveryClock, runTurn(turn, { kind: 'fresh' }, durability, { ...harness.deps, faults: seen }));
     await baseline.store.close();
     expect(uninterrupted).toEqual({ status: 'TERMINAL_COMPLETED', message: REPLY });
 
@@ -178,7 +177,7 @@ describe('continuing an interrupted turn from its log (DESIGN §7.4)', { timeout
     const harness = engineHarness(store, clock, fake, config);
     fake.enqueue(chatToolCalls([WRITE]));
     const { turn, durability } = await harness.admit('m-1', 'note milk');
-    await runToCompletion(harness.recoveryClock, startTurn(turn, durability, { ...harness.deps, faults: stopAt('after_wi4') })).catch(() => undefined);
+    await runToCompletion(harness.recoveryClock, runTurn(turn, { kind: 'fresh' }, durability, { ...harness.deps, faults: stopAt('after_wi4') })).catch(() => undefined);
     await store.sweepOnStartup();
     const raw = new BetterSqlite3(dbPath);
     raw.prepare(`UPDATE checkpoints SET state = json_set(state, '$.fields.emptyTurnRetried', 0) WHERE turn_id = ?`).run(turn.turnId);
@@ -188,7 +187,7 @@ describe('continuing an interrupted turn from its log (DESIGN §7.4)', { timeout
     const reconstructed = { turnId: turn.turnId, identity: turn.identity, requester: turn.requester, tools: turn.tools, signal: new AbortController().signal, logger: turn.logger };
     let invalid: unknown;
     try {
-      restoreFromLog(resumable, reconstructed, defaultsOf(config));
+      restoreFromLog(resumable, reconstructed, turnDefaults(config));
     } catch (error) {
       invalid = error;
     }

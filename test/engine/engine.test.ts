@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { noDurability } from '../../src/engine/durability.js';
-import { startTurn } from '../../src/engine/run_turn.js';
+import { runTurn } from '../../src/engine/run_turn.js';
 import type { FaultInjector } from '../../src/engine/fault_points.js';
 import { type ManualClock } from '../../src/core/manual_clock.js';
 import { validateToolPairs } from '../../src/llm/tool_pairs.js';
@@ -40,7 +40,7 @@ describe('the turn engine against a real store, real tools and the fake model', 
   it('answers a plain question and completes the turn', async () => {
     fake.enqueue(chatText('Hello there.'));
     const { turn, lease, durability } = await harness.admit('m-1', 'hi');
-    const ending = await runToCompletion(harness.recoveryClock, startTurn(turn, durability, harness.deps));
+    const ending = await runToCompletion(harness.recoveryClock, runTurn(turn, { kind: 'fresh' }, durability, harness.deps));
     expect(ending).toEqual({ status: 'TERMINAL_COMPLETED', message: 'Hello there.' });
     expect((await store.getTurn(lease.turnId))?.status).toBe('TERMINAL_COMPLETED');
   });
@@ -52,7 +52,7 @@ describe('the turn engine against a real store, real tools and the fake model', 
     };
     fake.enqueue(chatToolCalls([saveNote('c1')]), chatText('Saved your note.'));
     const { turn, lease, durability } = await harness.admit('m-1', 'note: buy milk');
-    const ending = await runToCompletion(harness.recoveryClock, startTurn(turn, durability, harness.deps));
+    const ending = await runToCompletion(harness.recoveryClock, runTurn(turn, { kind: 'fresh' }, durability, harness.deps));
     expect(ending.message).toBe('Saved your note.');
     expect(seen).toEqual(['RUNNING']);
     expect(target.requests.map((r) => [r.method, r.path, r.body])).toEqual([['POST', '/notes', '{"text":"buy milk"}']]);
@@ -64,7 +64,7 @@ describe('the turn engine against a real store, real tools and the fake model', 
   it('suspends on capacity exhaustion with the completed calls preserved, and says the work is saved', async () => {
     fake.enqueue(chatToolCalls([saveNote('c1')]), ...Array.from({ length: 12 }, () => overloaded));
     const { turn, lease, durability } = await harness.admit('m-1', 'note: buy milk');
-    const ending = await runToCompletion(harness.recoveryClock, startTurn(turn, durability, harness.deps));
+    const ending = await runToCompletion(harness.recoveryClock, runTurn(turn, { kind: 'fresh' }, durability, harness.deps));
     expect(ending.status).toBe('SUSPENDED');
     expect(ending.message).toMatch(/saved: I will continue by myself when the provider recovers, or type `resume`/);
     const resumable = await store.loadResumable(lease.turnId);
@@ -87,7 +87,7 @@ describe('the turn engine against a real store, real tools and the fake model', 
         if (point === 'after_wi3') void store.listOps(lease.turnId).then((ops) => states.push(...ops.map((op) => op.state)));
       },
     };
-    const ending = await runToCompletion(harness.recoveryClock, startTurn(turn, durability, { ...harness.deps, faults }));
+    const ending = await runToCompletion(harness.recoveryClock, runTurn(turn, { kind: 'fresh' }, durability, { ...harness.deps, faults }));
     expect(states).toEqual(['OUTCOME_UNKNOWN']);
     expect(ending.status).toBe('TERMINAL_REJECTED');
     expect(ending.message).toMatch(/cannot tell whether `save_note` \(call c1\) took effect/);
@@ -103,7 +103,7 @@ describe('the turn engine against a real store, real tools and the fake model', 
         if (point === 'after_wi4') void store.close();
       },
     };
-    const ending = await runToCompletion(harness.recoveryClock, startTurn(turn, durability, { ...harness.deps, faults }));
+    const ending = await runToCompletion(harness.recoveryClock, runTurn(turn, { kind: 'fresh' }, durability, { ...harness.deps, faults }));
     expect(ending.status).toBe('TERMINAL_FAILED');
     expect(ending.message).toMatch(/lost access to my storage/);
     expect(target.requests.map((r) => r.body)).toEqual(['{"text":"first"}']);
@@ -112,14 +112,14 @@ describe('the turn engine against a real store, real tools and the fake model', 
   it('reports a plain error, and promises nothing, when the suspension itself cannot be stored', async () => {
     fake.enqueue(...Array.from({ length: 12 }, () => overloaded));
     const { turn } = await harness.admit('m-1', 'hi');
-    const ending = await runToCompletion(harness.recoveryClock, startTurn(turn, noDurability(turn.turnId), harness.deps));
+    const ending = await runToCompletion(harness.recoveryClock, runTurn(turn, { kind: 'fresh' }, noDurability(turn.turnId), harness.deps));
     expect(ending).toEqual({ status: 'TERMINAL_FAILED', message: 'The model provider is overloaded and I could not finish this request. Please try again later.' });
   });
 
   it('bounces a batch with a repeated call id back to the model with matched error results, running nothing', async () => {
     fake.enqueue(chatToolCalls([saveNote('dup', 'a'), saveNote('dup', 'b')]), chatText('Sorry, let me not do that.'));
     const { turn, lease, durability } = await harness.admit('m-1', 'two notes');
-    const ending = await runToCompletion(harness.recoveryClock, startTurn(turn, durability, harness.deps));
+    const ending = await runToCompletion(harness.recoveryClock, runTurn(turn, { kind: 'fresh' }, durability, harness.deps));
     expect(ending.message).toBe('Sorry, let me not do that.');
     expect(target.requests).toHaveLength(0);
     expect(await store.listOps(lease.turnId)).toEqual([]);
@@ -131,7 +131,7 @@ describe('the turn engine against a real store, real tools and the fake model', 
     fake.enqueue(overloaded, chatText('too late'));
     const controller = new AbortController();
     const { turn, lease, durability } = await harness.admit('m-1', 'hi', controller);
-    const ending = startTurn(turn, durability, harness.deps);
+    const ending = runTurn(turn, { kind: 'fresh' }, durability, harness.deps);
     await harness.recoveryClock.whenSleeping();
     controller.abort();
     expect(await ending).toEqual({ status: 'TERMINAL_CANCELLED', message: 'Stopped.' });
@@ -143,7 +143,7 @@ describe('the turn engine against a real store, real tools and the fake model', 
     const unreachable = engineHarness(store, clock, fake, targetToolsConfig(target.url));
     await fake.close();
     const { turn, durability } = await unreachable.admit('m-1', 'hi');
-    const ending = await runToCompletion(unreachable.recoveryClock, startTurn(turn, durability, unreachable.deps));
+    const ending = await runToCompletion(unreachable.recoveryClock, runTurn(turn, { kind: 'fresh' }, durability, unreachable.deps));
     expect(ending).toEqual({ status: 'SUSPENDED', suspendedFor: 'unreachable', message: expect.stringMatching(/cannot be reached right now.*saved/) as unknown });
     fake = await FakeLLMServer.start();
   });
@@ -161,7 +161,7 @@ describe('the turn engine against a real store, real tools and the fake model', 
     target.reply({ status: 503, body: 'busy' });
     fake.enqueue(chatToolCalls([{ id: 'c1', name: 'charge', args: '{"cents":500}' }]), chatText('Charged.'));
     const { turn, lease, durability } = await charging.admit('m-1', 'charge 5');
-    expect((await runToCompletion(charging.recoveryClock, startTurn(turn, durability, charging.deps))).message).toBe('Charged.');
+    expect((await runToCompletion(charging.recoveryClock, runTurn(turn, { kind: 'fresh' }, durability, charging.deps))).message).toBe('Charged.');
     const keys = target.requests.map((r) => r.headers['idempotency-key']);
     expect(keys).toHaveLength(2);
     expect(keys[1]).toBe(keys[0]);
@@ -181,7 +181,7 @@ describe('the turn engine against a real store, real tools and the fake model', 
     target.reply({ status: 503, body: 'busy' }, { status: 502, body: 'still busy' });
     fake.enqueue(chatToolCalls([{ id: 'c1', name: 'charge', args: '{"cents":500}' }]), chatText('never asked'));
     const { turn, lease, durability } = await charging.admit('m-1', 'charge 5');
-    const ending = await runToCompletion(charging.recoveryClock, startTurn(turn, durability, charging.deps));
+    const ending = await runToCompletion(charging.recoveryClock, runTurn(turn, { kind: 'fresh' }, durability, charging.deps));
     expect(ending.status).toBe('TERMINAL_REJECTED');
     expect(target.requests).toHaveLength(2);
     expect((await store.listOps(lease.turnId)).map((op) => op.state)).toEqual(['MANUAL_RESOLUTION_REQUIRED']);
@@ -212,7 +212,7 @@ describe('the turn engine against a real store, real tools and the fake model', 
     };
     fake.enqueue(chatToolCalls([{ id: 's1', name: 'slow_note', args: '{"text":"a"}' }]), chatText('Saved, slowly.'));
     const { turn, lease, durability } = await slow.admit('m-1', 'note a, slowly');
-    const ending = await runToCompletion(slow.recoveryClock, startTurn(turn, durability, slow.deps));
+    const ending = await runToCompletion(slow.recoveryClock, runTurn(turn, { kind: 'fresh' }, durability, slow.deps));
     expect(ending).toEqual({ status: 'TERMINAL_COMPLETED', message: 'Saved, slowly.' });
     expect((await store.listOps(lease.turnId)).map((op) => op.state)).toEqual(['APPLIED']);
   });

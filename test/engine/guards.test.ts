@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { noDurability } from '../../src/engine/durability.js';
 import { GUARD_TEXT } from '../../src/engine/guard_messages.js';
-import { startTurn } from '../../src/engine/run_turn.js';
+import { runTurn } from '../../src/engine/run_turn.js';
 import type { ManualClock } from '../../src/core/manual_clock.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';
 import { engineHarness, targetToolsConfig, type EngineHarness } from '../support/engine_harness.js';
@@ -40,7 +40,7 @@ describe('the loop’s guards and budgets', () => {
   async function run(harness: EngineHarness, text = 'hi') {
     messages += 1;
     const { turn, durability } = await harness.admit(`m-${messages}`, text);
-    return runToCompletion(harness.recoveryClock, startTurn(turn, durability, harness.deps));
+    return runToCompletion(harness.recoveryClock, runTurn(turn, { kind: 'fresh' }, durability, harness.deps));
   }
 
   it('retries an empty model turn once with a nudge, then fails rather than send an empty reply', async () => {
@@ -113,7 +113,7 @@ describe('the loop’s guards and budgets', () => {
     const harness = harnessWith();
     fake.enqueue(chatToolCalls([{ id: 'w1', name: 'save_note', args: '{"text":"a"}' }, { id: 'w2', name: 'save_note', args: '{"text":"b"}' }]), chatText('never asked'));
     const { turn, lease, durability } = await harness.admit('m-stop', 'two notes', controller);
-    expect(await runToCompletion(harness.recoveryClock, startTurn(turn, durability, harness.deps))).toEqual({ status: 'TERMINAL_CANCELLED', message: 'Stopped.' });
+    expect(await runToCompletion(harness.recoveryClock, runTurn(turn, { kind: 'fresh' }, durability, harness.deps))).toEqual({ status: 'TERMINAL_CANCELLED', message: 'Stopped.' });
     expect(target.requests).toHaveLength(1);
     expect((await store.listOps(lease.turnId)).map((op) => [op.toolCallId, op.state])).toEqual([
       ['w1', 'APPLIED'],
@@ -126,7 +126,7 @@ describe('the loop’s guards and budgets', () => {
     const harness = harnessWith();
     fake.enqueue(chatToolCalls([{ id: 'w1', name: 'save_note', args: '{"text":"a"}' }]), chatText('Saved.'));
     const { turn } = await harness.admit('m-off', 'note a');
-    expect(await runToCompletion(harness.recoveryClock, startTurn(turn, noDurability(turn.turnId), harness.deps))).toEqual({ status: 'TERMINAL_COMPLETED', message: 'Saved.' });
+    expect(await runToCompletion(harness.recoveryClock, runTurn(turn, { kind: 'fresh' }, noDurability(turn.turnId), harness.deps))).toEqual({ status: 'TERMINAL_COMPLETED', message: 'Saved.' });
     expect(target.requests).toHaveLength(1);
     expect(await store.listOps(turn.turnId)).toEqual([]);
   });

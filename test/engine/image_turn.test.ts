@@ -1,11 +1,11 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { newChatTurn, turnBudgets } from '../../src/conversation/admission.js';
-import { continueTurn, restoreFromLog } from '../../src/engine/restore_from_log.js';
+import { newChatTurn, turnDefaults } from '../../src/conversation/admission.js';
+import { restoreFromLog } from '../../src/engine/restore_from_log.js';
 import { storeDurability } from '../../src/engine/durability.js';
 import type { MessageAttachment } from '../../src/conversation/message_attachment.js';
-import { startTurn } from '../../src/engine/run_turn.js';
+import { runTurn } from '../../src/engine/run_turn.js';
 import { parseConfigText } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import { ManualClock } from '../../src/core/manual_clock.js';
@@ -55,7 +55,7 @@ describe('a turn whose message has attachments, against a real store and the rea
     ];
 
     fake.enqueue(...Array.from({ length: 12 }, () => overloaded));
-    const suspended = await runToCompletion(before.recoveryClock, startTurn(turn, storeDurability(first.store, admission.lease), before.deps));
+    const suspended = await runToCompletion(before.recoveryClock, runTurn(turn, { kind: 'fresh' }, storeDurability(first.store, admission.lease), before.deps));
     expect(suspended.status).toBe('SUSPENDED');
     expect(userMessagesOf(fake.requests[0]?.body)).toEqual([expected]);
     await first.store.close();
@@ -72,13 +72,13 @@ describe('a turn whose message has attachments, against a real store and the rea
     if (resumable === undefined) throw new Error('turn vanished');
     expect(resumable.transcript).toEqual(turn.transcript);
     const reconstructed = { ...parts, tools: deriveCatalog(config.tools, { memory: undefined }).tools };
-    const restored = restoreFromLog(resumable, reconstructed, { systemPrompt: config.chat.system_prompt, budgets: turnBudgets(config) });
+    const restored = restoreFromLog(resumable, reconstructed, turnDefaults(config));
     const claim = await second.store.claimResume(turn.turnId, resumable.turn.generation);
     if (!claim.won) throw new Error(`resume not won: ${claim.reason}`);
     fake.reset();
     fake.enqueue(chatText('A cat.'));
     const after = engineHarness(second.store, clock, fake, config);
-    const ending = await runToCompletion(after.recoveryClock, continueTurn(restored.turn, restored.after, resumable.ops, storeDurability(second.store, claim.lease), after.deps));
+    const ending = await runToCompletion(after.recoveryClock, runTurn(restored.turn, { kind: 'resumed', log: restored.log }, storeDurability(second.store, claim.lease), after.deps));
     expect(ending).toEqual({ status: 'TERMINAL_COMPLETED', message: 'A cat.' });
     expect(userMessagesOf(fake.requests[0]?.body)).toEqual([expected]);
     await second.store.close();
@@ -93,7 +93,7 @@ describe('a turn whose message has attachments, against a real store and the rea
     const parts = { turnId: admission.lease.turnId, identity: admission.turn.identity, requester: { userId: 'user-1', roleIds: [] }, tools: [], signal: new AbortController().signal, logger: pino({ level: 'silent' }) };
     fake.enqueue(chatText('I cannot see images here.'));
     const turn = newChatTurn(parts, 'what is in the picture?', config, [image]);
-    const ending = await runToCompletion(harness.recoveryClock, startTurn(turn, storeDurability(store, admission.lease), harness.deps));
+    const ending = await runToCompletion(harness.recoveryClock, runTurn(turn, { kind: 'fresh' }, storeDurability(store, admission.lease), harness.deps));
     expect(ending.status).toBe('TERMINAL_COMPLETED');
     expect(userMessagesOf(fake.requests[0]?.body)).toEqual([
       'what is in the picture?\nThe user attached `cat.png`, but it is not included here: this model is not set up to see images. Tell the user if it matters for the answer.',

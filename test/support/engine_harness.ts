@@ -4,7 +4,7 @@ import type { Config } from '../../src/config/schema.js';
 import { newChatTurn } from '../../src/conversation/admission.js';
 import type { ChatTurn } from '../../src/engine/chat_turn.js';
 import { storeDurability, type TurnDurability } from '../../src/engine/durability.js';
-import { NO_FAULTS } from '../../src/engine/tool_loop.js';
+import { NO_FAULTS } from '../../src/engine/fault_points.js';
 import type { RunDeps } from '../../src/engine/run_turn.js';
 import { ManualClock } from '../../src/core/manual_clock.js';
 import type { LLMProvider } from '../../src/llm/provider.js';

@@ -1,0 +1,68 @@
+import type { Clock } from '../core/clock.js';
+import { isLLMErrorOfKind } from '../llm/errors.js';
+import type { GenerateRequest, GenerateResponse } from '../llm/protocol.js';
+import type { LLMProvider, StreamEvent } from '../llm/provider.js';
+import { assertToolPairs } from '../llm/tool_pairs.js';
+import { isCircuitOpenError } from '../recovery/circuit_open_error.js';
+import { generateWithRecovery, type RecoveryRuntime } from '../recovery/generate_with_recovery.js';
+import { isRecoveryGiveUpError } from '../recovery/give_up_error.js';
+import { toolDefinitions } from '../tools/catalog.js';
+import type { ChatTurn } from './chat_turn.js';
+import type { TurnDurability } from './durability.js';
+import type { FaultInjector } from './fault_points.js';
+import { stopped } from './turn_stop.js';
+import type { TurnOutcome } from './turn_outcome.js';
+
+export interface EngineDeps {
+  readonly provider: LLMProvider;
+  readonly recovery: RecoveryRuntime;
+  readonly clock: Clock;
+  readonly faults: FaultInjector;
+  /** Overrides the provider's configured max tokens per reply. */
+  readonly maxTokens?: number;
+  readonly onStreamEvent?: (event: StreamEvent) => void;
+}
+
+/** The model's answer, or the outcome that ends the turn because no answer could be had. */
+export type Generated = { readonly kind: 'response'; readonly response: GenerateResponse } | { readonly kind: 'outcome'; readonly outcome: TurnOutcome };
+
+/** Persists the absolute recovery deadline (DESIGN §7.3), then asks the model within `budgetMs`. */
+export async function generate(turn: ChatTurn, durability: TurnDurability, deps: EngineDeps, budgetMs: number): Promise<Generated> {
+  assertToolPairs(turn.transcript);
+  turn.recoveryDeadlineAt = deps.clock.now() + Math.max(0, budgetMs);
+  await durability.setRecoveryDeadline(turn.recoveryDeadlineAt);
+  deps.faults.reach('after_deadline', turn.iteration + 1);
+  try {
+    const response = await generateWithRecovery(deps.provider, buildRequest(turn, deps), {
+      runtime: deps.recovery,
+      signal: turn.signal,
+      budgetMs,
+      ...(deps.onStreamEvent === undefined ? {} : { onStreamEvent: deps.onStreamEvent }),
+      onEvent: (event) => turn.logger.debug({ recovery: event }, `model call: ${event.type}`),
+    });
+    return { kind: 'response', response };
+  } catch (error) {
+    if (!isRecoveryGiveUpError(error)) throw error;
+    return { kind: 'outcome', outcome: error.reason === 'cancelled' ? stopped(turn) : outcomeOfGiveUp(error.reason, error.lastError) };
+  }
+}
+
+function outcomeOfGiveUp(reason: 'deadline' | 'non_retryable', lastError: unknown): TurnOutcome {
+  const detail = lastError instanceof Error ? lastError.message : 'no attempt was made';
+  if (reason === 'deadline' || isCircuitOpenError(lastError)) return { kind: 'suspended', cause: isLLMErrorOfKind(lastError, 'transport') ? 'unreachable' : 'capacity', detail };
+  if (isLLMErrorOfKind(lastError, 'auth')) return { kind: 'failed', reason: 'provider_auth', detail };
+  if (isLLMErrorOfKind(lastError, 'request')) return { kind: 'failed', reason: 'provider_request', detail };
+  if (isLLMErrorOfKind(lastError, 'rate_limit')) return { kind: 'failed', reason: lastError.quota ? 'provider_quota' : 'provider_rate_limit', detail };
+  return { kind: 'failed', reason: 'internal_error', detail };
+}
+
+function buildRequest(turn: ChatTurn, deps: EngineDeps): GenerateRequest {
+  const lastStep = turn.finalAnswerRequested && turn.iteration >= turn.budgets.maxIterations - 1;
+  return {
+    system: turn.systemPrompt,
+    messages: turn.transcript,
+    ...(turn.tools.length === 0 ? {} : { tools: toolDefinitions(turn.tools) }),
+    ...(lastStep ? { toolChoice: 'none' as const } : {}),
+    ...(deps.maxTokens === undefined ? {} : { maxTokens: deps.maxTokens }),
+  };
+}
