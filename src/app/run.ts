@@ -8,8 +8,10 @@ import { SystemClock } from '../core/system_clock.js';
 import { chooseAdapter, describeAdapterChoice } from './adapter_choice.js';
 import { openBotServices } from './bot_services.js';
 import { faultHookFrom } from './fault_hook.js';
-import { runConsole, type SignalSource } from './run_console.js';
-import { DiscordLoginError, runDiscord } from './run_discord.js';
+import { runBot, type SignalSource } from './lifecycle.js';
+import { consoleTransport } from '../console/console_transport.js';
+import { attachmentSettings } from '../discord/attachments.js';
+import { DiscordLoginError, discordTransport } from '../discord/discord_transport.js';
 import { parseCliArgs, USAGE } from './args.js';
 
 /** Exit statuses of the program. */
@@ -63,8 +65,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   const clock = new SystemClock();
   const services = await openBotServices(config, io.cwd, clock, logger);
   try {
-    if (choice.kind === 'discord') await runDiscord({ config, token: choice.token, services, clock, logger, signals: io.signals, faults });
-    else await runConsole({ config, services, clock, logger, mode: choice.mode, input: io.stdin, output: io.stdout, signals: io.signals, faults });
+    const transport =
+      choice.kind === 'discord'
+        ? discordTransport({ discord: config.discord, attachments: attachmentSettings(config), token: choice.token, clock, logger })
+        : consoleTransport({ mode: choice.mode, input: io.stdin, output: io.stdout, clock });
+    await runBot(transport, { config, services, clock, logger, signals: io.signals, faults });
   } catch (error) {
     if (!(error instanceof DiscordLoginError)) throw error;
     io.stderr.write(`holdfast: ${error.message}\n`);

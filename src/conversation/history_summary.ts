@@ -5,12 +5,12 @@ import type { Summarizer } from './history_store.js';
 
 const INSTRUCTION = 'Summarise the conversation below in a few sentences, keeping names, facts, decisions and open questions. Write only the summary.';
 
-/** Summarises history beyond its budget through the same recovery policy as every model call. */
-export function summarizeThrough(provider: LLMProvider | undefined, recovery: RecoveryRuntime): Summarizer {
+/** Summarises history beyond its budget through the same recovery policy as every model call; `signal` ends its waits at shutdown. */
+export function summarizeThrough(provider: LLMProvider | undefined, recovery: RecoveryRuntime, signal: AbortSignal): Summarizer {
   return async (messages: Message[]) => {
     if (provider === undefined) throw new Error('no model is configured');
     const text = messages.map((m) => `${m.role}: ${m.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('')}`).join('\n');
-    const response = await generateWithRecovery(provider, { system: INSTRUCTION, messages: [{ role: 'user', content: [{ type: 'text', text }] }] }, { runtime: recovery, signal: new AbortController().signal });
+    const response = await generateWithRecovery(provider, { system: INSTRUCTION, messages: [{ role: 'user', content: [{ type: 'text', text }] }] }, { runtime: recovery, signal });
     return response.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
   };
 }

@@ -1,19 +1,17 @@
 import type { Config } from '../config/schema.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
+import { storeDurability } from '../engine/durability.js';
+import { restoreFromLog } from '../engine/restore_from_log.js';
+import { runTurn, type RunDeps } from '../engine/run_turn.js';
+import { rejectUnresumable, type TurnEnding } from '../engine/terminal_writer.js';
+import { isInvalidCheckpointError } from '../engine/turn_codec.js';
 import type { ToolCatalog } from '../tools/catalog.js';
 import { permittedTools } from '../tools/permissions.js';
 import type { TurnStore } from '../turn_state/turn_store.js';
 import type { TurnRecord } from '../turn_state/turn_types.js';
 import { turnDefaults } from './admission.js';
-import { restoreFromLog } from '../engine/restore_from_log.js';
-import { storeDurability } from '../engine/durability.js';
 import type { InboundMessage, MessageSource, NoticeKind } from './transport.js';
-import { runTurn, type RunDeps } from '../engine/run_turn.js';
-import { rejectUnresumable, type TurnEnding } from '../engine/terminal_writer.js';
-import { isInvalidCheckpointError } from '../engine/turn_codec.js';
-
-const TRIGGER = /^(?:resume|continue|\/resume)(?:\s+(\S+))?$/i;
 
 export interface ResumeDeps {
   readonly config: Config;
@@ -25,7 +23,7 @@ export interface ResumeDeps {
   readonly engine: RunDeps;
 }
 
-/** What a possible resume trigger came to. */
+/** What a resume command came to. */
 export type ResumeAttempt =
   | { readonly kind: 'not_a_resume' }
   | { readonly kind: 'notice'; readonly turn: string | null; readonly notice: NoticeKind; readonly text: string }
@@ -33,47 +31,46 @@ export type ResumeAttempt =
 
 /**
  * Explicit resume (DESIGN §9): `resume`, `continue` or `/resume [turn]` from a turn's requester in
- * its channel. Once the words match preserved work they never fall through into a fresh turn:
- * every failure is a notice; the `/resume` command never does, even with nothing saved. The original message is re-checked, the payload restored and
- * validated and the tools re-derived before the resume lease is taken; one resumer wins.
+ * its channel. Once the command matches preserved work it never falls through into a fresh turn:
+ * every failure is a notice. Only the spoken words with nothing saved are `not_a_resume`: they
+ * may just be conversation.
  */
-export async function attemptResume(message: InboundMessage, signal: AbortSignal, deps: ResumeDeps): Promise<ResumeAttempt> {
-  const match = TRIGGER.exec(message.text.trim());
-  if (match === null) return { kind: 'not_a_resume' };
+export async function resumeCommand(origin: InboundMessage, wanted: string | undefined, spoken: boolean, signal: AbortSignal, deps: ResumeDeps): Promise<ResumeAttempt> {
   const { store } = deps;
-  const channel = { source: message.source, channelId: message.channelId };
-  const wanted = match[1];
+  const channel = { source: origin.source, channelId: origin.channelId };
   const suspended = await store.listSuspended(channel);
-  const mine = suspended.filter((turn) => turn.requesterId === message.authorId && (wanted === undefined || turn.turnId === wanted));
-  const turn = mine[0];
-  if (turn === undefined) {
-    const latest = wanted === undefined ? await store.latestTurnOf(channel, message.authorId) : await store.getTurn(wanted);
-    if (latest?.status === 'TERMINAL_EXPIRED' && latest.requesterId === message.authorId) {
-      return { kind: 'notice', turn: latest.turnId, notice: 'expired', text: `That request waited longer than ${deps.config.turn_state.resume_ttl_hours} hours and can no longer be resumed.` };
-    }
-    if (suspended.some((other) => other.requesterId !== message.authorId)) {
-      return { kind: 'notice', turn: null, notice: 'rejected', text: 'Only the person who asked can resume their saved request.' };
-    }
-    if (wanted !== undefined) return { kind: 'notice', turn: null, notice: 'rejected', text: `There is no saved request ${wanted} of yours in this channel.` };
-    // The words `resume` and `continue` may just be conversation; the command never is.
-    return message.text.trim().startsWith('/') ? { kind: 'notice', turn: null, notice: 'status', text: 'You have no saved request in this channel to resume.' } : { kind: 'not_a_resume' };
+  const turn = suspended.find((candidate) => candidate.requesterId === origin.authorId && (wanted === undefined || candidate.turnId === wanted));
+  if (turn !== undefined) return resumeTurn(turn, origin, signal, deps);
+  const latest = wanted === undefined ? await store.latestTurnOf(channel, origin.authorId) : await store.getTurn(wanted);
+  if (latest?.status === 'TERMINAL_EXPIRED' && latest.requesterId === origin.authorId) return expired(latest, deps.config);
+  if (suspended.some((other) => other.requesterId !== origin.authorId)) {
+    return { kind: 'notice', turn: null, notice: 'rejected', text: 'Only the person who asked can resume their saved request.' };
   }
+  if (wanted !== undefined) return { kind: 'notice', turn: null, notice: 'rejected', text: `There is no saved request ${wanted} of yours in this channel.` };
+  return spoken ? { kind: 'not_a_resume' } : { kind: 'notice', turn: null, notice: 'status', text: 'You have no saved request in this channel to resume.' };
+}
+
+/**
+ * Resumes one suspended turn for `requester` (DESIGN §9): the original message is re-checked,
+ * the payload restored and validated and the tools re-derived before the resume lease is taken;
+ * one resumer wins. Any failure is a notice; the turn stays saved unless it cannot be used.
+ */
+export async function resumeTurn(turn: TurnRecord, requester: InboundMessage, signal: AbortSignal, deps: ResumeDeps): Promise<ResumeAttempt> {
   try {
-    return await resume(turn, message, signal, deps);
+    return await resume(turn, requester, signal, deps);
   } catch (error) {
     deps.logger.error({ err: error, turn: turn.turnId }, 'resume failed');
     return { kind: 'notice', turn: turn.turnId, notice: 'failed', text: 'I could not resume that request because of an internal error. It is still saved; try `resume` again later.' };
   }
 }
 
-async function resume(turn: TurnRecord, message: InboundMessage, signal: AbortSignal, deps: ResumeDeps): Promise<ResumeAttempt> {
+async function resume(turn: TurnRecord, requester: InboundMessage, signal: AbortSignal, deps: ResumeDeps): Promise<ResumeAttempt> {
   const { store, config } = deps;
-  const resumeTtlMs = config.turn_state.resume_ttl_hours * 3_600_000;
-  if (deps.clock.now() - turn.lastProgressAt >= resumeTtlMs) {
+  if (deps.clock.now() - turn.lastProgressAt >= config.turn_state.resume_ttl_hours * 3_600_000) {
     await store.sweepRetention();
-    return { kind: 'notice', turn: turn.turnId, notice: 'expired', text: `That request waited longer than ${config.turn_state.resume_ttl_hours} hours and can no longer be resumed.` };
+    return expired(turn, config);
   }
-  const original = await deps.source.fetchOriginal(turn);
+  const original = await deps.source.fetchOriginal({ channelId: turn.identity.channelId, messageId: turn.identity.messageId, authorId: turn.requesterId, digest: turn.messageDigest });
   if (original === undefined || original.authorId !== turn.requesterId || original.digest !== turn.messageDigest) {
     await rejectUnresumable(store, turn, 'the original message was edited or deleted');
     return { kind: 'notice', turn: turn.turnId, notice: 'rejected', text: 'Your original message was edited or deleted since, so I will not continue the old request. Please ask again.' };
@@ -82,12 +79,12 @@ async function resume(turn: TurnRecord, message: InboundMessage, signal: AbortSi
   if (resumable === undefined || resumable.turn.status !== 'SUSPENDED') {
     return { kind: 'notice', turn: turn.turnId, notice: 'in_progress', text: 'That request is already being continued.' };
   }
-  const requester = { userId: message.authorId, roleIds: message.authorRoleIds };
+  const asker = { userId: requester.authorId, roleIds: requester.authorRoleIds };
   const reconstructed = {
     turnId: turn.turnId,
     identity: turn.identity,
-    requester,
-    tools: permittedTools(deps.catalog().tools, config.permissions, requester, message.channelId),
+    requester: asker,
+    tools: permittedTools(deps.catalog().tools, config.permissions, asker, requester.channelId),
     signal,
     logger: deps.logger.child({ turn: turn.turnId }),
   };
@@ -106,7 +103,6 @@ async function resume(turn: TurnRecord, message: InboundMessage, signal: AbortSi
   return { kind: 'resumed', turn: claim.turn, continued };
 }
 
-/** The console's messages can be neither edited nor deleted: the original is always as admitted. */
-export const consoleMessageSource: MessageSource = {
-  fetchOriginal: (turn) => Promise.resolve({ authorId: turn.requesterId, digest: turn.messageDigest }),
-};
+function expired(turn: TurnRecord, config: Config): ResumeAttempt {
+  return { kind: 'notice', turn: turn.turnId, notice: 'expired', text: `That request waited longer than ${config.turn_state.resume_ttl_hours} hours and can no longer be resumed.` };
+}

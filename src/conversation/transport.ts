@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { TurnRecord, TurnStatus } from '../turn_state/turn_types.js';
+import type { TurnStatus } from '../turn_state/turn_types.js';
 import type { MessageAttachment } from './message_attachment.js';
 
 /** A message as a transport hands it to the intake pipeline. */
@@ -14,6 +14,18 @@ export interface InboundMessage {
   /** The files that came with the message, downloaded and checked by the transport; none when absent. */
   readonly attachments?: readonly MessageAttachment[];
 }
+
+/**
+ * What a transport hands the conversation: a typed command, or a message for the model. Each
+ * carries the message it came in (channel, author, roles, id to answer). `spoken` marks the
+ * words `resume` and `continue`, which may just be conversation: with nothing saved they are a
+ * message like any other; `/resume` never is.
+ */
+export type Inbound =
+  | { readonly kind: 'message'; readonly origin: InboundMessage }
+  | { readonly kind: 'stop'; readonly origin: InboundMessage }
+  | { readonly kind: 'status'; readonly origin: InboundMessage }
+  | { readonly kind: 'resume'; readonly origin: InboundMessage; readonly turnId: string | undefined; readonly spoken: boolean };
 
 /** Why the bot posted a notice rather than a reply. */
 export const NOTICE_KINDS = [
@@ -93,9 +105,34 @@ export interface OriginalMessage {
   readonly digest: string;
 }
 
+/** A turn's original message, and its author and digest as they were when it was admitted. */
+export interface OriginalRef {
+  readonly channelId: string;
+  readonly messageId: string;
+  readonly authorId: string;
+  readonly digest: string;
+}
+
 /** The transport's view of past messages, for checking a turn's message before it is resumed (DESIGN §9). */
 export interface MessageSource {
-  fetchOriginal(turn: TurnRecord): Promise<OriginalMessage | undefined>;
+  fetchOriginal(ref: OriginalRef): Promise<OriginalMessage | undefined>;
+}
+
+/**
+ * One transport (DESIGN §2): it connects, hands typed commands to the conversation, and renders
+ * what the bot says. The program drives every transport through the same lifecycle.
+ */
+export interface Transport {
+  /** The `source` of the messages it hands over (`console`, `discord`). */
+  readonly source: string;
+  /** Connects (logs in); resolves with where the bot's events go and where past messages are read. */
+  connect(): Promise<{ readonly sink: ReplySink; readonly messages: MessageSource }>;
+  /** Hands each inbound command to `submit`; resolves when the input ends by itself (the console's end of input), else never. */
+  listen(submit: (inbound: Inbound) => void): Promise<void>;
+  /** Stops taking input and ends the transport's own waits; unfinished deliveries are posted after the next start. */
+  stopInput(): void;
+  /** Disconnects, after the conversation has shut down. */
+  close(): Promise<void>;
 }
 
 /** The digest a turn keeps of its message's text, to notice an edit before a resume. */

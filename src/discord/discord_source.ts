@@ -8,11 +8,11 @@ import { withoutBotMention } from './mention_policy.js';
  */
 export function discordMessageSource(client: Client<true>): MessageSource {
   return {
-    async fetchOriginal(turn) {
+    async fetchOriginal(ref) {
       try {
-        const channel = await client.channels.fetch(turn.identity.channelId);
+        const channel = await client.channels.fetch(ref.channelId);
         if (channel === null || !channel.isTextBased()) return undefined;
-        const message = await channel.messages.fetch({ message: turn.identity.messageId, force: true });
+        const message = await channel.messages.fetch({ message: ref.messageId, force: true });
         return { authorId: message.author.id, digest: messageDigest(withoutBotMention(message.content, client.user.id)) };
       } catch (error) {
         if (typeof error === 'object' && error !== null && 'code' in error && error.code === 10008) return undefined;

@@ -1,5 +1,5 @@
 import { ApplicationCommandOptionType, type ApplicationCommandData, type ChatInputCommandInteraction, type Client } from 'discord.js';
-import type { InboundMessage } from '../conversation/transport.js';
+import type { Inbound, InboundMessage } from '../conversation/transport.js';
 
 /** The slash commands the bot registers: the same commands the console takes as text. */
 export const SLASH_COMMANDS: readonly ApplicationCommandData[] = [
@@ -22,13 +22,21 @@ export async function registerSlashCommands(client: Client<true>, guildIds: read
 }
 
 /**
- * A slash command as the message the intake pipeline understands (its notices go to its user
+ * A slash command as the typed command the conversation takes (its notices go to its user
  * alone, see CommandAnswers; a resumed request's reply to the channel); `undefined` for a command
  * that is not the bot's.
  */
-export function commandAsMessage(interaction: ChatInputCommandInteraction): InboundMessage | undefined {
-  if (!SLASH_COMMANDS.some((command) => command.name === interaction.commandName)) return undefined;
-  const text = interaction.commandName === 'resume' ? `/resume ${interaction.options.getString('turn') ?? ''}`.trim() : `/${interaction.commandName}`;
+export function slashCommand(interaction: ChatInputCommandInteraction): Inbound | undefined {
   const roles = interaction.member === null ? [] : Array.isArray(interaction.member.roles) ? interaction.member.roles : [...interaction.member.roles.cache.keys()];
-  return { source: 'discord', channelId: interaction.channelId, authorId: interaction.user.id, authorRoleIds: roles, messageId: interaction.id, text };
+  const origin: InboundMessage = { source: 'discord', channelId: interaction.channelId, authorId: interaction.user.id, authorRoleIds: roles, messageId: interaction.id, text: `/${interaction.commandName}` };
+  switch (interaction.commandName) {
+    case 'stop':
+      return { kind: 'stop', origin };
+    case 'status':
+      return { kind: 'status', origin };
+    case 'resume':
+      return { kind: 'resume', origin, turnId: interaction.options.getString('turn') ?? undefined, spoken: false };
+    default:
+      return undefined;
+  }
 }

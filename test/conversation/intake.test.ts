@@ -2,8 +2,10 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HistoryStore } from '../../src/conversation/history_store.js';
-import { Intake, type IntakeDeps } from '../../src/conversation/intake.js';
-import { consoleMessageSource } from '../../src/conversation/resume.js';
+import type { ConversationDeps } from '../../src/conversation/conversation_deps.js';
+import { inboundFromText } from '../../src/conversation/command_words.js';
+import { Intake } from '../../src/conversation/intake.js';
+import { consoleMessageSource } from '../../src/console/console_source.js';
 import { NO_FAULTS } from '../../src/engine/fault_points.js';
 import type { InboundMessage } from '../../src/conversation/transport.js';
 import { ManualClock } from '../../src/core/manual_clock.js';
@@ -45,7 +47,7 @@ describe('the intake pipeline', () => {
     await target.close();
   });
 
-  function intake(overrides: Partial<IntakeDeps> = {}, extraConfig = 'chat:\n  max_queued_per_channel: 1\npermissions:\n  admins: ["admin"]\n'): Intake {
+  function intake(overrides: Partial<ConversationDeps> = {}, extraConfig = 'chat:\n  max_queued_per_channel: 1\npermissions:\n  admins: ["admin"]\n'): Intake {
     const config = targetToolsConfig(target.url, extraConfig);
     const clock = new ManualClock();
     return new Intake({
@@ -72,9 +74,9 @@ describe('the intake pipeline', () => {
     fake.enqueue(chatText('Hi Ada.'));
     const bot = intake();
     const first = message('hello', 'ada', 'same-id');
-    bot.submit(first);
+    bot.submit(inboundFromText(first));
     await bot.idle();
-    bot.submit(first);
+    bot.submit(inboundFromText(first));
     await bot.idle();
     expect(replies()).toEqual(['Hi Ada.']);
     expect(notices()).toEqual(['already_processed']);
@@ -87,13 +89,13 @@ describe('the intake pipeline', () => {
   it('runs one turn at a time per channel, queues in order, and answers "busy" when the queue is full', async () => {
     fake.enqueue(stall);
     const bot = intake();
-    bot.submit(message('first'));
+    bot.submit(inboundFromText(message('first')));
     await fake.whenRequests(1);
-    bot.submit(message('second'));
-    bot.submit(message('third'));
+    bot.submit(inboundFromText(message('second')));
+    bot.submit(inboundFromText(message('third')));
     expect(notices()).toEqual(['busy']);
     fake.enqueue(chatText('Second answered.'));
-    bot.submit(message('/stop'));
+    bot.submit(inboundFromText(message('/stop')));
     await bot.idle();
     expect(replies()).toEqual(['Second answered.']);
     expect(events.filter((e) => e.type === 'turn').map((e) => e.type === 'turn' && e.status)).toEqual(['ACTIVE', 'TERMINAL_CANCELLED', 'ACTIVE', 'TERMINAL_COMPLETED']);
@@ -102,19 +104,19 @@ describe('the intake pipeline', () => {
   it('lets only the requester or an admin stop a turn', async () => {
     fake.enqueue(stall);
     const bot = intake();
-    bot.submit(message('long question', 'ada'));
+    bot.submit(inboundFromText(message('long question', 'ada')));
     await fake.whenRequests(1);
-    bot.submit(message('/stop', 'mallory'));
+    bot.submit(inboundFromText(message('/stop', 'mallory')));
     expect(notices()).toEqual(['status']);
-    bot.submit(message('/stop', 'admin'));
+    bot.submit(inboundFromText(message('/stop', 'admin')));
     await bot.idle();
     expect(notices()).toEqual(['status', 'cancelled']);
   });
 
   it('reports what runs and what is saved on /status, and that nothing runs when nothing does', async () => {
     const bot = intake();
-    bot.submit(message('/status'));
-    bot.submit(message('/stop'));
+    bot.submit(inboundFromText(message('/status')));
+    bot.submit(inboundFromText(message('/stop')));
     await bot.idle();
     const texts = events.flatMap((e) => (e.type === 'message' ? [e.text] : []));
     expect(texts.sort()).toEqual(['Nothing is running in this channel.', 'Nothing is running in this channel.\nNo saved requests are waiting.']);
@@ -123,21 +125,21 @@ describe('the intake pipeline', () => {
   it('suspends a running turn with its work kept when the bot shuts down', async () => {
     fake.enqueue(stall);
     const bot = intake();
-    bot.submit(message('long question'));
+    bot.submit(inboundFromText(message('long question')));
     await fake.whenRequests(1);
     await bot.shutdown();
     expect(notices()).toEqual(['suspended']);
     expect(events.find((e) => e.type === 'message' && e.kind === 'notice')).toMatchObject({ text: expect.stringMatching(/restarting.*saved.*`resume`/) as unknown });
     const [suspended] = await store.listSuspended({ source: 'console', channelId: 'c1' });
     expect(suspended?.suspensionReason).toBe('shutdown');
-    bot.submit(message('too late'));
+    bot.submit(inboundFromText(message('too late')));
     await bot.idle();
     expect(fake.requests).toHaveLength(1);
   });
 
   it('tells the user what to configure when no model is set, instead of failing', async () => {
     const bot = intake({ provider: undefined });
-    bot.submit(message('hello'));
+    bot.submit(inboundFromText(message('hello')));
     await bot.idle();
     expect(events).toEqual([{ type: 'message', channelId: 'c1', inReplyTo: expect.any(String) as unknown, turn: null, kind: 'notice', notice: 'failed', text: expect.stringMatching(/set `llm.model`/) as unknown }]);
   });
@@ -147,7 +149,7 @@ describe('the intake pipeline', () => {
     if (admission.disposition !== 'admitted') throw new Error('not admitted');
     await store.suspend(admission.lease, 'interrupted');
     const bot = intake();
-    bot.submit(message('redelivered', 'ada', 'old'));
+    bot.submit(inboundFromText(message('redelivered', 'ada', 'old')));
     await bot.idle();
     expect(notices()).toEqual(['interrupted']);
     expect(fake.requests).toHaveLength(0);
@@ -156,9 +158,9 @@ describe('the intake pipeline', () => {
   it('summarises the history beyond its budget once, through the model, when compaction is summarize', async () => {
     fake.enqueue(chatText('First answer, which is long enough.'), chatText('Second answer.'), chatText('Ada asked twice.'));
     const bot = intake({}, 'chat:\n  history_max_chars: 60\n  compaction: summarize\n');
-    bot.submit(message('first question'));
+    bot.submit(inboundFromText(message('first question')));
     await bot.idle();
-    bot.submit(message('second question'));
+    bot.submit(inboundFromText(message('second question')));
     await bot.idle();
     const summaryRequest = fake.requests[2]?.body as { messages: { role: string; content: string }[] };
     expect(summaryRequest.messages.at(-1)?.content).toContain('user: first question');

@@ -3,9 +3,12 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HistoryStore } from '../../src/conversation/history_store.js';
-import { Intake, type IntakeDeps } from '../../src/conversation/intake.js';
+import type { ConversationDeps } from '../../src/conversation/conversation_deps.js';
+import { inboundFromText } from '../../src/conversation/command_words.js';
+import { Intake } from '../../src/conversation/intake.js';
 import { messageDigest, type InboundMessage } from '../../src/conversation/transport.js';
-import { attemptResume, consoleMessageSource } from '../../src/conversation/resume.js';
+import { resumeCommand } from '../../src/conversation/resume.js';
+import { consoleMessageSource } from '../../src/console/console_source.js';
 import { NO_FAULTS } from '../../src/engine/fault_points.js';
 import { ManualClock } from '../../src/core/manual_clock.js';
 import { deriveCatalog } from '../../src/tools/catalog.js';
@@ -51,7 +54,7 @@ describe('explicit resume', () => {
     await target.close();
   });
 
-  function deps(overrides: Partial<IntakeDeps> = {}, autoResume = false): IntakeDeps {
+  function deps(overrides: Partial<ConversationDeps> = {}, autoResume = false): ConversationDeps {
     const config = targetToolsConfig(target.url, `turn_state:\n  auto_resume: ${autoResume}\n`);
     return {
       config,
@@ -87,7 +90,7 @@ describe('explicit resume', () => {
   async function suspendedTurn(bot: Intake): Promise<string> {
     fake.enqueue(chatToolCalls([{ id: 'c1', name: 'lookup', args: '{"word":"milk"}' }]), ...endlessOverload());
     const original = message('look up milk');
-    bot.submit(original);
+    bot.submit(inboundFromText(original));
     await settle(bot);
     expect(notices()).toEqual(['suspended']);
     // The overload opened the model's breaker; the provider recovers once its cooldown has passed.
@@ -100,7 +103,7 @@ describe('explicit resume', () => {
     await suspendedTurn(bot);
     fake.reset();
     fake.enqueue(chatText('Milk is a drink.'));
-    bot.submit(message('resume'));
+    bot.submit(inboundFromText(message('resume')));
     await settle(bot);
     expect(notices()).toEqual(['suspended', 'resumed']);
     expect(replies()).toEqual(['Milk is a drink.']);
@@ -113,7 +116,7 @@ describe('explicit resume', () => {
   it('does not resume someone else’s turn for them', async () => {
     const bot = new Intake(deps());
     await suspendedTurn(bot);
-    bot.submit(message('resume', 'mallory'));
+    bot.submit(inboundFromText(message('resume', 'mallory')));
     await settle(bot);
     expect(notices()).toEqual(['suspended', 'rejected']);
     expect((await store.listSuspended({ source: 'console', channelId: 'c1' }))).toHaveLength(1);
@@ -122,25 +125,25 @@ describe('explicit resume', () => {
   it('treats "resume" as an ordinary message when its author has nothing saved here', async () => {
     fake.enqueue(chatText('Resume what?'));
     const bot = new Intake(deps());
-    bot.submit(message('resume'));
+    bot.submit(inboundFromText(message('resume')));
     await settle(bot);
     expect(replies()).toEqual(['Resume what?']);
   });
 
   it('answers the /resume command with nothing saved here, and never asks the model', async () => {
     const bot = new Intake(deps());
-    bot.submit(message('/resume'));
+    bot.submit(inboundFromText(message('/resume')));
     await settle(bot);
     expect(events).toEqual([expect.objectContaining({ kind: 'notice', notice: 'status', text: 'You have no saved request in this channel to resume.' })]);
     expect(fake.requests).toEqual([]);
   });
 
   it('ends the turn instead of resuming it when its original message was edited', async () => {
-    const edited = deps({ source: { fetchOriginal: (turn) => Promise.resolve({ authorId: turn.requesterId, digest: messageDigest('something else') }) } });
+    const edited = deps({ source: { fetchOriginal: (ref) => Promise.resolve({ authorId: ref.authorId, digest: messageDigest('something else') }) } });
     const bot = new Intake(edited);
     await suspendedTurn(bot);
     fake.reset();
-    bot.submit(message('resume'));
+    bot.submit(inboundFromText(message('resume')));
     await settle(bot);
     expect(notices()).toEqual(['suspended', 'rejected']);
     expect(fake.requests).toHaveLength(0);
@@ -154,7 +157,7 @@ describe('explicit resume', () => {
     raw.prepare(`UPDATE checkpoints SET state = '{}'`).run();
     raw.close();
     fake.reset();
-    bot.submit(message('continue'));
+    bot.submit(inboundFromText(message('continue')));
     await settle(bot);
     expect(notices()).toEqual(['suspended', 'rejected']);
     expect(fake.requests).toHaveLength(0);
@@ -168,7 +171,7 @@ describe('explicit resume', () => {
     fake.reset();
     fake.enqueue(chatText('Done.'));
     const trigger = message('resume');
-    const [a, b] = await Promise.all([attemptResume(trigger, new AbortController().signal, { ...deps(), store, engine: engineOf() }), attemptResume(trigger, new AbortController().signal, { ...deps(), store, engine: engineOf() })]);
+    const [a, b] = await Promise.all([resumeCommand(trigger, undefined, true, new AbortController().signal, { ...deps(), store, engine: engineOf() }), resumeCommand(trigger, undefined, true, new AbortController().signal, { ...deps(), store, engine: engineOf() })]);
     expect([a.kind, b.kind].sort()).toEqual(['notice', 'resumed']);
     const winner = a.kind === 'resumed' ? a : b.kind === 'resumed' ? b : undefined;
     if (winner === undefined) throw new Error('no resume won');
@@ -182,7 +185,7 @@ describe('explicit resume', () => {
     await storeClock.advance(24 * 3_600_000 + 1);
     await store.sweepRetention();
     expect((await store.findTurn({ source: 'console', channelId: 'c1', messageId: original }))?.status).toBe('TERMINAL_EXPIRED');
-    bot.submit(message('resume'));
+    bot.submit(inboundFromText(message('resume')));
     await settle(bot);
     expect(notices()).toEqual(['suspended', 'expired']);
     expect(fake.requests).toHaveLength(10);
@@ -192,7 +195,7 @@ describe('explicit resume', () => {
     const bot = new Intake(deps());
     const original = await suspendedTurn(bot);
     await storeClock.advance(24 * 3_600_000 + 1);
-    bot.submit(message('resume'));
+    bot.submit(inboundFromText(message('resume')));
     await settle(bot);
     expect(notices()).toEqual(['suspended', 'expired']);
     const turn = await store.findTurn({ source: 'console', channelId: 'c1', messageId: original });
@@ -207,7 +210,7 @@ describe('explicit resume', () => {
     it('continues the suspended turn by itself once the breaker lets a probe through, without repeating its calls', async () => {
       const bot = new Intake(deps({}, true));
       fake.enqueue(chatToolCalls([{ id: 'c1', name: 'lookup', args: '{"word":"milk"}' }]), ...endlessOverload(), chatText('Milk is a drink.'));
-      bot.submit(message('look up milk'));
+      bot.submit(inboundFromText(message('look up milk')));
       await settle(bot);
       await runToCompletion(recoveryClock, until((e) => e.type === 'message' && e.kind === 'reply'));
       expect(notices()).toEqual(['suspended', 'resumed']);
@@ -219,15 +222,15 @@ describe('explicit resume', () => {
     it('stands down when the conversation moved on, and explicit resume still works', async () => {
       const bot = new Intake(deps({}, true));
       fake.enqueue(chatToolCalls([{ id: 'c1', name: 'lookup', args: '{"word":"milk"}' }]), ...endlessOverload());
-      bot.submit(message('look up milk'));
+      bot.submit(inboundFromText(message('look up milk')));
       await runToCompletion(recoveryClock, until((e) => e.type === 'message' && e.kind === 'notice'));
       fake.enqueue(chatText('Unrelated answer.'));
-      bot.submit(message('something else'));
+      bot.submit(inboundFromText(message('something else')));
       await settle(bot);
       expect(replies()).toEqual(['Unrelated answer.']);
       expect(notices()).toEqual(['suspended']);
       fake.enqueue(chatText('Milk is a drink.'));
-      bot.submit(message('resume'));
+      bot.submit(inboundFromText(message('resume')));
       await settle(bot);
       expect(notices()).toEqual(['suspended', 'resumed']);
       expect(replies()).toEqual(['Unrelated answer.', 'Milk is a drink.']);

@@ -1,0 +1,55 @@
+import type { Config } from '../config/schema.js';
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/logger.js';
+import type { Transport } from '../conversation/transport.js';
+import type { FaultInjector } from '../engine/fault_points.js';
+import { intakeFor, type BotServices } from './bot_services.js';
+import { keepHouse } from './housekeeping.js';
+import { catchUpAfterRestart } from './restart_catch_up.js';
+
+/** Where the process's shutdown signals come from. */
+export interface SignalSource {
+  once(signal: 'SIGINT' | 'SIGTERM', listener: () => void): unknown;
+}
+
+export interface BotRun {
+  readonly config: Config;
+  readonly services: BotServices;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly signals: SignalSource | undefined;
+  readonly faults: FaultInjector;
+}
+
+/**
+ * Runs the bot on one transport, the same way for every transport: connect, hand its commands
+ * to the conversation, keep house, catch up on what the last process left unsaid, and run until
+ * the input ends (then the queued turns finish or suspend) or SIGINT/SIGTERM arrives (then
+ * intake stops and running turns are suspended with reason `shutdown`, their work kept).
+ * @throws whatever `transport.connect()` throws (a refused Discord login).
+ */
+export async function runBot(transport: Transport, run: BotRun): Promise<void> {
+  const { config, services, clock, logger } = run;
+  // Listen for the signals first, so that a stop that comes the moment the bot is up is not missed.
+  const signalled = new Promise<'signal'>((resolve) => {
+    run.signals?.once('SIGINT', () => resolve('signal'));
+    run.signals?.once('SIGTERM', () => resolve('signal'));
+  });
+  const { sink, messages } = await transport.connect();
+  const intake = intakeFor(config, services, { clock, logger, sink, source: messages, faults: run.faults });
+  const stopHousekeeping = new AbortController();
+  const housekeeping = keepHouse(services, clock, config.turn_state.housekeeping_interval_seconds * 1000, stopHousekeeping.signal);
+  const caughtUp = catchUpAfterRestart(services, sink, transport.source, logger);
+  const ended = await Promise.race([transport.listen((inbound) => intake.submit(inbound)).then(() => 'ended' as const), signalled]);
+  if (ended === 'signal') {
+    logger.info('shutting down: running turns are suspended with their work kept');
+    transport.stopInput();
+    await intake.shutdown();
+  } else {
+    await intake.idle();
+    await intake.close();
+  }
+  stopHousekeeping.abort();
+  await Promise.all([housekeeping, caughtUp]);
+  await transport.close();
+}

@@ -1,0 +1,33 @@
+import type { Readable } from 'node:stream';
+import type { Clock } from '../core/clock.js';
+import { inboundFromText } from '../conversation/command_words.js';
+import type { Transport } from '../conversation/transport.js';
+import { readConsoleLines } from './console_adapter.js';
+import { jsonLinesSink, textSink, type ConsoleOutput } from './console_sink.js';
+import { consoleMessageSource } from './console_source.js';
+
+export interface ConsoleTransportOptions {
+  readonly mode: 'text' | 'jsonl';
+  readonly input: Readable;
+  readonly output: ConsoleOutput;
+  readonly clock: Clock;
+}
+
+/**
+ * The terminal as a transport: each line of `input` is a message or a typed command from the
+ * console user; the bot's answers go to `output` as text or as JSON lines. Its input ends with
+ * the end of `input`.
+ */
+export function consoleTransport(options: ConsoleTransportOptions): Transport {
+  const sink = options.mode === 'jsonl' ? jsonLinesSink(options.output) : textSink(options.output);
+  return {
+    source: 'console',
+    connect() {
+      sink.ready();
+      return Promise.resolve({ sink, messages: consoleMessageSource });
+    },
+    listen: (submit) => readConsoleLines(options.input, options.clock, (message) => submit(inboundFromText(message))),
+    stopInput: () => void options.input.destroy(),
+    close: () => Promise.resolve(),
+  };
+}

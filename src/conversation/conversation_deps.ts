@@ -1,0 +1,29 @@
+import type { Config } from '../config/schema.js';
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/logger.js';
+import type { FaultInjector } from '../engine/fault_points.js';
+import type { LLMProvider } from '../llm/provider.js';
+import type { RecoveryRuntime } from '../recovery/generate_with_recovery.js';
+import type { ToolCatalog } from '../tools/catalog.js';
+import type { TurnStore } from '../turn_state/turn_store.js';
+import type { HistoryStore } from './history_store.js';
+import type { MessageSource, ReplySink } from './transport.js';
+
+/** Everything the conversation works with; built once by the program's wiring. */
+export interface ConversationDeps {
+  readonly config: Config;
+  /** `undefined` when durability is off: the store could not open at start-up. */
+  readonly store: TurnStore | undefined;
+  readonly history: HistoryStore;
+  /** `undefined` when no model is configured: every message gets a notice saying what to set. */
+  readonly provider: LLMProvider | undefined;
+  readonly recovery: RecoveryRuntime;
+  readonly catalog: () => ToolCatalog;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly sink: ReplySink;
+  /** The transport's view of past messages, to check a turn's original before resuming it. */
+  readonly source: MessageSource;
+  /** Where a crash test stops the engine; NO_FAULTS in production. */
+  readonly faults: FaultInjector;
+}

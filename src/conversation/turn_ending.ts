@@ -1,0 +1,43 @@
+import type { Config } from '../config/schema.js';
+import type { Logger } from '../core/logger.js';
+import type { FaultInjector } from '../engine/fault_points.js';
+import type { TurnEnding } from '../engine/terminal_writer.js';
+import type { LLMProvider } from '../llm/provider.js';
+import type { RecoveryRuntime } from '../recovery/generate_with_recovery.js';
+import type { TurnStore } from '../turn_state/turn_store.js';
+import type { HistoryStore } from './history_store.js';
+import { summarizeThrough } from './history_summary.js';
+import { channelKey, noticeFor, postNotice } from './notices.js';
+import { deliverReply } from './reply_delivery.js';
+import type { InboundMessage, ReplySink } from './transport.js';
+
+export interface EndingDeps {
+  readonly config: Config;
+  readonly store: TurnStore | undefined;
+  readonly history: HistoryStore;
+  readonly provider: LLMProvider | undefined;
+  readonly recovery: RecoveryRuntime;
+  readonly sink: ReplySink;
+  readonly logger: Logger;
+  readonly faults: FaultInjector;
+  /** Ends the wait of a history summary at shutdown. */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * What follows a turn's end in the conversation (DESIGN §8): a completed turn's reply joins the
+ * history and is delivered, then the history is fitted to its budget; any other ending is told
+ * with its notice. Resolves when the reply is delivered or given up.
+ */
+export async function deliverEnding(message: InboundMessage, turnId: string, ending: TurnEnding, deps: EndingDeps): Promise<void> {
+  if (ending.status === 'untouched') return;
+  deps.sink.post({ type: 'turn', channelId: message.channelId, turn: turnId, status: ending.status });
+  if (ending.message === undefined) return;
+  if (ending.status !== 'TERMINAL_COMPLETED') return postNotice(deps.sink, message, turnId, noticeFor(ending.status), ending.message);
+  const channel = channelKey(message);
+  deps.history.append(channel, { role: 'assistant', text: ending.message });
+  const reply = { channelId: message.channelId, inReplyTo: message.messageId, turn: turnId, text: ending.message, partsDelivered: 0, redelivery: false };
+  deps.faults.reach('after_completion', 0);
+  await deliverReply(deps.store, deps.sink, reply, deps.logger);
+  await deps.history.fitToBudget(channel, deps.config.chat.history_max_chars, deps.config.chat.compaction, summarizeThrough(deps.provider, deps.recovery, deps.signal));
+}

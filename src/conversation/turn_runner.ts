@@ -1,0 +1,126 @@
+import type { TurnEnding } from '../engine/terminal_writer.js';
+import { runTurn, type RunDeps } from '../engine/run_turn.js';
+import type { TurnRecord } from '../turn_state/turn_types.js';
+import { admitMessage } from './admission.js';
+import type { ConversationDeps } from './conversation_deps.js';
+import { channelKey, postNotice } from './notices.js';
+import { resumeCommand, resumeTurn, type ResumeAttempt } from './resume.js';
+import { deliverEnding } from './turn_ending.js';
+import type { InboundMessage } from './transport.js';
+
+/** A turn in progress in a channel: whom it answers, and how /stop reaches it. */
+export interface RunningTurn {
+  readonly turnId: string;
+  readonly requesterId: string;
+  readonly controller: AbortController;
+}
+
+/** A turn that ran, and how it ended. */
+export interface TurnRun {
+  readonly turnId: string;
+  readonly ending: TurnEnding;
+}
+
+/**
+ * Runs the turns of the conversation (DESIGN §8, §9), one at a time per channel as the lanes
+ * call it: a message is admitted and run fresh, a resume command or an automatic resume
+ * continues a saved turn; the running turn is registered for /stop and /status while it works,
+ * and its ending is delivered. Resolves with the run, or `undefined` when no turn ran.
+ */
+export class TurnRunner {
+  readonly running = new Map<string, RunningTurn>();
+
+  constructor(
+    private readonly deps: ConversationDeps,
+    private readonly shutdown: AbortSignal,
+  ) {}
+
+  /** A message for the model: admitted (an identity that exists never runs fresh), then run. */
+  async message(message: InboundMessage): Promise<TurnRun | undefined> {
+    const { deps } = this;
+    if (deps.provider === undefined) return this.#noModel(message);
+    const controller = new AbortController();
+    const history = deps.history.load(channelKey(message));
+    const admitted = await admitMessage(message, controller.signal, deps);
+    if (admitted.kind === 'notice') return void postNotice(deps.sink, message, admitted.turn, admitted.notice, admitted.text);
+    const { turn, durability } = admitted;
+    turn.transcript.unshift(...history.messages);
+    deps.history.append(channelKey(message), { role: 'user', text: message.text, authorId: message.authorId, messageId: message.messageId });
+    return this.#run(message, turn.turnId, controller, (engine) => runTurn(turn, { kind: 'fresh' }, durability, engine));
+  }
+
+  /** `resume` / `/resume [turn]`: the requester's saved turn continues; spoken words with nothing saved are a message. */
+  async resumeCommand(origin: InboundMessage, turnId: string | undefined, spoken: boolean): Promise<TurnRun | undefined> {
+    const { deps } = this;
+    if (deps.store === undefined) return spoken ? this.message(origin) : void postNotice(deps.sink, origin, null, 'status', 'You have no saved request in this channel to resume.');
+    if (deps.provider === undefined) return this.#noModel(origin);
+    const controller = new AbortController();
+    const streaming = { turnId: '' };
+    const attempt = await resumeCommand(origin, turnId, spoken, controller.signal, { ...deps, store: deps.store, engine: this.#engine(origin, streaming) });
+    if (attempt.kind === 'not_a_resume') return this.message(origin);
+    return this.#resumed(origin, attempt, controller, streaming);
+  }
+
+  /** An automatic resume of `turn` (DESIGN §9), answering `answerTo`: it goes through the same checks as an explicit one. */
+  async autoResume(turn: TurnRecord, original: InboundMessage, answerTo: InboundMessage): Promise<TurnRun | undefined> {
+    const { deps } = this;
+    if (deps.store === undefined || deps.provider === undefined) return undefined;
+    const controller = new AbortController();
+    const streaming = { turnId: turn.turnId };
+    const attempt = await resumeTurn(turn, original, controller.signal, { ...deps, store: deps.store, engine: this.#engine(answerTo, streaming) });
+    return this.#resumed(answerTo, attempt, controller, streaming);
+  }
+
+  async #resumed(answerTo: InboundMessage, attempt: ResumeAttempt, controller: AbortController, streaming: { turnId: string }): Promise<TurnRun | undefined> {
+    switch (attempt.kind) {
+      case 'not_a_resume':
+        return undefined;
+      case 'notice':
+        return void postNotice(this.deps.sink, answerTo, attempt.turn, attempt.notice, attempt.text);
+      case 'resumed':
+        streaming.turnId = attempt.turn.turnId;
+        postNotice(this.deps.sink, answerTo, attempt.turn.turnId, 'resumed', 'Continuing your saved request.');
+        return this.#run(answerTo, attempt.turn.turnId, controller, () => attempt.continued);
+      default: {
+        const unreachable: never = attempt;
+        return unreachable;
+      }
+    }
+  }
+
+  /** Runs a turn as the channel's running one (so /stop reaches it) and delivers how it ended. */
+  async #run(message: InboundMessage, turnId: string, controller: AbortController, work: (engine: RunDeps) => Promise<TurnEnding>): Promise<TurnRun> {
+    const { deps } = this;
+    this.running.set(channelKey(message), { turnId, requesterId: message.authorId, controller });
+    deps.sink.post({ type: 'turn', channelId: message.channelId, turn: turnId, status: 'ACTIVE' });
+    let ending: TurnEnding;
+    try {
+      ending = await work(this.#engine(message, { turnId }));
+    } finally {
+      this.running.delete(channelKey(message));
+    }
+    await deliverEnding(message, turnId, ending, { ...deps, signal: this.shutdown });
+    return { turnId, ending };
+  }
+
+  /** The engine's dependencies for a turn answering `message`: its streamed text goes to the channel, marked with `streaming.turnId`. */
+  #engine(message: InboundMessage, streaming: { readonly turnId: string }): RunDeps {
+    const { deps } = this;
+    if (deps.provider === undefined) throw new Error('no model is configured');
+    return {
+      provider: deps.provider,
+      recovery: deps.recovery,
+      clock: deps.clock,
+      faults: deps.faults,
+      heartbeatMs: (deps.config.turn_state.lease_ttl_seconds * 1000) / 3,
+      onStreamEvent: (event) => {
+        if (event.type === 'text_delta') deps.sink.post({ type: 'delta', channelId: message.channelId, inReplyTo: message.messageId, turn: streaming.turnId, text: event.text });
+      },
+    };
+  }
+
+  #noModel(message: InboundMessage): undefined {
+    postNotice(this.deps.sink, message, null, 'failed', 'No model is configured yet: set `llm.model` (and `llm.api_key` or `llm.base_url`) in the configuration, then restart the bot.');
+    return undefined;
+  }
+}

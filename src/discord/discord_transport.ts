@@ -1,0 +1,117 @@
+import { Client, Events, GatewayIntentBits, Partials, type Message } from 'discord.js';
+import type { Config } from '../config/schema.js';
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/logger.js';
+import { inboundFromText } from '../conversation/command_words.js';
+import type { Inbound, InboundMessage, Transport } from '../conversation/transport.js';
+import { withAttachments, type AttachmentSettings } from './attachments.js';
+import { CommandAnswers } from './command_answers.js';
+import { discordSink } from './discord_sink.js';
+import { discordMessageSource } from './discord_source.js';
+import { InOrder } from './in_order.js';
+import { addressesBot, withoutBotMention } from './mention_policy.js';
+import { registerSlashCommands, slashCommand } from './slash_commands.js';
+
+/** Logging in to Discord failed (a refused token, an unreachable API): the program exits 2, like any other configuration problem. */
+export class DiscordLoginError extends Error {
+  override readonly name = 'DiscordLoginError';
+}
+
+export interface DiscordTransportOptions {
+  readonly discord: Config['discord'];
+  readonly attachments: AttachmentSettings;
+  readonly token: string;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+/**
+ * Discord as a transport: the discord.js client against `discord.api_url`; messages that address
+ * the bot (DESIGN §2, mention policy) become typed commands, with their attachments downloaded
+ * first and each channel's messages kept in order; the slash commands arrive typed.
+ */
+export function discordTransport(options: DiscordTransportOptions): Transport {
+  const { discord, clock } = options;
+  const logger = options.logger.child({ component: 'discord' });
+  // Ends the waits of deliveries and downloads at shutdown; an unfinished delivery is posted after the next start.
+  const stopping = new AbortController();
+  const commands = new CommandAnswers(clock);
+  const client = new Client({
+    intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.DirectMessages],
+    partials: [Partials.Channel],
+    ...(discord.api_url === undefined ? {} : { rest: { api: discord.api_url } }),
+  });
+  let bot: Client<true> | undefined;
+  return {
+    source: 'discord',
+    async connect() {
+      const ready = new Promise<Client<true>>((resolve) => client.once(Events.ClientReady, resolve));
+      try {
+        await client.login(options.token);
+      } catch (error) {
+        await client.destroy();
+        throw new DiscordLoginError(`could not log in to Discord with discord.token${discord.api_url === undefined ? '' : ` at ${discord.api_url}`}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      bot = await ready;
+      const sink = discordSink({
+        client: bot,
+        clock,
+        logger,
+        editIntervalMs: discord.edit_interval_ms,
+        delivery: { clock, backoffMs: discord.delivery_backoff_seconds * 1000, deadlineMs: discord.delivery_deadline_seconds * 1000, signal: stopping.signal },
+        commands,
+      });
+      return { sink, messages: discordMessageSource(bot) };
+    },
+    async listen(submit) {
+      if (bot === undefined) throw new Error('listen before connect');
+      const user = bot.user;
+      // A message's attachments are downloaded before it is submitted; its channel's later messages wait for it.
+      const inOrder = new InOrder<Inbound>(submit, (error: unknown) => logger.error({ err: error }, 'could not take a message'));
+      const downloads = { clock, logger, signal: stopping.signal };
+      client.on(Events.MessageCreate, (message: Message) => {
+        const inbound = addressedMessage(message, user.id, discord.channels);
+        if (inbound === undefined) return;
+        inOrder.push(message.channelId, Promise.resolve(withAttachments(inbound, [...message.attachments.values()], options.attachments, downloads)).then(inboundFromText));
+      });
+      client.on(Events.InteractionCreate, (interaction) => {
+        if (!interaction.isChatInputCommand()) return;
+        const command = slashCommand(interaction);
+        if (command === undefined) return;
+        // The command runs even when its acknowledgement fails (its answer then goes to the channel): a `/stop` must stop.
+        commands.open(interaction).catch((error: unknown) => logger.warn({ err: error, command: interaction.commandName }, 'could not acknowledge a slash command'));
+        submit(command);
+      });
+      await registerSlashCommands(bot, discord.guild_ids);
+      logger.info({ user: user.tag }, 'connected to Discord');
+      await new Promise<void>((resolve) => stopping.signal.addEventListener('abort', () => resolve(), { once: true }));
+    },
+    stopInput: () => stopping.abort(),
+    async close() {
+      stopping.abort();
+      await client.destroy();
+    },
+  };
+}
+
+/** The message as the conversation takes it, when it addresses the bot; the bot's mention is taken out of its text. */
+function addressedMessage(message: Message, botId: string, channels: readonly string[]): InboundMessage | undefined {
+  const view = {
+    authorId: message.author.id,
+    authorIsBot: message.author.bot,
+    channelId: message.channelId,
+    parentChannelId: message.channel.isThread() ? (message.channel.parentId ?? undefined) : undefined,
+    isDirectMessage: message.guildId === null,
+    mentionsBot: message.mentions.users.has(botId),
+    repliesToBot: message.mentions.repliedUser?.id === botId,
+  };
+  if (!addressesBot(view, botId, channels)) return undefined;
+  return {
+    source: 'discord',
+    channelId: message.channelId,
+    authorId: message.author.id,
+    authorRoleIds: message.member?.roles.cache.map((role) => role.id) ?? [],
+    messageId: message.id,
+    text: withoutBotMention(message.content, botId),
+  };
+}
