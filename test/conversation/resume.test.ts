@@ -113,6 +113,25 @@ describe('explicit resume', () => {
     expect(history.load('console:c1').messages.map((m) => m.content[0]?.type === 'text' && m.content[0].text)).toEqual(['look up milk', 'Milk is a drink.']);
   });
 
+  it('says in /status that the model is overloaded while its breaker is open, and stops saying it once it recovered', async () => {
+    const bot = new Intake(deps());
+    fake.enqueue(chatToolCalls([{ id: 'c1', name: 'lookup', args: '{"word":"milk"}' }]), ...endlessOverload());
+    bot.submit(inboundFromText(message('look up milk')));
+    await settle(bot);
+    bot.submit(inboundFromText(message('/status')));
+    await settle(bot);
+    const statusTexts = (): string[] => events.flatMap((e) => (e.type === 'message' && e.kind === 'notice' && e.notice === 'status' ? [e.text] : []));
+    expect(statusTexts()[0]).toMatch(/^Nothing is running in this channel\.\n1 saved request can be continued with `resume`\.\nThe model openai:[^ ]+ is overloaded; the next try is in [1-5] s\.\nllm:openai is degraded/);
+    fake.reset();
+    fake.enqueue(chatText('Milk is a drink.'));
+    await recoveryClock.advance(5_000);
+    bot.submit(inboundFromText(message('resume')));
+    await settle(bot);
+    bot.submit(inboundFromText(message('/status')));
+    await settle(bot);
+    expect(statusTexts()[1]).toBe('Nothing is running in this channel.\nNo saved requests are waiting.');
+  });
+
   it('does not resume someone else’s turn for them', async () => {
     const bot = new Intake(deps());
     await suspendedTurn(bot);

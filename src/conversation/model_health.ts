@@ -1,0 +1,33 @@
+import type { RecoveryRuntime } from '../recovery/generate_with_recovery.js';
+
+/**
+ * What `/status` says about the models and providers (DESIGN §5.2, §5.3): one line per breaker
+ * that is not closed and per subsystem that is not healthy; nothing while all is well.
+ */
+export function modelHealthLines(recovery: RecoveryRuntime): string[] {
+  const now = recovery.clock.monotonicNow();
+  const lines: string[] = [];
+  for (const breaker of recovery.breakers.snapshots()) {
+    switch (breaker.state) {
+      case 'closed':
+        break;
+      case 'open': {
+        const seconds = Math.max(0, Math.ceil(((breaker.nextProbeAtMs ?? now) - now) / 1000));
+        lines.push(`The model ${breaker.key} is overloaded; the next try is in ${seconds} s.`);
+        break;
+      }
+      case 'half_open':
+        lines.push(`The model ${breaker.key} is recovering from an overload; ${breaker.probeInFlight ? 'a test request is under way' : 'the next request tests it'}.`);
+        break;
+      default: {
+        const unreachable: never = breaker.state;
+        return unreachable;
+      }
+    }
+  }
+  for (const subsystem of recovery.guard.snapshots()) {
+    if (subsystem.status === 'healthy') continue;
+    lines.push(`${subsystem.name} is ${subsystem.status === 'degraded' ? 'degraded (overloaded or its breaker is open)' : `unavailable after ${subsystem.consecutiveFailures} failures in a row`}.`);
+  }
+  return lines;
+}
