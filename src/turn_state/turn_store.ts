@@ -85,11 +85,6 @@ export interface TurnStore {
 
   /** Stops executing and keeps everything; the turn becomes resumable. */
   suspend(lease: Lease, reason: string): Promise<void>;
-  /**
-   * Hands a just-won resume lease back when the resume cannot go on: the turn is SUSPENDED again
-   * and claimable, with the generation the claim gave it (generations only ever grow).
-   */
-  releaseToSuspended(lease: Lease): Promise<void>;
   /** Ends the turn; its transcript and checkpoints are dropped, identity and ledger stay. */
   finish(lease: Lease, status: OwnerTerminalStatus, reason?: string): Promise<void>;
   /**

@@ -135,13 +135,6 @@ class SqliteTurnStore implements TurnStore {
     );
   }
 
-  releaseToSuspended(lease: Lease): Promise<void> {
-    return this.#write('release resume lease', () =>
-      bumpTurn(this.db, lease, this.#now(), 'release resume lease', `status = 'SUSPENDED', lease_token = NULL, lease_expires_at = NULL`),
-      lease,
-    );
-  }
-
   finish(lease: Lease, status: OwnerTerminalStatus, reason?: string): Promise<void> {
     return this.#write('finish', () => this.#end(lease, status, reason), lease);
   }

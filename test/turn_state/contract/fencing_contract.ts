@@ -76,13 +76,12 @@ const FENCED_WRITES: readonly FencedWrite[] = [
   { name: 'moveOp (a legal move)', write: (h, lease) => h.store.moveOp(lease, opKey(lease.turnId, 1, 'call-1'), { to: 'RUNNING' }) },
   { name: 'checkpoint', write: (h, lease) => h.store.checkpoint(lease, { append: [userMessage('late')], state: { step: 9 }, progressed: true }) },
   { name: 'suspend', write: (h, lease) => h.store.suspend(lease, 'late suspend') },
-  { name: 'releaseToSuspended', write: (h, lease) => h.store.releaseToSuspended(lease) },
   { name: 'finish', write: (h, lease) => h.store.finish(lease, 'TERMINAL_COMPLETED', 'late finish') },
 ];
 
 interface BumpingWrite {
   readonly name: string;
-  /** Returns the lease to write with (a resume lease for releaseToSuspended). */
+  /** Returns the lease to write with. */
   readonly prepare: (h: Harness, owned: Owned) => Promise<Lease>;
   readonly write: (h: Harness, lease: Lease) => Promise<unknown>;
   readonly check?: (h: Harness, turnId: string) => Promise<void>;
@@ -104,7 +103,6 @@ const BUMPING_WRITES: readonly BumpingWrite[] = [
     write: (h, lease) => h.store.checkpoint(lease, { append: [], state: { step: 1 }, progressed: false }),
   },
   { name: 'suspend', prepare: (_h, { lease }) => Promise.resolve(lease), write: (h, lease) => h.store.suspend(lease, 'provider overloaded') },
-  { name: 'releaseToSuspended', prepare: (h, { lease }) => suspendAndClaim(h.store, lease), write: (h, lease) => h.store.releaseToSuspended(lease) },
   { name: 'finish', prepare: (_h, { lease }) => Promise.resolve(lease), write: (h, lease) => h.store.finish(lease, 'TERMINAL_COMPLETED') },
 ];
 

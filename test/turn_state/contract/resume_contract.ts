@@ -164,24 +164,6 @@ export function describeResume(makeHarness: MakeHarness): void {
       expect((await h.store.listOps(lease.turnId))[0]).toMatchObject({ state: 'RUNNING', result: null });
     });
 
-    it('releaseToSuspended hands a won resume back: suspended again, claimable again with that generation', async () => {
-      const h = harness();
-      const { turnId, generation } = await suspendedWithWork(h);
-      const before = await resumableOf(h.store, turnId);
-      const claim = await h.store.claimResume(turnId, generation);
-      if (!claim.won) throw new Error(`expected to win, got ${claim.reason}`);
-
-      await h.store.releaseToSuspended(claim.lease);
-
-      const released = await turnOf(h.store, turnId);
-      expect(released).toMatchObject({ status: 'SUSPENDED', generation: claim.lease.generation, leaseToken: null });
-      expect({ ...(await resumableOf(h.store, turnId)), turn: undefined }).toEqual({ ...before, turn: undefined });
-      expect((await h.store.listSuspended(CHANNEL)).map((t) => t.turnId)).toEqual([turnId]);
-      await expectStale(h.store.heartbeat(claim.lease));
-      const again = await h.store.claimResume(turnId, released.generation);
-      expect(again.won).toBe(true);
-    });
-
     it('rejectSuspended ends a suspended turn of that generation as TERMINAL_REJECTED, compacted', async () => {
       const h = harness();
       const { turnId, generation } = await suspendedWithWork(h);
