@@ -70,8 +70,8 @@ tools:
 
   async function restartAndResume(dir: string): Promise<JsonLinesProgram> {
     const again = start(dir);
-    await again.waitFor((e) => e['type'] === 'ready');
-    await again.waitFor(isNotice('interrupted'));
+    await again.waitFor((e) => e['type'] === 'ready', 'the restarted program to be ready');
+    await again.waitFor(isNotice('interrupted'), 'the notice that the turn was interrupted, at the restart');
     again.send('resume');
     return again;
   }
