@@ -107,6 +107,12 @@ tools:
     expect(await again.waitFor(isReply)).toMatchObject({ text: 'Charged 5 dollars.' });
     const keys = target.requests.map((r) => r.headers['idempotency-key']);
     expect(keys).toHaveLength(2);
+    // Present and the op's own stored key, so that "the same key" cannot be two missing ones.
+    expect(keys[0]).toMatch(/^hf_[0-9a-f]{40}$/);
+    const db = new BetterSqlite3(join(dir, 'data/turn_state/turns.sqlite3'), { readonly: true });
+    const stored = db.prepare('SELECT idempotency_key FROM ops').all();
+    db.close();
+    expect(stored).toEqual([{ idempotency_key: keys[0] }]);
     expect(keys[1]).toBe(keys[0]);
   });
 
