@@ -70,8 +70,8 @@ tools:
 
   async function restartAndResume(dir: string): Promise<JsonLinesProgram> {
     const again = start(dir);
-    await again.waitFor((e) => e['type'] === 'ready');
-    await again.waitFor(isNotice('interrupted'));
+    await again.waitFor((e) => e['type'] === 'ready', 'the restarted program to be ready');
+    await again.waitFor(isNotice('interrupted'), 'the notice that the turn was interrupted, at the restart');
     again.send('resume');
     return again;
   }
@@ -107,6 +107,12 @@ tools:
     expect(await again.waitFor(isReply)).toMatchObject({ text: 'Charged 5 dollars.' });
     const keys = target.requests.map((r) => r.headers['idempotency-key']);
     expect(keys).toHaveLength(2);
+    // Present and the op's own stored key, so that "the same key" cannot be two missing ones.
+    expect(keys[0]).toMatch(/^hf_[0-9a-f]{40}$/);
+    const db = new BetterSqlite3(join(dir, 'data/turn_state/turns.sqlite3'), { readonly: true });
+    const stored = db.prepare('SELECT idempotency_key FROM ops').all();
+    db.close();
+    expect(stored).toEqual([{ idempotency_key: keys[0] }]);
     expect(keys[1]).toBe(keys[0]);
   });
 

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { discordConfigYaml } from '../support/discord_bot.js';
+import { FakeDiscord } from '../support/fake_discord/server.js';
 import { runProgram } from '../support/program.js';
 import { useTempDir } from '../support/temp_dir.js';
 
@@ -39,5 +41,20 @@ describe('the holdfast program', { timeout: 30_000 }, () => {
   it('prints its version', async () => {
     const run = await runProgram(['--version'], { cwd: temp.path() });
     expect(run).toMatchObject({ status: 0, stdout: expect.stringMatching(/^holdfast \d+\.\d+\.\d+\n$/) as unknown });
+  });
+
+  it('kills a run that does not exit by its deadline and fails naming the command and quoting its output', async () => {
+    const discord = await FakeDiscord.start();
+    try {
+      temp.write('config.yml', discordConfigYaml(discord, 'http://127.0.0.1:9'));
+      // On Discord the program runs until it is stopped: the run cannot end by itself.
+      const failed: unknown = await runProgram(['--config', 'config.yml'], { cwd: temp.path(), deadlineMs: 3_000 }).catch((error: unknown) => error);
+      expect(failed).toBeInstanceOf(Error);
+      const message = (failed as Error).message;
+      expect(message).toMatch(/^waited 3000 ms for `holdfast --config config\.yml` to exit, in vain\nstdout so far \(0 chars\):\n\(nothing\)\nstderr so far \(\d+ chars\):\n/);
+      expect(message).toContain('configuration loaded; starting the Discord adapter');
+    } finally {
+      await discord.close();
+    }
   });
 });

@@ -1,7 +1,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { botMessages, discordConfigYaml, heldAnswer, isPost, posts, replyTo, say, shown, userMessagesOf } from '../support/discord_bot.js';
+import { botMessages, discordConfigYaml, heldAnswer, isPost, isPostOrEdit, posts, replyTo, say, shown, userMessagesOf, type BotMessageBody } from '../support/discord_bot.js';
 import { useDiscordWorld } from '../support/discord_world.js';
 import { chatText } from '../support/fake_llm/openai_chat.js';
 import type { FakeStep } from '../support/fake_llm/server.js';
@@ -21,6 +21,14 @@ function longAnswerWithCode(): string {
   const code = Array.from({ length: 50 }, (_, i) => `  const cup${i} = pour('milk', ${i}); // line ${i} of the block`);
   const body = [...prose('Intro', 30), 'Here is the code:', '```ts', 'function pourAll(): void {', ...code, '}', '```', ...prose('Outro', 4)].join('\n');
   return `${body}\n${'That is all'.padEnd(5000 - body.length - 1, '.')}`;
+}
+
+/** Lines of prose joined by newlines, cut to exactly `length` characters (not ending in a space or a break). */
+function answerOfLength(length: number): string {
+  const text = Array.from({ length: 100 }, (_, i) => `Line ${String(i).padStart(2, '0')}: milk is a drink that people pour into their tea.`).join('\n').slice(0, length);
+  expect(text).toHaveLength(length);
+  expect(text).toMatch(/\S$/);
+  return text;
 }
 
 describe('flows on Discord through the program’s main function', { timeout: 60_000 }, () => {
@@ -80,6 +88,40 @@ describe('flows on Discord through the program’s main function', { timeout: 60
     }
     expect(rejoined).toBeGreaterThanOrEqual(1);
     expect(parts.join('\n')).toBe(answer);
+  });
+
+  it('shows a streamed reply of exactly 2,000 characters as one message, its draft edited into the whole reply', async () => {
+    const answer = answerOfLength(2000);
+    const drafted = deferred();
+    world.fake.enqueue(heldAnswer(answer.slice(0, 500), drafted.promise, answer.slice(500)));
+    await connected();
+    const asked = await say(world.discord, 'tell me about milk');
+    await world.discord.whenRequest(isPost(world.discord));
+    drafted.resolve();
+    // The whole reply in one edit, a follow-up post, or a refusal: whichever comes first ends the wait.
+    const last = await world.discord.whenRequest(
+      (r) => isPostOrEdit(world.discord)(r) && (r.status !== 200 || (r.body as BotMessageBody).content === answer || (isPost(world.discord)(r) && (r.body as BotMessageBody).message_reference === undefined)),
+    );
+    expect([last.method, last.status]).toEqual(['PATCH', 200]);
+    expect(botMessages(world.discord).map((m) => [m.content, m.message_reference?.message_id])).toEqual([[answer, asked]]);
+    expect(world.discord.requests.filter(isPostOrEdit(world.discord)).map((r) => `${r.method} ${r.status}`)).toEqual(['POST 200', 'PATCH 200']);
+  });
+
+  it('splits a streamed reply of 2,001 characters into two messages that Discord takes', async () => {
+    const answer = answerOfLength(2001);
+    const drafted = deferred();
+    world.fake.enqueue(heldAnswer(answer.slice(0, 500), drafted.promise, answer.slice(500)));
+    await connected();
+    const asked = await say(world.discord, 'tell me about milk');
+    await world.discord.whenRequest(isPost(world.discord));
+    drafted.resolve();
+    // The follow-up post, or a refusal: whichever comes first ends the wait.
+    await world.discord.whenRequest((r) => isPostOrEdit(world.discord)(r) && (r.status !== 200 || (isPost(world.discord)(r) && (r.body as BotMessageBody).message_reference === undefined)));
+    expect(world.discord.requests.filter(isPostOrEdit(world.discord)).map((r) => `${r.method} ${r.status}`)).toEqual(['POST 200', 'PATCH 200', 'POST 200']);
+    const shownNow = botMessages(world.discord);
+    expect(shownNow.map((m) => m.message_reference?.message_id)).toEqual([asked, undefined]);
+    for (const message of shownNow) expect(message.content.length).toBeLessThanOrEqual(2000);
+    expect(shownNow.map((m) => m.content).join('\n')).toBe(answer);
   });
 
   it('after an overload, refuses another member’s resume, then resumes for the author with the original question', async () => {

@@ -196,6 +196,41 @@ describe('FakeDiscord with the real discord.js Client', () => {
     expect((error as DiscordAPIError).code).toBe(50035);
   });
 
+  it('takes content of exactly 2,000 characters and refuses 2,001 with Discord\'s 400, on a post and on an edit, changing nothing', async () => {
+    const { fake, client } = await loggedIn();
+    const channel = guildChannel(fake, client);
+    const tooLong = {
+      code: 50035,
+      errors: { content: { _errors: [{ code: 'BASE_TYPE_MAX_LENGTH', message: 'Must be 2000 or fewer in length.' }] } },
+      message: 'Invalid Form Body',
+    };
+    const full = 'x'.repeat(2000);
+    const sent = await channel.send(full);
+    expect(fake.message(sent.id)?.content).toBe(full);
+
+    const refusedPost: unknown = await channel.send(`${full}y`).catch((e: unknown) => e);
+    expect(refusedPost).toBeInstanceOf(DiscordAPIError);
+    expect((refusedPost as DiscordAPIError).status).toBe(400);
+    expect((refusedPost as DiscordAPIError).rawError).toEqual(tooLong);
+    const refusedEdit: unknown = await sent.edit(`${full}y`).catch((e: unknown) => e);
+    expect((refusedEdit as DiscordAPIError).status).toBe(400);
+    expect((refusedEdit as DiscordAPIError).rawError).toEqual(tooLong);
+    expect(fake.messagesIn(fake.world.channelId).map((m) => m.content)).toEqual([full]);
+
+    await sent.edit('y'.repeat(2000));
+    expect(fake.message(sent.id)?.content).toBe('y'.repeat(2000));
+    // Discord counts characters, not UTF-16 units: 2,000 emoji fit.
+    const emoji = await channel.send('🥛'.repeat(2000));
+    expect(fake.message(emoji.id)?.content).toBe('🥛'.repeat(2000));
+    expect(fake.requests.filter((r) => r.path.startsWith(`/channels/${fake.world.channelId}/messages`)).map((r) => `${r.method} ${r.status}`)).toEqual([
+      'POST 200',
+      'POST 400',
+      'PATCH 400',
+      'PATCH 200',
+      'POST 200',
+    ]);
+  });
+
   it('serves a dispatched message\'s attachments over HTTP with their bytes and type', async () => {
     const { fake, client } = await loggedIn();
     const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAMAAAACCAYAAACddGYaAAAAEUlEQVR4nGP4z8DwH4YZkDkAm34L9XKwuTwAAAAASUVORK5CYII=', 'base64');

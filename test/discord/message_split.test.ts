@@ -3,10 +3,35 @@ import { DISCORD_MESSAGE_LIMIT, splitMessage } from '../../src/discord/message_s
 
 const fenceCount = (text: string): number => (text.match(/```/g) ?? []).length;
 
+/** Lines of prose joined by newlines, cut to exactly `length` characters (not ending in a space or a break). */
+function linesOfLength(length: number): string {
+  const text = Array.from({ length: 100 }, (_, i) => `Line ${String(i).padStart(2, '0')}: milk is a drink that people pour into their tea.`).join('\n').slice(0, length);
+  expect(text).toHaveLength(length);
+  expect(text).toMatch(/\S$/);
+  return text;
+}
+
 describe('splitMessage', () => {
   it('keeps a reply that fits as one message', () => {
     expect(splitMessage('Hello.')).toEqual(['Hello.']);
     expect(splitMessage('x'.repeat(DISCORD_MESSAGE_LIMIT))).toHaveLength(1);
+  });
+
+  it('keeps exactly 2,000 characters, Discord\'s limit, as one message, unchanged', () => {
+    expect(DISCORD_MESSAGE_LIMIT).toBe(2000);
+    for (const text of ['x'.repeat(2000), linesOfLength(2000)]) expect(splitMessage(text)).toEqual([text]);
+  });
+
+  it('splits 2,001 characters into two messages of at most 2,000, losing nothing', () => {
+    const lines = linesOfLength(2001);
+    const parts = splitMessage(lines);
+    expect(parts).toHaveLength(2);
+    for (const part of parts) expect(part.length).toBeLessThanOrEqual(2000);
+    expect(parts.join('\n')).toBe(lines);
+    const word = splitMessage('x'.repeat(2001));
+    expect(word).toHaveLength(2);
+    for (const part of word) expect(part.length).toBeLessThanOrEqual(2000);
+    expect(word.join('')).toBe('x'.repeat(2001));
   });
 
   it('breaks between lines, each message within the limit, losing nothing', () => {

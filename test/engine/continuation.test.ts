@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { turnDefaults } from '../../src/conversation/admission.js';
 import { restoreFromLog } from '../../src/engine/restore_from_log.js';
 import { storeDurability } from '../../src/engine/durability.js';
+import { GUARD_TEXT } from '../../src/engine/guard_messages.js';
 import { isSimulatedCrash, stopAt, type FaultInjector, type FaultPoint } from '../../src/engine/fault_points.js';
 import { runTurn } from '../../src/engine/run_turn.js';
 import { rejectUnresumable, type TurnEnding } from '../../src/engine/terminal_writer.js';
@@ -13,6 +14,7 @@ import { ManualClock } from '../../src/core/manual_clock.js';
 import type { Message } from '../../src/llm/protocol.js';
 import { validateToolPairs } from '../../src/llm/tool_pairs.js';
 import { deriveCatalog } from '../../src/tools/catalog.js';
+import { callFingerprint } from '../../src/turn_state/call_fingerprint.js';
 import { chargeToolYaml, engineHarness, targetToolsConfig } from '../support/engine_harness.js';
 import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
 import { FakeLLMServer, type FakeStep } from '../support/fake_llm/server.js';
@@ -32,6 +34,8 @@ interface CaseResult {
   readonly writes: number;
   /** The stored transcript just before the turn finished, when it finished with a reply. */
   readonly storedTranscript: readonly Message[] | undefined;
+  /** The state of the newest checkpoint at that moment. */
+  readonly storedState: unknown;
 }
 
 
@@ -86,16 +90,16 @@ describe('continuing an interrupted turn from its log (DESIGN §7.4)', { timeout
     const restored = restoreFromLog(resumable, reconstructed, turnDefaults(cfg));
     const claim = await second.store.claimResume(turn.turnId, resumable.turn.generation);
     if (!claim.won) throw new Error(`resume not won: ${claim.reason}`);
-    let stored: Promise<Message[] | undefined> = Promise.resolve(undefined);
+    let stored: Promise<{ transcript: Message[]; state: unknown } | undefined> = Promise.resolve(undefined);
     const watch: FaultInjector = {
       reach: (point) => {
-        if (point === 'after_final_reply') stored = second.store.loadResumable(turn.turnId).then((r) => [...(r?.transcript ?? [])]);
+        if (point === 'after_final_reply') stored = second.store.loadResumable(turn.turnId).then((r) => ({ transcript: [...(r?.transcript ?? [])], state: r?.checkpoint?.state }));
       },
     };
     const ending = await runToCompletion(after.recoveryClock, runTurn(restored.turn, { kind: 'resumed', log: restored.log }, storeDurability(second.store, claim.lease), { ...after.deps, faults: watch }));
-    const storedTranscript = ending.status === 'TERMINAL_COMPLETED' && resumable.turn.status === 'SUSPENDED' ? await stored : undefined;
+    const storedAtReply = ending.status === 'TERMINAL_COMPLETED' && resumable.turn.status === 'SUSPENDED' ? await stored : undefined;
     await second.store.close();
-    return { ending, writes: target.requests.filter((r) => r.method === 'POST').length, storedTranscript };
+    return { ending, writes: target.requests.filter((r) => r.method === 'POST').length, storedTranscript: storedAtReply?.transcript, storedState: storedAtReply?.state };
   }
 
   it('reaches the uninterrupted reply from every fault point with any suffix of checkpoints deleted, running the write at most once', async () => {
@@ -169,6 +173,59 @@ describe('continuing an interrupted turn from its log (DESIGN §7.4)', { timeout
     expect(keys).toHaveLength(2);
     expect(keys[0]).toMatch(/^hf_[0-9a-f]{40}$/);
     expect(keys[1]).toBe(keys[0]);
+  });
+
+  describe('a one-shot guard consumed before the stop stays consumed after the resume', () => {
+    const sentMessages = (request: number): { role: string; content: unknown }[] => (fake.requests[request]?.body as { messages: { role: string; content: unknown }[] }).messages;
+
+    it('emptyTurnRetried: after one retry of an empty answer, another empty answer fails the resumed turn with empty_model_turn', async () => {
+      fake.enqueue(chatText(''), chatText(''), chatText('never asked'));
+      const result = await interruptAndContinue(temp.path(), stopAt('after_wi5'), 0);
+      expect(result.ending.status).toBe('TERMINAL_FAILED');
+      expect(result.ending.message).toMatch(/empty answer twice/);
+      expect(fake.requests).toHaveLength(2);
+      expect(sentMessages(1).filter((m) => m.content === GUARD_TEXT.emptyTurn)).toHaveLength(1);
+    });
+
+    it('finalAnswerRequested: the model told to answer without tools before the stop is not told again after it', async () => {
+      const capped = targetToolsConfig(target.url, 'chat:\n  max_iterations: 3\n');
+      fake.enqueue(
+        chatToolCalls([{ id: 'r1', name: 'lookup', args: '{"word":"one"}' }]),
+        chatToolCalls([{ id: 'r2', name: 'lookup', args: '{"word":"two"}' }]),
+        chatText('Final answer.'),
+      );
+      const result = await interruptAndContinue(temp.path(), stopAt('after_wi5'), 0, capped);
+      expect(result.ending).toEqual({ status: 'TERMINAL_COMPLETED', message: 'Final answer.' });
+      expect(fake.requests).toHaveLength(3);
+      expect((fake.requests[2]?.body as { tool_choice?: string }).tool_choice).toBe('none');
+      expect(sentMessages(2).filter((m) => m.content === GUARD_TEXT.finalAnswer)).toHaveLength(1);
+    });
+
+    it('continuationsUsed: a reply continued up to max_continuations before the stop is not continued again after it', async () => {
+      const once = targetToolsConfig(target.url, 'chat:\n  max_continuations: 1\n');
+      fake.enqueue(chatText('One, ', { finishReason: 'length' }), chatText('two.', { finishReason: 'length' }), chatText(' never asked.'));
+      const result = await interruptAndContinue(temp.path(), stopAt('after_wi5'), 0, once);
+      expect(result.ending).toEqual({ status: 'TERMINAL_COMPLETED', message: 'One, two.' });
+      expect(fake.requests).toHaveLength(2);
+    });
+
+    it('repeatedCalls: a call warned about on its third proposal before the stop is refused on its fourth after it, and stays warned', async () => {
+      const milk = (id: string) => ({ id, name: 'lookup', args: '{"word":"milk"}' });
+      fake.enqueue(chatToolCalls([milk('a')]), chatToolCalls([milk('b')]), chatToolCalls([milk('c')]), chatToolCalls([milk('d')]), chatText('Milk is milk.'));
+      const result = await interruptAndContinue(temp.path(), stopAt('after_wi4', 3), 0);
+      expect(result.ending).toEqual({ status: 'TERMINAL_COMPLETED', message: 'Milk is milk.' });
+      expect(target.requests.map((r) => r.path)).toEqual(['/lookup/milk', '/lookup/milk', '/lookup/milk']);
+      const results = sentMessages(4).filter((m) => m.role === 'tool');
+      expect(results.map((m) => m.content)).toEqual([
+        'ok',
+        'ok',
+        expect.stringMatching(/^ok\n\n\[Holdfast: lookup was called with this same input 3 times/) as unknown,
+        'Error: refused: lookup was already called 3 times with this same input',
+      ]);
+      // The checkpoint the resumed turn wrote after the refusal still lists the call as warned.
+      const fingerprint = callFingerprint('lookup', { word: 'milk' });
+      expect(result.storedState).toMatchObject({ fields: { repeatedCalls: { counts: { [fingerprint]: 4 }, warned: [fingerprint] } } });
+    });
   });
 
   it('rejects a turn whose stored state is invalid before taking its lease, for good', async () => {

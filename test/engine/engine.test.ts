@@ -4,6 +4,7 @@ import { runTurn } from '../../src/engine/run_turn.js';
 import type { FaultInjector } from '../../src/engine/fault_points.js';
 import { type ManualClock } from '../../src/core/manual_clock.js';
 import { validateToolPairs } from '../../src/llm/tool_pairs.js';
+import { idempotencyKey } from '../../src/turn_state/call_fingerprint.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';
 import { chargeToolYaml, engineHarness, targetToolsConfig, type EngineHarness } from '../support/engine_harness.js';
 import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
@@ -164,8 +165,11 @@ describe('the turn engine against a real store, real tools and the fake model', 
     expect((await runToCompletion(charging.recoveryClock, runTurn(turn, { kind: 'fresh' }, durability, charging.deps))).message).toBe('Charged.');
     const keys = target.requests.map((r) => r.headers['idempotency-key']);
     expect(keys).toHaveLength(2);
+    // Present and the op's own key, so that "the same key" cannot be two missing ones.
+    expect(keys[0]).toMatch(/^hf_[0-9a-f]{40}$/);
+    expect(keys[0]).toBe(idempotencyKey({ turnId: lease.turnId, step: 1, toolCallId: 'c1' }));
     expect(keys[1]).toBe(keys[0]);
-    expect((await store.listOps(lease.turnId)).map((op) => [op.state, op.result])).toEqual([['RECONCILED_APPLIED', 'ok']]);
+    expect((await store.listOps(lease.turnId)).map((op) => [op.state, op.result, op.idempotencyKey])).toEqual([['RECONCILED_APPLIED', 'ok', keys[0]]]);
   });
 
   it('halts for manual resolution when the re-sent idempotent call is still uncertain', async () => {

@@ -4,27 +4,77 @@ import { fileURLToPath } from 'node:url';
 /** The built program, as `npm start` and the `holdfast` bin run it. */
 export const PROGRAM = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 
+/**
+ * How long one wait on a child process may take by default: well under the timeouts of the tests
+ * that wait (30 s and more), so a wait that never ends fails by naming what it waited for.
+ */
+export const WAIT_DEADLINE_MS = 20_000;
+
+/** The most characters of each output a failed wait quotes: the end, where the news is. */
+const QUOTED_CHARS = 4_000;
+
 export interface ProgramRun {
   readonly status: number | null;
   readonly stdout: string;
   readonly stderr: string;
 }
 
-/** Runs the real program as a child process and collects what it printed and how it exited. */
-export function runProgram(args: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<ProgramRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [PROGRAM, ...args], {
-      cwd: options.cwd,
-      env: options.env ?? { PATH: process.env['PATH'] },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+/** Where a program runs and how long each wait on it may take. */
+export interface ProgramOptions {
+  readonly cwd: string;
+  readonly env?: NodeJS.ProcessEnv;
+  /** The deadline of each wait, in milliseconds (default {@link WAIT_DEADLINE_MS}). */
+  readonly deadlineMs?: number;
+}
+
+/** The end of an output, for a failure message. */
+function quoted(name: string, text: string): string {
+  const shown = text.length > QUOTED_CHARS ? `…${text.slice(-QUOTED_CHARS)}` : text;
+  return `${name} so far (${text.length} chars):\n${shown === '' ? '(nothing)' : shown}`;
+}
+
+/** The failure of a wait that ran out: what was awaited, for how long, and the output seen. */
+function missed(what: string, deadlineMs: number, stdout: string, stderr: string): Error {
+  return new Error(`waited ${deadlineMs} ms for ${what}, in vain\n${quoted('stdout', stdout)}\n${quoted('stderr', stderr)}`);
+}
+
+/** `promise`, or a rejection by `fail()` once `deadlineMs` passed first. */
+function withDeadline<T>(promise: Promise<T>, deadlineMs: number, fail: () => Error, onMissed: () => void = () => undefined): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      onMissed();
+      reject(fail());
+    }, deadlineMs);
+  });
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Runs the real program as a child process and collects what it printed and how it exited. A
+ * program still running at the deadline is killed, and the run fails with what it printed.
+ */
+export function runProgram(args: readonly string[], options: ProgramOptions): Promise<ProgramRun> {
+  const deadlineMs = options.deadlineMs ?? WAIT_DEADLINE_MS;
+  const child = spawn(process.execPath, [PROGRAM, ...args], {
+    cwd: options.cwd,
+    env: options.env ?? { PATH: process.env['PATH'] },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const run = new Promise<ProgramRun>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (status) => resolve({ status, stdout, stderr }));
   });
+  return withDeadline(
+    run,
+    deadlineMs,
+    () => missed(`\`holdfast ${args.join(' ')}\` to exit`, deadlineMs, stdout, stderr),
+    () => child.kill('SIGKILL'),
+  );
 }
 
 /** A running program speaking JSON lines: what it printed so far and ways to talk to it. */
@@ -32,15 +82,20 @@ export interface JsonLinesProgram {
   readonly events: Record<string, unknown>[];
   readonly stderr: () => string;
   send(line: string): void;
-  /** Resolves with the first event (already seen or still to come) that matches. */
-  waitFor(match: (event: Record<string, unknown>) => boolean): Promise<Record<string, unknown>>;
+  /**
+   * Resolves with the first event (already seen or still to come) that matches; fails at the
+   * deadline naming `what` (default: the matcher's source) and quoting the output so far.
+   */
+  waitFor(match: (event: Record<string, unknown>) => boolean, what?: string): Promise<Record<string, unknown>>;
   endInput(): void;
   kill(signal: NodeJS.Signals): void;
+  /** The exit status, once the program exited; each read fails at its own deadline. */
   readonly exited: Promise<number | null>;
 }
 
 /** Starts the real program with `--console --jsonl`, its stdin open for `send`. */
-export function startJsonLinesProgram(args: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): JsonLinesProgram {
+export function startJsonLinesProgram(args: readonly string[], options: ProgramOptions): JsonLinesProgram {
+  const deadlineMs = options.deadlineMs ?? WAIT_DEADLINE_MS;
   const child = spawn(process.execPath, [PROGRAM, '--console', '--jsonl', ...args], {
     cwd: options.cwd,
     env: options.env ?? { PATH: process.env['PATH'] },
@@ -48,10 +103,12 @@ export function startJsonLinesProgram(args: readonly string[], options: { cwd: s
   });
   const events: Record<string, unknown>[] = [];
   const waiters: { match: (event: Record<string, unknown>) => boolean; resolve: (event: Record<string, unknown>) => void }[] = [];
+  let stdout = '';
   let partial = '';
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
     const lines = (partial + chunk).split('\n');
     partial = lines.pop() ?? '';
     for (const line of lines) {
@@ -63,17 +120,28 @@ export function startJsonLinesProgram(args: readonly string[], options: { cwd: s
       }
     }
   });
-  const exited = new Promise<number | null>((resolve) => child.on('close', (status) => resolve(status)));
+  const closed = new Promise<number | null>((resolve) => child.on('close', (status) => resolve(status)));
+  const fail = (what: string) => () => missed(what, deadlineMs, stdout, stderr);
   return {
     events,
     stderr: () => stderr,
     send: (line) => void child.stdin.write(`${line}\n`),
-    waitFor: (match) => {
+    waitFor: (match, what = `an event matching ${match.toString()}`) => {
       const seen = events.find(match);
-      return seen !== undefined ? Promise.resolve(seen) : new Promise((resolve) => waiters.push({ match, resolve }));
+      if (seen !== undefined) return Promise.resolve(seen);
+      const waiter = { match, resolve: (_: Record<string, unknown>): void => undefined };
+      const event = new Promise<Record<string, unknown>>((resolve) => {
+        waiter.resolve = resolve;
+        waiters.push(waiter);
+      });
+      return withDeadline(event, deadlineMs, fail(what), () => {
+        if (waiters.includes(waiter)) waiters.splice(waiters.indexOf(waiter), 1);
+      });
     },
     endInput: () => void child.stdin.end(),
     kill: (signal) => void child.kill(signal),
-    exited,
+    get exited() {
+      return withDeadline(closed, deadlineMs, fail('the program to exit'));
+    },
   };
 }

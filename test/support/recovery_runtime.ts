@@ -1,3 +1,4 @@
+import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import { pino } from 'pino';
 import { SequentialIds } from '../../src/core/ids.js';
 import type { ManualClock } from '../../src/core/manual_clock.js';
@@ -29,19 +30,47 @@ export function testRecoveryRuntime(clock: ManualClock, settings: RecoverySettin
   };
 }
 
+/** How far {@link runToCompletion} may go before it gives up on the work. */
+export interface RunLimits {
+  /** What is running, named in the failure (default `the work`). */
+  readonly what?: string;
+  /** The most sleeps it wakes (default 1,000; the engine's own tests need about ten). */
+  readonly maxWakes?: number;
+  /** The most simulated time it lets pass, in milliseconds (default one hour). */
+  readonly maxSimulatedMs?: number;
+}
+
+const DEFAULT_MAX_WAKES = 1_000;
+const DEFAULT_MAX_SIMULATED_MS = 3_600_000;
+
 /**
  * Advances `clock` through every wait until `work` settles: the test plays the passing of time
- * for code that sleeps, without sleeping itself.
+ * for code that sleeps, without sleeping itself. Work that keeps sleeping past the limits (a
+ * breaker that never half-opens, a retry loop without a deadline) fails with an error naming it
+ * instead of spinning forever; the event loop gets a turn after every wake.
  */
-export async function runToCompletion<T>(clock: ManualClock, work: Promise<T>): Promise<T> {
+export async function runToCompletion<T>(clock: ManualClock, work: Promise<T>, limits: RunLimits = {}): Promise<T> {
+  const { what = 'the work', maxWakes = DEFAULT_MAX_WAKES, maxSimulatedMs = DEFAULT_MAX_SIMULATED_MS } = limits;
+  const startedAt = clock.monotonicNow();
+  let wakes = 0;
   let settled = false;
   const done = work.then(
     () => (settled = true),
     () => (settled = true),
   );
-  while (!settled) {
+  for (;;) {
     await Promise.race([clock.whenSleeping(), done]);
-    if (!settled) await clock.advanceToNextWake();
+    if (settled) return work;
+    const elapsed = clock.monotonicNow() - startedAt;
+    const next = clock.nextWakeIn() ?? 0;
+    if (wakes >= maxWakes || elapsed + next > maxSimulatedMs) {
+      throw new Error(
+        `runToCompletion: ${what} did not finish within ${maxWakes} wakes and ${maxSimulatedMs} ms of simulated time: ` +
+          `it woke ${wakes} times over ${elapsed} ms and still has ${clock.pendingSleeps} sleep(s) pending, the next in ${next} ms`,
+      );
+    }
+    await clock.advanceToNextWake();
+    wakes += 1;
+    await nextMacrotask();
   }
-  return work;
 }

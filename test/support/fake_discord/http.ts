@@ -30,6 +30,26 @@ export function invalidForm(field: string, message: string): HttpReply {
   };
 }
 
+/** Discord's limit on a message's content, in characters. */
+export const CONTENT_LIMIT = 2000;
+
+/** Discord's 400 for message content over {@link CONTENT_LIMIT} characters, on a create or an edit. */
+export function contentTooLong(): HttpReply {
+  return {
+    status: 400,
+    body: {
+      code: 50035,
+      errors: { content: { _errors: [{ code: 'BASE_TYPE_MAX_LENGTH', message: `Must be ${CONTENT_LIMIT} or fewer in length.` }] } },
+      message: 'Invalid Form Body',
+    },
+  };
+}
+
+/** Whether a body's `content` is longer than Discord takes (counted in code points, as Discord counts characters). */
+export function isContentTooLong(content: unknown): boolean {
+  return typeof content === 'string' && [...content].length > CONTENT_LIMIT;
+}
+
 /** Reads a request's whole body as UTF-8 text. */
 export async function readBody(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];

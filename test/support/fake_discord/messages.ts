@@ -1,5 +1,5 @@
 import { EDITED_TIMESTAMP, guildOf, member, messagePayload, type MessageJson, type MessageReferenceJson } from './fixtures.js';
-import { invalidForm, noContent, notFound, type HttpReply } from './http.js';
+import { contentTooLong, invalidForm, isContentTooLong, noContent, notFound, type HttpReply } from './http.js';
 import type { RestState } from './rest.js';
 
 /** The message-create or message-edit fields the fake reads from a request body. */
@@ -62,9 +62,11 @@ function botMessage(state: RestState, channelId: string, body: MessageBody): Mes
 
 /**
  * `POST /channels/:id/messages`: stores and returns a bot message. With `enforce_nonce`, a nonce the
- * bot already used in this channel returns that earlier message and creates nothing.
+ * bot already used in this channel returns that earlier message and creates nothing. Content over
+ * 2,000 characters is refused with 400 (50035 BASE_TYPE_MAX_LENGTH) and creates nothing.
  */
 export function createMessage(state: RestState, channelId: string, body: MessageBody = {}): HttpReply {
+  if (isContentTooLong(body.content)) return contentTooLong();
   const nonce = nonceOf(body);
   if (body.enforce_nonce === true && nonce !== undefined) {
     const earlier = channelMessages(state.messages, channelId).find((m) => m.author.id === state.world.bot.id && m.nonce === nonce);
@@ -99,10 +101,14 @@ export function listMessages(state: RestState, channelId: string, query: URLSear
   return { status: 200, body: page.reverse() };
 }
 
-/** `GET`, `PATCH` or `DELETE /channels/:id/messages/:id`; 10008 for a message not (or no longer) in that channel. */
+/**
+ * `GET`, `PATCH` or `DELETE /channels/:id/messages/:id`; 10008 for a message not (or no longer) in
+ * that channel; an edit to content over 2,000 characters is refused with 400 and changes nothing.
+ */
 export function messageById(state: RestState, method: string, channelId: string, id: string, body: MessageBody = {}): HttpReply {
   const message = state.messages.get(id);
   if (message?.channel_id !== channelId) return unknownMessage();
+  if (method === 'PATCH' && isContentTooLong(body.content)) return contentTooLong();
   if (method === 'DELETE') {
     state.messages.delete(id);
     return noContent;
@@ -114,7 +120,8 @@ export function messageById(state: RestState, method: string, channelId: string,
   return { status: 200, body: message };
 }
 
-/** An interaction's original response or follow-up: a bot message in the guild channel. */
+/** An interaction's original response or follow-up: a bot message in the guild channel; 400 for content over 2,000 characters. */
 export function interactionMessage(state: RestState, body: MessageBody = {}): HttpReply {
+  if (isContentTooLong(body.content)) return contentTooLong();
   return { status: 200, body: botMessage(state, state.world.channelId, body) };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../../src/llm/protocol.js';
+import { idempotencyKey } from '../../../src/turn_state/call_fingerprint.js';
 import { CHECKPOINTS_KEPT } from '../../../src/turn_state/turn_store.js';
 import { admissionRequest, admitNew, byKey, driveOp, findOp, identity, modelTurn, opKey, resumableOf, toolResultMessage, turnOf, userMessage } from './fixtures.js';
 import { useHarness, type MakeHarness } from './harness.js';
@@ -163,6 +164,7 @@ export function describeCheckpointsAndTranscript(makeHarness: MakeHarness): void
       expect(await h.store.listSuspended({ source: 'discord', channelId: 'chan-1' })).toEqual(suspended);
       expect((await h.store.admit(admissionRequest(identity('msg-1')))).disposition).toBe('in_progress');
       const started = await h.store.moveOp(lease, opKey(lease.turnId, 1, 'next'), { to: 'RUNNING' });
+      expect(started.idempotencyKey).toBe(idempotencyKey(opKey(lease.turnId, 1, 'next')));
       expect(started.idempotencyKey).toBe(findOp(before[0]?.ops ?? [], 1, 'next').idempotencyKey);
     });
   });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { idempotencyKey } from '../../../src/turn_state/call_fingerprint.js';
 import { isIllegalOpMoveError } from '../../../src/turn_state/errors.js';
 import { OP_STATES, isLegalMove, type OpRecord } from '../../../src/turn_state/ledger_types.js';
 import {
@@ -69,6 +70,8 @@ export function describeLedger(makeHarness: MakeHarness): void {
       const { lease } = await admitNew(store);
       const recorded = await store.recordModelTurn(lease, modelTurn(1, [{ id: 'call-a' }, { id: 'call-b', effect: 'idempotent' }]));
       const keys = keysOf(recorded);
+      // Each op's own key, so that "the same key" below cannot be two missing ones.
+      expect(keys).toEqual({ '1/call-a': idempotencyKey(opKey(lease.turnId, 1, 'call-a')), '1/call-b': idempotencyKey(opKey(lease.turnId, 1, 'call-b')) });
       await driveOp(store, lease, opKey(lease.turnId, 1, 'call-a'), 'APPLIED');
       const resumed = await suspendAndClaim(store, lease);
 

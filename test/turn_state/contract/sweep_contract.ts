@@ -181,6 +181,7 @@ export function describeSweeps(makeHarness: MakeHarness): void {
       for (const op of ops) {
         const was = findOp(before.ops, op.step, op.toolCallId);
         const kept = NEVER_EXPIRING_OP_STATES.includes(op.state);
+        expect(was.idempotencyKey).toMatch(/^hf_[0-9a-f]{40}$/);
         expect(op).toMatchObject({ state: was.state, idempotencyKey: was.idempotencyKey, result: kept ? was.result : null, error: kept ? was.error : null });
       }
       expect(findOp(ops, 1, 'OUTCOME_UNKNOWN').error).not.toBeNull();
