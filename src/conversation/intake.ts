@@ -19,6 +19,7 @@ import { attemptResume } from './resume.js';
 import { startTurn, type RunDeps } from '../engine/run_turn.js';
 import { ShutdownReason } from '../engine/shutdown_reason.js';
 import type { TurnEnding } from '../engine/terminal_writer.js';
+import { assertNever } from '../core/assert_never.js';
 
 /** Everything the pipeline works with; built once by the program's wiring. */
 export interface IntakeDeps {
@@ -150,10 +151,8 @@ export class Intake {
           turnId = attempt.turn.turnId;
           this.#notice(message, turnId, 'resumed', 'Continuing your saved request.');
           return this.#run(message, turnId, controller, () => attempt.continued);
-        default: {
-          const unreachable: never = attempt;
-          return unreachable;
-        }
+        default:
+          return assertNever(attempt);
       }
     }
     const history = deps.history.load(channelKey(message));
@@ -238,10 +237,8 @@ function noticeFor(status: TurnStatus): NoticeKind {
     case 'TERMINAL_COMPLETED':
     case 'TERMINAL_FAILED':
       return 'failed';
-    default: {
-      const unreachable: never = status;
-      return unreachable;
-    }
+    default:
+      return assertNever(status);
   }
 }
 

@@ -2,6 +2,7 @@ import type { Random } from '../core/random.js';
 import { isLLMError } from '../llm/errors.js';
 import { isCircuitOpenError } from './circuit_open_error.js';
 import type { RecoverySettings } from './settings.js';
+import { assertNever } from '../core/assert_never.js';
 
 /** Why the policy waits before the next attempt. */
 export type WaitReason = 'backoff' | 'retry_after' | 'circuit_open';
@@ -55,9 +56,7 @@ export function decideRetry(error: unknown, context: RetryContext): RetryDecisio
     case 'auth':
     case 'request':
       return { kind: 'give_up', reason: 'non_retryable' };
-    default: {
-      const unreachable: never = error.kind;
-      return unreachable;
-    }
+    default:
+      return assertNever(error.kind);
   }
 }
