@@ -1,5 +1,6 @@
 import type { Config } from '../config/schema.js';
 import type { CliArgs } from './args.js';
+import { assertNever } from '../core/assert_never.js';
 
 /** Which adapter the program runs, and why. */
 export type AdapterChoice =
@@ -23,9 +24,7 @@ export function describeAdapterChoice(choice: AdapterChoice): string {
       const what = choice.mode === 'jsonl' ? 'the console adapter in JSON-lines mode' : 'the console adapter';
       return choice.reason === 'requested' ? `${what} (asked for on the command line)` : `${what} (no discord.token is configured)`;
     }
-    default: {
-      const unreachable: never = choice;
-      return unreachable;
-    }
+    default:
+      return assertNever(choice);
   }
 }

@@ -1,4 +1,5 @@
 import type { Clock } from '../core/clock.js';
+import { repeatUntilAborted } from '../core/repeat.js';
 import type { BotServices } from './bot_services.js';
 
 /**
@@ -7,13 +8,12 @@ import type { BotServices } from './bot_services.js';
  * sweep is logged by the store and tried again next time.
  */
 export async function keepHouse(services: BotServices, clock: Clock, intervalMs: number, signal: AbortSignal): Promise<void> {
-  for (;;) {
+  await repeatUntilAborted(clock, intervalMs, signal, async () => {
     try {
-      await clock.sleep(intervalMs, signal);
       await services.store?.sweepExpiredLeases();
       await services.store?.sweepRetention();
     } catch {
-      if (signal.aborted) return;
+      // Logged by the store; the next round tries again.
     }
-  }
+  });
 }

@@ -1,3 +1,5 @@
+import { marked } from '../core/marked.js';
+
 /** The kinds of thing that can be wrong with a configuration. */
 export const CONFIG_PROBLEM_KINDS = [
   'unreadable_file',
@@ -27,21 +29,21 @@ export interface ConfigProblem {
   readonly message: string;
 }
 
-const CONFIG_ERROR = Symbol.for('holdfast.ConfigError');
+const CONFIG_ERROR = marked<ConfigError>('ConfigError');
 
 /** The configuration could not be loaded; `problems` lists every reason, one each. */
 export class ConfigError extends Error {
-  readonly [CONFIG_ERROR] = true;
   override readonly name = 'ConfigError';
 
   constructor(readonly problems: readonly ConfigProblem[]) {
     super(problems.map(formatConfigProblem).join('\n'));
+    CONFIG_ERROR.mark(this);
   }
 }
 
 /** Recognises a {@link ConfigError}, even one thrown by another copy of this module. */
 export function isConfigError(error: unknown): error is ConfigError {
-  return typeof error === 'object' && error !== null && CONFIG_ERROR in error;
+  return CONFIG_ERROR.is(error);
 }
 
 /** `tools.http[0].name`; the empty path is `(top level)`. */

@@ -1,4 +1,5 @@
 import type { BotEvent, ReplySink } from '../conversation/transport.js';
+import { assertNever } from '../core/assert_never.js';
 
 /** Where the console writes. */
 export interface ConsoleOutput {
@@ -22,10 +23,8 @@ export function jsonLinesSink(output: ConsoleOutput): ReplySink & { ready(): voi
           return line({ type: 'turn', turn: event.turn, status: event.status });
         case 'delta':
           return undefined;
-        default: {
-          const unreachable: never = event;
-          return unreachable;
-        }
+        default:
+          return assertNever(event);
       }
     },
     async deliver(reply, confirmed) {
@@ -60,10 +59,8 @@ export function textSink(output: ConsoleOutput): ReplySink & { ready(): void } {
           return;
         case 'turn':
           return;
-        default: {
-          const unreachable: never = event;
-          return unreachable;
-        }
+        default:
+          return assertNever(event);
       }
     },
     async deliver(reply, confirmed) {

@@ -10,6 +10,7 @@ import { messageDigest, type InboundMessage, type NoticeKind } from './transport
 import type { MessageAttachment } from './message_attachment.js';
 import type { ReconstructedParts } from '../engine/turn_codec.js';
 import { userContent } from './user_content.js';
+import { assertNever } from '../core/assert_never.js';
 
 export interface AdmissionDeps {
   readonly config: Config;
@@ -71,9 +72,7 @@ export async function admitMessage(message: InboundMessage, signal: AbortSignal,
       return { kind: 'notice', turn: admission.turn.turnId, notice: 'interrupted', text: 'This request was interrupted and its work is saved; type `resume` to continue it.' };
     case 'store_unavailable':
       return { kind: 'notice', turn: null, notice: 'failed', text: 'My storage is unavailable, so I will not start work I could not keep track of. Please try again later.' };
-    default: {
-      const unreachable: never = admission;
-      return unreachable;
-    }
+    default:
+      return assertNever(admission);
   }
 }

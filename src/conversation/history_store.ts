@@ -3,6 +3,7 @@ import type { Config } from '../config/schema.js';
 import type { Clock } from '../core/clock.js';
 import type { Message } from '../llm/protocol.js';
 import { openSqliteFile } from '../turn_state/sqlite/file.js';
+import { assertNever } from '../core/assert_never.js';
 
 /** What the summary entry's text starts with when it is loaded as a message. */
 export const SUMMARY_PREFIX = 'Summary of the earlier conversation: ';
@@ -92,10 +93,8 @@ function toMessage(row: EntryRow): Message {
       return { role: row.role, content: [{ type: 'text', text: row.text }] };
     case 'summary':
       return { role: 'user', content: [{ type: 'text', text: `${SUMMARY_PREFIX}${row.text}` }] };
-    default: {
-      const unknownRole: never = row.role;
-      throw new Error(`unknown history entry role ${String(unknownRole)}`);
-    }
+    default:
+      return assertNever(row.role);
   }
 }
 
@@ -234,10 +233,8 @@ export class HistoryStore {
         const summary = await trySummarize(summarize, planMessages(plan));
         return (summary === undefined ? undefined : this.#replace(channel, plan, summary)) ?? this.#drop(channel, maxChars);
       }
-      default: {
-        const unknown: never = compaction;
-        throw new Error(`unknown compaction ${String(unknown)}`);
-      }
+      default:
+        return assertNever(compaction);
     }
   }
 

@@ -1,3 +1,4 @@
+import { assertNever } from '../core/assert_never.js';
 import { ShutdownReason } from '../engine/shutdown_reason.js';
 import { AutoResumer, type AutoResumeTarget } from './auto_resume.js';
 import { ChannelLanes } from './channel_lanes.js';
@@ -44,10 +45,8 @@ export class Intake {
         return this.#queue(origin, () => this.#runner.resumeCommand(origin, inbound.turnId, inbound.spoken));
       case 'message':
         return this.#queue(origin, () => this.#runner.message(origin));
-      default: {
-        const unreachable: never = inbound;
-        return unreachable;
-      }
+      default:
+        return assertNever(inbound);
     }
   }
 

@@ -1,3 +1,4 @@
+import { assertNever } from '../core/assert_never.js';
 import type { RecoveryRuntime } from '../recovery/generate_with_recovery.js';
 
 /**
@@ -19,10 +20,8 @@ export function modelHealthLines(recovery: RecoveryRuntime): string[] {
       case 'half_open':
         lines.push(`The model ${breaker.key} is recovering from an overload; ${breaker.probeInFlight ? 'a test request is under way' : 'the next request tests it'}.`);
         break;
-      default: {
-        const unreachable: never = breaker.state;
-        return unreachable;
-      }
+      default:
+        return assertNever(breaker.state);
     }
   }
   for (const subsystem of recovery.guard.snapshots()) {

@@ -1,3 +1,4 @@
+import { assertNever } from '../core/assert_never.js';
 import type { TurnStatus } from '../turn_state/turn_types.js';
 import type { InboundMessage, NoticeKind, ReplySink } from './transport.js';
 
@@ -21,10 +22,8 @@ export function noticeFor(status: TurnStatus): NoticeKind {
     case 'TERMINAL_COMPLETED':
     case 'TERMINAL_FAILED':
       return 'failed';
-    default: {
-      const unreachable: never = status;
-      return unreachable;
-    }
+    default:
+      return assertNever(status);
   }
 }
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { TurnStatus } from '../turn_state/turn_types.js';
 import type { MessageAttachment } from './message_attachment.js';
+import { marked } from '../core/marked.js';
 
 /** A message as a transport hands it to the intake pipeline. */
 export interface InboundMessage {
@@ -78,24 +79,24 @@ export interface ReplySink {
   deliver(reply: FinalReply, confirmed: (partsDelivered: number) => Promise<void>): Promise<void>;
 }
 
-const UNDELIVERABLE = Symbol.for('holdfast.ReplyUndeliverable');
+const UNDELIVERABLE = marked<ReplyUndeliverable>('ReplyUndeliverable');
 
 /** The transport refused a reply for good (the channel is gone, the bot may not post there): posting it again cannot help. */
 export class ReplyUndeliverable extends Error {
   override readonly name = 'ReplyUndeliverable';
-  readonly [UNDELIVERABLE] = true;
   constructor(
     readonly turn: string,
     readonly reason: string,
     options?: ErrorOptions,
   ) {
     super(`the reply of turn ${turn} cannot be delivered: ${reason}`, options);
+    UNDELIVERABLE.mark(this);
   }
 }
 
 /** Whether `error` is a {@link ReplyUndeliverable}, from any copy of this module. */
 export function isReplyUndeliverable(error: unknown): error is ReplyUndeliverable {
-  return typeof error === 'object' && error !== null && UNDELIVERABLE in error;
+  return UNDELIVERABLE.is(error);
 }
 
 /** The original message of a turn as the transport sees it now; `undefined` when it was deleted. */

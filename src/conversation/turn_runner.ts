@@ -1,3 +1,4 @@
+import { assertNever } from '../core/assert_never.js';
 import type { TurnEnding } from '../engine/terminal_writer.js';
 import { runTurn, type RunDeps } from '../engine/run_turn.js';
 import type { TurnRecord } from '../turn_state/turn_types.js';
@@ -81,10 +82,8 @@ export class TurnRunner {
         streaming.turnId = attempt.turn.turnId;
         postNotice(this.deps.sink, answerTo, attempt.turn.turnId, 'resumed', 'Continuing your saved request.');
         return this.#run(answerTo, attempt.turn.turnId, controller, () => attempt.continued);
-      default: {
-        const unreachable: never = attempt;
-        return unreachable;
-      }
+      default:
+        return assertNever(attempt);
     }
   }
 

@@ -1,5 +1,6 @@
 import type { ContentBlock } from '../llm/protocol.js';
 import type { AttachmentSkipReason, MessageAttachment } from './message_attachment.js';
+import { assertNever } from '../core/assert_never.js';
 
 /**
  * The content of a turn's user message: what the user wrote, then each attachment in order. A
@@ -28,10 +29,8 @@ function attachmentBlocks(attachment: MessageAttachment, vision: boolean): Conte
       ];
     case 'skipped':
       return [leftOut(name, attachment.reason, attachment.limitBytes)];
-    default: {
-      const unreachable: never = attachment;
-      return unreachable;
-    }
+    default:
+      return assertNever(attachment);
   }
 }
 
@@ -49,10 +48,8 @@ function why(reason: AttachmentSkipReason, limitBytes: number | undefined): stri
       return 'it could not be downloaded';
     case 'vision_off':
       return 'this model is not set up to see images';
-    default: {
-      const unreachable: never = reason;
-      return unreachable;
-    }
+    default:
+      return assertNever(reason);
   }
 }
 

@@ -5,6 +5,7 @@ import type { Config } from '../config/schema.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { downloadBounded } from './attachment_download.js';
+import { assertNever } from '../core/assert_never.js';
 
 /** The fields of a Discord attachment this module reads (a discord.js `Attachment` has them all). */
 export interface AttachmentView {
@@ -80,10 +81,8 @@ async function prepareOne(view: AttachmentView, settings: AttachmentSettings, de
       return skipped(view, 'download_failed');
     case 'complete':
       return kind === 'image' ? asImage(view, download.bytes) : asText(view, download.bytes);
-    default: {
-      const unreachable: never = download;
-      return unreachable;
-    }
+    default:
+      return assertNever(download);
   }
 }
 

@@ -1,3 +1,4 @@
+import { nextBackoff, type BackoffSchedule } from '../core/backoff.js';
 import type { Clock } from '../core/clock.js';
 
 /** The longest wait between two attempts. */
@@ -12,6 +13,11 @@ export interface DiscordRetryPolicy {
   readonly deadlineMs: number;
   /** Ends the waits between attempts (the bot is shutting down). */
   readonly signal: AbortSignal;
+}
+
+/** The waits between attempts: doubling from `backoffMs` up to 30 s, none ending past the deadline. */
+export function discordBackoff(policy: Pick<DiscordRetryPolicy, 'backoffMs' | 'deadlineMs'>): BackoffSchedule {
+  return { initialMs: policy.backoffMs, factor: 2, capMs: BACKOFF_CAP_MS, jitter: 'none', deadlineMs: policy.deadlineMs };
 }
 
 /**
@@ -31,13 +37,14 @@ export function isRefusedByDiscord(error: unknown): boolean {
  */
 export async function withDiscordRetry<T>(policy: DiscordRetryPolicy, attempt: () => Promise<T>): Promise<T> {
   const { clock } = policy;
-  const deadline = clock.monotonicNow() + policy.deadlineMs;
+  const schedule = discordBackoff(policy);
+  const start = clock.monotonicNow();
   for (let failures = 0; ; failures += 1) {
     try {
       return await attempt();
     } catch (error) {
-      const wait = Math.min(policy.backoffMs * 2 ** failures, BACKOFF_CAP_MS);
-      if (isRefusedByDiscord(error) || policy.signal.aborted || clock.monotonicNow() + wait > deadline) throw error;
+      const wait = nextBackoff(schedule, failures, clock.monotonicNow() - start);
+      if (isRefusedByDiscord(error) || policy.signal.aborted || wait === undefined) throw error;
       await clock.sleep(wait, policy.signal).catch(() => {
         throw error;
       });

@@ -8,6 +8,8 @@ import { isRefusedByDiscord, withDiscordRetry, type DiscordRetryPolicy } from '.
 import { postReplyParts, replyNonce, type ReplyChannel } from './reply_posting.js';
 import { NOTICE_MARK, SAFE_MENTIONS } from './mention_policy.js';
 import { TypingIndicators } from './typing.js';
+import { assertNever } from '../core/assert_never.js';
+import { KeyedSerialQueue } from '../core/keyed_queue.js';
 
 type SendableChannel = TextBasedChannel & ReplyChannel & { sendTyping: () => Promise<unknown> };
 
@@ -40,20 +42,14 @@ export interface DiscordSinkOptions {
  */
 export function discordSink(options: DiscordSinkOptions): ReplySink {
   const { client, clock, logger } = options;
-  const queues = new Map<string, Promise<unknown>>();
+  const queue = new KeyedSerialQueue();
   const streams = new Map<string, Stream>();
-  const inOrder = (channelId: string, work: (channel: SendableChannel) => Promise<unknown>): Promise<void> => {
-    const done = (queues.get(channelId) ?? Promise.resolve()).then(async () => {
+  const inOrder = (channelId: string, work: (channel: SendableChannel) => Promise<unknown>): Promise<void> =>
+    queue.run(channelId, async () => {
       const channel = await withDiscordRetry(options.delivery, () => client.channels.fetch(channelId));
       if (channel === null || !channel.isTextBased() || !('send' in channel)) throw new Error(`channel ${channelId} cannot take messages`);
       await work(channel);
     });
-    queues.set(
-      channelId,
-      done.catch(() => undefined),
-    );
-    return done;
-  };
   const show = (channelId: string, work: (channel: SendableChannel) => Promise<unknown>): void => {
     inOrder(channelId, work).catch((error: unknown) => logger.error({ err: error, channel: channelId }, 'could not post to Discord'));
   };
@@ -107,10 +103,8 @@ export function discordSink(options: DiscordSinkOptions): ReplySink {
           if (event.status === 'ACTIVE') typing.start(event.turn, event.channelId);
           else typing.stop(event.turn);
           return;
-        default: {
-          const unreachable: never = event;
-          return unreachable;
-        }
+        default:
+          return assertNever(event);
       }
     },
     deliver(reply, confirmed) {

@@ -1,3 +1,5 @@
+import { KeyedSerialQueue } from '../core/keyed_queue.js';
+
 /**
  * Hands values on in the order they arrived, per key, while the ones still being prepared (a
  * message whose attachments are downloading) finish side by side. A channel's later messages wait
@@ -5,7 +7,7 @@
  * wait. A value that is ready while nothing of its key is pending is handed on at once.
  */
 export class InOrder<T> {
-  readonly #pending = new Map<string, Promise<void>>();
+  readonly #queue = new KeyedSerialQueue();
 
   /**
    * @param deliver receives each value, in order per key.
@@ -18,23 +20,13 @@ export class InOrder<T> {
 
   /** Queues `value` (ready, or being prepared) behind everything queued earlier under `key`. */
   push(key: string, value: T | Promise<T>): void {
-    const previous = this.#pending.get(key);
-    if (previous === undefined && !(value instanceof Promise)) return this.#deliverSafely(value);
-    const tail: Promise<void> = (previous ?? Promise.resolve())
-      .then(() => value)
-      .then(
-        (ready) => this.#deliverSafely(ready),
-        (error: unknown) => this.onError(error),
-      )
-      .finally(() => {
-        if (this.#pending.get(key) === tail) this.#pending.delete(key);
-      });
-    this.#pending.set(key, tail);
+    if (this.#queue.size(key) === 0 && !(value instanceof Promise)) return this.#deliverSafely(value);
+    this.#queue.run(key, async () => this.#deliverSafely(await value)).catch((error: unknown) => this.onError(error));
   }
 
-  /** Resolves once everything queued so far has been handed on. */
-  async idle(): Promise<void> {
-    await Promise.all([...this.#pending.values()]);
+  /** Resolves once everything queued has been handed on. */
+  idle(): Promise<void> {
+    return this.#queue.idle();
   }
 
   #deliverSafely(value: T): void {

@@ -1,4 +1,5 @@
 import type { Clock } from '../core/clock.js';
+import { repeatUntilAborted } from '../core/repeat.js';
 
 /** Discord shows "is typing…" for about ten seconds after each request, so it is renewed before then. */
 export const TYPING_RENEW_MS = 8_000;
@@ -32,24 +33,12 @@ export class TypingIndicators {
     this.stop(turn);
     const controller = new AbortController();
     this.#running.set(turn, controller);
-    void this.#renew(channelId, controller.signal);
+    void repeatUntilAborted(this.clock, TYPING_RENEW_MS, controller.signal, () => this.type(channelId), { workFirst: true, forMs: TYPING_MAX_MS });
   }
 
   /** Stops renewing `turn`'s indicator (Discord clears it by itself when the bot posts). */
   stop(turn: string): void {
     this.#running.get(turn)?.abort();
     this.#running.delete(turn);
-  }
-
-  async #renew(channelId: string, signal: AbortSignal): Promise<void> {
-    const until = this.clock.monotonicNow() + TYPING_MAX_MS;
-    while (!signal.aborted && this.clock.monotonicNow() < until) {
-      this.type(channelId);
-      try {
-        await this.clock.sleep(TYPING_RENEW_MS, signal);
-      } catch {
-        return;
-      }
-    }
   }
 }

@@ -7,6 +7,7 @@ import type { CallPlan } from './batch_plan.js';
 import type { ChatTurn } from './chat_turn.js';
 import type { TurnDurability } from './durability.js';
 import type { FaultInjector } from './fault_points.js';
+import { assertNever } from '../core/assert_never.js';
 
 export interface BatchContext {
   readonly turn: ChatTurn;
@@ -81,10 +82,8 @@ async function settle(plan: CallPlan, op: OpRecord, context: BatchContext): Prom
     case 'RUNNING':
     case 'MANUAL_RESOLUTION_REQUIRED':
       return { block: errorBlock(plan.use.id, op.error ?? 'outcome unknown'), manual: op };
-    default: {
-      const unreachable: never = op.state;
-      return unreachable;
-    }
+    default:
+      return assertNever(op.state);
   }
 }
 
@@ -105,10 +104,8 @@ async function afterUncertain(plan: CallPlan & { kind: 'run' }, op: OpRecord, co
     }
     case 'write':
       return { block: errorBlock(plan.use.id, op.error ?? 'outcome unknown'), manual: op };
-    default: {
-      const unreachable: never = plan.tool.effect;
-      return unreachable;
-    }
+    default:
+      return assertNever(plan.tool.effect);
   }
 }
 
@@ -126,10 +123,8 @@ function moveFor(outcome: ToolOutcome): OpMove {
       return { to: 'DEFINITELY_FAILED', error: outcome.error };
     case 'uncertain':
       return { to: 'OUTCOME_UNKNOWN', error: outcome.error };
-    default: {
-      const unreachable: never = outcome;
-      return unreachable;
-    }
+    default:
+      return assertNever(outcome);
   }
 }
 

@@ -6,6 +6,7 @@
  * numbers, booleans, `null`), which is all a `JSON.parse` can produce.
  */
 import type { ContentBlock, Message, Role } from '../llm/protocol.js';
+import { assertNever } from '../core/assert_never.js';
 
 /** A plain data object, read-only. */
 export type PlainObject = Readonly<Record<string, unknown>>;
@@ -45,10 +46,8 @@ export function describeValue(value: unknown): string {
       if (value === null) return 'null';
       if (Array.isArray(value)) return 'an array';
       return isPlainObject(value) ? 'an object' : 'a non-plain object';
-    default: {
-      const unreachable: never = type;
-      return unreachable;
-    }
+    default:
+      return assertNever(type);
   }
 }
 
@@ -222,10 +221,8 @@ function checkBlock(value: unknown, path: string, role: Role | undefined, proble
     case 'tool_result':
       checkObject(value, path, problems, { type: isAny, toolUseId: readString, content: readString, isError: readBoolean });
       return;
-    default: {
-      const unreachable: never = type;
-      return unreachable;
-    }
+    default:
+      return assertNever(type);
   }
 }
 

@@ -1,4 +1,5 @@
 import type { Clock } from '../core/clock.js';
+import { repeatUntilAborted } from '../core/repeat.js';
 import type { Message } from '../llm/protocol.js';
 import { idempotencyKey } from '../turn_state/call_fingerprint.js';
 import type { OpIntent, OpKey, OpMove, OpRecord } from '../turn_state/ledger_types.js';
@@ -35,16 +36,7 @@ export function storeDurability(store: TurnStore, lease: Lease): TurnDurability 
     suspend: (reason) => store.suspend(lease, reason),
     finish: (status, reason) => store.finish(lease, status, reason),
     complete: (reply) => store.complete(lease, reply),
-    async keepAlive(clock, intervalMs, signal) {
-      for (;;) {
-        try {
-          await clock.sleep(intervalMs, signal);
-          await store.heartbeat(lease);
-        } catch {
-          return;
-        }
-      }
-    },
+    keepAlive: (clock, intervalMs, signal) => repeatUntilAborted(clock, intervalMs, signal, () => store.heartbeat(lease)).catch(() => undefined),
   };
 }
 

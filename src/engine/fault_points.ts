@@ -1,3 +1,5 @@
+import { marked } from '../core/marked.js';
+
 /**
  * The durable points of a step (DESIGN §7.3), the moments around a tool's effect, and the moment
  * a completed turn's reply is stored but not yet handed to the transport.
@@ -24,11 +26,10 @@ export interface FaultInjector {
 /** Production: no fault point stops anything. */
 export const NO_FAULTS: FaultInjector = { reach: () => undefined };
 
-const CRASH = Symbol.for('holdfast.SimulatedCrash');
+const CRASH = marked<SimulatedCrash>('SimulatedCrash');
 
 /** Thrown at a fault point; the engine lets it through untouched: no terminal write, no cleanup. */
 export class SimulatedCrash extends Error {
-  readonly [CRASH] = true;
   override readonly name = 'SimulatedCrash';
 
   constructor(
@@ -36,11 +37,12 @@ export class SimulatedCrash extends Error {
     readonly step: number,
   ) {
     super(`stopped dead at ${point} of step ${step}`);
+    CRASH.mark(this);
   }
 }
 
 export function isSimulatedCrash(error: unknown): error is SimulatedCrash {
-  return typeof error === 'object' && error !== null && CRASH in error;
+  return CRASH.is(error);
 }
 
 /** A fault injector that stops at the `occurrence`-th time `point` is reached (counting from 1). */

@@ -2,6 +2,7 @@ import type { TurnStore } from '../turn_state/turn_store.js';
 import type { OwnerTerminalStatus, TurnRecord, TurnStatus } from '../turn_state/turn_types.js';
 import type { TurnDurability } from './durability.js';
 import type { FailureReason, TurnOutcome } from './turn_outcome.js';
+import { assertNever } from '../core/assert_never.js';
 
 /** How a turn ended: the status it was left in and what the user is told. */
 export interface TurnEnding {
@@ -70,10 +71,8 @@ export async function endTurn(outcome: TurnOutcome, durability: TurnDurability):
     }
     case 'fenced':
       return { status: 'untouched', message: undefined };
-    default: {
-      const unreachable: never = outcome;
-      return unreachable;
-    }
+    default:
+      return assertNever(outcome);
   }
 }
 

@@ -7,6 +7,7 @@ import type { Message } from '../llm/protocol.js';
 import { validateToolPairs, type ToolPairViolation } from '../llm/tool_pairs.js';
 import type { ChatTurn, RepeatedCallTracker, TurnBudgets } from './chat_turn.js';
 import { checkTranscriptShape, describeValue, exactObject, isPlainObject, pathOf, readArray, readBoolean, readInteger, readString } from './checkpoint_validation.js';
+import { marked } from '../core/marked.js';
 
 /** How one field of a turn survives a resume. */
 export type CensusEntry =
@@ -253,22 +254,22 @@ function describeViolation(violation: ToolPairViolation): string {
   return `transcript[${violation.messageIndex}]: ${id} ${PAIR_PROBLEMS[violation.kind]}`;
 }
 
-const INVALID_CHECKPOINT_ERROR = Symbol.for('holdfast.InvalidCheckpointError');
+const INVALID_CHECKPOINT_ERROR = marked<InvalidCheckpointError>('InvalidCheckpointError');
 
 /** A stored checkpoint or transcript that cannot be restored: the turn ends TERMINAL_REJECTED, never SUSPENDED again. */
 export class InvalidCheckpointError extends Error {
-  readonly [INVALID_CHECKPOINT_ERROR] = true;
   override readonly name = 'InvalidCheckpointError';
 
   constructor(readonly problems: readonly string[]) {
     const shown = problems.slice(0, 10).join('; ');
     super(`invalid checkpoint: ${shown}${problems.length > 10 ? `; and ${problems.length - 10} more` : ''}`);
+    INVALID_CHECKPOINT_ERROR.mark(this);
   }
 }
 
 /** Whether `error` is an {@link InvalidCheckpointError}, by its marker (it survives module duplication). */
 export function isInvalidCheckpointError(error: unknown): error is InvalidCheckpointError {
-  return typeof error === 'object' && error !== null && INVALID_CHECKPOINT_ERROR in error;
+  return INVALID_CHECKPOINT_ERROR.is(error);
 }
 
 /** The fields a resume rebuilds, from the store's row, the transport and the current catalog. */

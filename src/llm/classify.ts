@@ -9,6 +9,7 @@ import {
   type LLMErrorKind,
 } from './errors.js';
 import { isRecord } from './json_fields.js';
+import { assertNever } from '../core/assert_never.js';
 
 /** Which provider and model an error is about. */
 export interface ErrorContext {
@@ -99,10 +100,8 @@ export function errorFromStreamPayload(context: ErrorContext, fields: ErrorField
       return new LLMRequestError(message, details);
     case 'transport':
       return new LLMTransportError(message, details);
-    default: {
-      const unreachable: never = kind;
-      return unreachable;
-    }
+    default:
+      return assertNever(kind);
   }
 }
 

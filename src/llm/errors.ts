@@ -1,3 +1,5 @@
+import { marked } from '../core/marked.js';
+
 /**
  * Typed model errors (DESIGN §4.1). The recovery policy decides on `kind` and the typed fields,
  * never on message text; messages are for people.
@@ -5,7 +7,7 @@
 export const LLM_ERROR_KINDS = ['capacity', 'transport', 'rate_limit', 'auth', 'request'] as const;
 export type LLMErrorKind = (typeof LLM_ERROR_KINDS)[number];
 
-const LLM_ERROR = Symbol.for('holdfast.LLMError');
+const LLM_ERROR = marked<LLMError>('LLMError');
 
 /** What every model error says about where it came from. */
 export interface LLMErrorDetails {
@@ -24,7 +26,6 @@ export interface LLMErrorDetails {
 
 /** The base of every model error; recognise it with {@link isLLMError}, not `instanceof`. */
 export abstract class LLMError extends Error {
-  readonly [LLM_ERROR] = true;
   abstract readonly kind: LLMErrorKind;
   /** Whether waiting and trying again can help, as far as this error alone can tell. */
   abstract readonly isRetryable: boolean;
@@ -37,6 +38,7 @@ export abstract class LLMError extends Error {
 
   constructor(message: string, details: LLMErrorDetails) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    LLM_ERROR.mark(this);
     this.provider = details.provider;
     this.model = details.model;
     this.code = details.code;
@@ -93,7 +95,7 @@ export class LLMRequestError extends LLMError {
 
 /** Recognises any {@link LLMError}, even one made by a second copy of this module. */
 export function isLLMError(error: unknown): error is LLMError {
-  return typeof error === 'object' && error !== null && LLM_ERROR in error;
+  return LLM_ERROR.is(error);
 }
 
 /** Recognises an {@link LLMError} of one kind; narrows to its class. */

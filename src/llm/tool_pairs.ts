@@ -1,4 +1,6 @@
 import type { Message } from './protocol.js';
+import { assertNever } from '../core/assert_never.js';
+import { marked } from '../core/marked.js';
 
 /** The ways a transcript can break tool-pair validity. */
 export type ToolPairViolation =
@@ -45,20 +47,20 @@ export function validateToolPairs(messages: readonly Message[]): ToolPairViolati
   return violations;
 }
 
-const TOOL_PAIR_ERROR = Symbol.for('holdfast.ToolPairError');
+const TOOL_PAIR_ERROR = marked<ToolPairError>('ToolPairError');
 
 /** A transcript about to be sent to a model is not tool-pair valid: a bug upstream, never weather. */
 export class ToolPairError extends Error {
-  readonly [TOOL_PAIR_ERROR] = true;
   override readonly name = 'ToolPairError';
 
   constructor(readonly violations: readonly ToolPairViolation[]) {
     super(`transcript is not tool-pair valid: ${violations.map(describeViolation).join('; ')}`);
+    TOOL_PAIR_ERROR.mark(this);
   }
 }
 
 export function isToolPairError(error: unknown): error is ToolPairError {
-  return typeof error === 'object' && error !== null && TOOL_PAIR_ERROR in error;
+  return TOOL_PAIR_ERROR.is(error);
 }
 
 /** @throws {ToolPairError} when {@link validateToolPairs} finds anything. */
@@ -82,9 +84,7 @@ function describeViolation(violation: ToolPairViolation): string {
       return `a tool call has an empty id (${at})`;
     case 'result_in_assistant_message':
       return `result for ${violation.toolUseId} sits in an assistant message (${at})`;
-    default: {
-      const unreachable: never = violation;
-      return unreachable;
-    }
+    default:
+      return assertNever(violation);
   }
 }

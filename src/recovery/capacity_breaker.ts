@@ -2,6 +2,7 @@ import type { Clock } from '../core/clock.js';
 import type { IdFactory } from '../core/ids.js';
 import { CircuitOpenError } from './circuit_open_error.js';
 import type { BreakerSettings } from './settings.js';
+import { assertNever } from '../core/assert_never.js';
 
 /** Where a breaker stands; each state carries what it needs. */
 type BreakerState =
@@ -70,10 +71,8 @@ export class ModelCapacityBreaker {
         this.#state = { kind: 'half_open', probe: { token, expiresAt: this.clock.monotonicNow() + this.settings.probeTimeoutMs } };
         return { kind: 'probe', token };
       }
-      default: {
-        const unreachable: never = state;
-        return unreachable;
-      }
+      default:
+        return assertNever(state);
     }
   }
 

@@ -1,11 +1,12 @@
-const CIRCUIT_OPEN_ERROR = Symbol.for('holdfast.CircuitOpenError');
+import { marked } from '../core/marked.js';
+
+const CIRCUIT_OPEN_ERROR = marked<CircuitOpenError>('CircuitOpenError');
 
 /**
  * A model's capacity breaker refused the call: it is open (cooling down) or half-open with its
  * one probe already out. Weather, not a fault: the recovery policy waits through it.
  */
 export class CircuitOpenError extends Error {
-  readonly [CIRCUIT_OPEN_ERROR] = true;
   override readonly name = 'CircuitOpenError';
 
   constructor(
@@ -17,10 +18,11 @@ export class CircuitOpenError extends Error {
     readonly state: 'open' | 'probe_in_flight',
   ) {
     super(`${provider} ${model}: the capacity breaker is ${state === 'open' ? 'open' : 'half-open with a probe in flight'}`);
+    CIRCUIT_OPEN_ERROR.mark(this);
   }
 }
 
 /** Recognises a {@link CircuitOpenError}, even from another copy of this module. */
 export function isCircuitOpenError(error: unknown): error is CircuitOpenError {
-  return typeof error === 'object' && error !== null && CIRCUIT_OPEN_ERROR in error;
+  return CIRCUIT_OPEN_ERROR.is(error);
 }

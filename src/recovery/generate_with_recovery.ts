@@ -10,6 +10,7 @@ import { isRecoveryGiveUpError, RecoveryGiveUpError, type GiveUpReason } from '.
 import { decideRetry, type WaitReason } from './retry_decision.js';
 import type { RecoverySettings } from './settings.js';
 import type { SubsystemGuard } from './subsystem_guard.js';
+import { assertNever } from '../core/assert_never.js';
 
 /** The long-lived parts every generation shares: time, jitter, the breakers and the health guard. */
 export interface RecoveryRuntime {
@@ -141,10 +142,8 @@ class RecoveryRun {
           throw this.#giveUp('cancelled', error);
         }
         return;
-      default: {
-        const unreachable: never = decision;
-        throw new Error(`unknown retry decision ${JSON.stringify(unreachable)}`);
-      }
+      default:
+        return assertNever(decision);
     }
   }
 

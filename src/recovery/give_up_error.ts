@@ -1,12 +1,13 @@
+import { marked } from '../core/marked.js';
+
 /** Why a generation stopped trying. */
 export const GIVE_UP_REASONS = ['deadline', 'cancelled', 'non_retryable'] as const;
 export type GiveUpReason = (typeof GIVE_UP_REASONS)[number];
 
-const GIVE_UP_ERROR = Symbol.for('holdfast.RecoveryGiveUpError');
+const GIVE_UP_ERROR = marked<RecoveryGiveUpError>('RecoveryGiveUpError');
 
 /** A generation gave up: `reason` says why, `lastError` is the last failure it saw. */
 export class RecoveryGiveUpError extends Error {
-  readonly [GIVE_UP_ERROR] = true;
   override readonly name = 'RecoveryGiveUpError';
 
   constructor(
@@ -21,10 +22,11 @@ export class RecoveryGiveUpError extends Error {
     super(`model call gave up (${reason}) after ${attempts} attempt${attempts === 1 ? '' : 's'}${lastError instanceof Error ? `: ${lastError.message}` : ''}`, {
       cause: lastError,
     });
+    GIVE_UP_ERROR.mark(this);
   }
 }
 
 /** Recognises a {@link RecoveryGiveUpError}, even from another copy of this module. */
 export function isRecoveryGiveUpError(error: unknown): error is RecoveryGiveUpError {
-  return typeof error === 'object' && error !== null && GIVE_UP_ERROR in error;
+  return GIVE_UP_ERROR.is(error);
 }

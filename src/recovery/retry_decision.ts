@@ -1,7 +1,9 @@
+import { backoffDelay, type BackoffSchedule } from '../core/backoff.js';
 import type { Random } from '../core/random.js';
 import { isLLMError } from '../llm/errors.js';
 import { isCircuitOpenError } from './circuit_open_error.js';
 import type { RecoverySettings } from './settings.js';
+import { assertNever } from '../core/assert_never.js';
 
 /** Why the policy waits before the next attempt. */
 export type WaitReason = 'backoff' | 'retry_after' | 'circuit_open';
@@ -24,6 +26,11 @@ export interface RetryContext {
   readonly random: Random;
 }
 
+/** The waits between attempts at one generation: full-jitter exponential from the base, capped. */
+export function recoveryBackoff(settings: Pick<RecoverySettings, 'backoffBaseMs' | 'backoffCapMs'>): BackoffSchedule {
+  return { initialMs: settings.backoffBaseMs, factor: 2, capMs: settings.backoffCapMs, jitter: 'full' };
+}
+
 /**
  * The recovery policy's one decision (DESIGN §5.1). Capacity and transport failures are retried
  * after full-jitter exponential backoff, with a provider's retry-after as a floor clamped to
@@ -44,8 +51,7 @@ export function decideRetry(error: unknown, context: RetryContext): RetryDecisio
   switch (error.kind) {
     case 'capacity':
     case 'transport': {
-      const ceiling = Math.min(settings.backoffCapMs, settings.backoffBaseMs * 2 ** Math.max(0, context.attempts - 1));
-      const backoff = Math.floor(context.random.next() * ceiling);
+      const backoff = backoffDelay(recoveryBackoff(settings), context.attempts - 1, context.random);
       const floor = error.retryAfterMs === undefined ? 0 : Math.min(error.retryAfterMs, settings.retryAfterMaxMs);
       return floor > backoff ? fit(floor, 'retry_after') : fit(backoff, 'backoff');
     }
@@ -55,9 +61,7 @@ export function decideRetry(error: unknown, context: RetryContext): RetryDecisio
     case 'auth':
     case 'request':
       return { kind: 'give_up', reason: 'non_retryable' };
-    default: {
-      const unreachable: never = error.kind;
-      return unreachable;
-    }
+    default:
+      return assertNever(error.kind);
   }
 }

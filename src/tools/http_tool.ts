@@ -3,6 +3,7 @@ import type { JsonObject, JsonValue } from '../llm/protocol.js';
 import type { EffectClass } from '../turn_state/ledger_types.js';
 import type { Tool, ToolContext, ToolOutcome } from './tool.js';
 import { classifyFetchFailure } from './http_failure.js';
+import { assertNever } from '../core/assert_never.js';
 
 /** One tool of `tools.http`, with every default filled in. */
 export type HttpToolConfig = Config['tools']['http'][number];
@@ -53,10 +54,8 @@ async function callEndpoint(config: HttpToolConfig, input: JsonObject, context: 
         return { kind: 'failed', error: `${target} ${failure.what} before the request was sent: nothing happened.` };
       case 'maybe_sent':
         return afterSending(config.effect, `${target} ${failure.what} while the request was in flight`);
-      default: {
-        const unreachable: never = failure.stage;
-        return unreachable;
-      }
+      default:
+        return assertNever(failure.stage);
     }
   }
   return outcomeOfResponse(config, response, target, context.signal);
@@ -107,10 +106,8 @@ function placeInput(method: HttpToolConfig['method'], url: URL, fields: readonly
     case 'PATCH':
       if (!headers.has('content-type')) headers.set('content-type', 'application/json');
       return JSON.stringify(Object.fromEntries(fields));
-    default: {
-      const unreachable: never = method;
-      return unreachable;
-    }
+    default:
+      return assertNever(method);
   }
 }
 
@@ -170,10 +167,8 @@ async function outcomeOfResponse(config: HttpToolConfig, response: Response, tar
       return { kind: 'failed', error: `${answered}.${await serverSaid(response)}` };
     case 'server_error':
       return afterSending(config.effect, answered, await serverSaid(response));
-    default: {
-      const unreachable: never = kind;
-      return unreachable;
-    }
+    default:
+      return assertNever(kind);
   }
 }
 
@@ -188,10 +183,8 @@ function afterSending(effect: EffectClass, happened: string, serverSaid = ''): T
     case 'idempotent':
     case 'write':
       return { kind: 'uncertain', error: `${happened}: the change may or may not have happened.${serverSaid}` };
-    default: {
-      const unreachable: never = effect;
-      return unreachable;
-    }
+    default:
+      return assertNever(effect);
   }
 }
 

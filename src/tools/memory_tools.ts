@@ -2,6 +2,7 @@ import type { Config } from '../config/schema.js';
 import type { JsonObject, JsonValue } from '../llm/protocol.js';
 import { MAX_NOTE_LENGTH, MEMORY_SCOPES, type MemoryNote, type MemoryScope, type MemoryStore } from './memory_store.js';
 import type { Tool, ToolContext, ToolOutcome } from './tool.js';
+import { assertNever } from '../core/assert_never.js';
 
 /** How long one memory call may take; SQLite answers in far less unless the file is locked. */
 const TIMEOUT_MS = 10_000;
@@ -26,10 +27,8 @@ function ownerFor(scope: MemoryScope, context: ToolContext): string {
       return context.requesterId;
     case 'channel':
       return `${context.channel.source}:${context.channel.channelId}`;
-    default: {
-      const unreachable: never = scope;
-      throw new Error(`unknown memory scope ${String(unreachable)}`);
-    }
+    default:
+      return assertNever(scope);
   }
 }
 
@@ -40,10 +39,8 @@ function whose(scope: MemoryScope): string {
       return 'for you';
     case 'channel':
       return 'for this channel';
-    default: {
-      const unreachable: never = scope;
-      throw new Error(`unknown memory scope ${String(unreachable)}`);
-    }
+    default:
+      return assertNever(scope);
   }
 }
 
@@ -100,10 +97,8 @@ function rememberTool(store: MemoryStore): Tool {
         }
         case 'too_long':
           return Promise.resolve(failed(`the note is ${result.length} characters long; a note may be at most ${result.max}`));
-        default: {
-          const unreachable: never = result;
-          throw new Error(`unknown remember result ${JSON.stringify(unreachable)}`);
-        }
+        default:
+          return assertNever(result);
       }
     },
   };

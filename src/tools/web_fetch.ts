@@ -8,6 +8,7 @@ import type { JsonObject } from '../llm/protocol.js';
 import { htmlToText } from './html_text.js';
 import type { Tool, ToolContext, ToolOutcome } from './tool.js';
 import { parseFetchUrl, refusal, type UrlGuard, type UrlRefusal } from './url_guard.js';
+import { assertNever } from '../core/assert_never.js';
 
 /** The `tools.web_fetch` settings the tool uses (the allow list goes into the guard). */
 export type WebFetchSettings = Pick<Config['tools']['web_fetch'], 'timeout_seconds' | 'max_bytes' | 'max_chars' | 'max_redirects'>;
@@ -203,10 +204,8 @@ async function fetchPage(start: URL, settings: WebFetchSettings, guard: UrlGuard
         url = new URL(hop.location, url);
         break;
       }
-      default: {
-        const unexpected: never = hop;
-        return failed(`unexpected outcome ${JSON.stringify(unexpected)}`);
-      }
+      default:
+        return assertNever(hop);
     }
   }
 }

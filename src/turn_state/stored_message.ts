@@ -1,6 +1,7 @@
 import type { ContentBlock, Message } from '../llm/protocol.js';
 import type { BlobStore } from './blob_store.js';
 import { scrubJsonText, scrubSecrets } from './scrub.js';
+import { assertNever } from '../core/assert_never.js';
 
 /** Tool results longer than this go to the blob store instead of the row. */
 export const INLINE_LIMIT_BYTES = 16 * 1024;
@@ -50,10 +51,8 @@ export function encodeMessage(message: Message, blobs: BlobStore): { readonly js
         digests.push(contentBlob);
         return { type: 'tool_result', toolUseId: block.toolUseId, isError: block.isError, contentBlob };
       }
-      default: {
-        const unreachable: never = block;
-        return unreachable;
-      }
+      default:
+        return assertNever(block);
     }
   });
   return { json: JSON.stringify({ role: message.role, content }), digests };

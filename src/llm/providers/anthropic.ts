@@ -9,6 +9,7 @@ import { isRecord, numberAt, parseJson, recordAt, stringAt, type JsonRecord } fr
 import type { ContentBlock, GenerateRequest, JsonObject, Message, StopReason } from '../protocol.js';
 import type { SseItem, SseRequest } from '../sse_stream.js';
 import { inlineImage } from './inline_image.js';
+import { assertNever } from '../../core/assert_never.js';
 
 const ANTHROPIC_VERSION = '2023-06-01';
 
@@ -75,10 +76,8 @@ export const anthropicProtocol: WireProtocol = {
         return false;
       case 'event':
         return applyEvent(item, assembler, context);
-      default: {
-        const unreachable: never = item;
-        return unreachable;
-      }
+      default:
+        return assertNever(item);
     }
   },
 };
@@ -154,10 +153,8 @@ function wireRole(message: Message): WireRole {
     case 'tool':
     case 'system':
       return 'user';
-    default: {
-      const unreachable: never = message.role;
-      return unreachable;
-    }
+    default:
+      return assertNever(message.role);
   }
 }
 
@@ -173,10 +170,8 @@ function toWireBlock(block: ContentBlock, context: ErrorContext): WireBlock {
       return { type: 'tool_use', id: block.id, name: block.name, input: block.malformedInput === undefined ? block.input : {} };
     case 'tool_result':
       return { type: 'tool_result', tool_use_id: block.toolUseId, content: block.content, is_error: block.isError };
-    default: {
-      const unreachable: never = block;
-      return unreachable;
-    }
+    default:
+      return assertNever(block);
   }
 }
 

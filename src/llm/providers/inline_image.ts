@@ -1,6 +1,7 @@
 import type { ErrorContext } from '../classify.js';
 import { LLMRequestError } from '../errors.js';
 import type { ImageBlock } from '../protocol.js';
+import { assertNever } from '../../core/assert_never.js';
 
 /**
  * An image's bytes as base64, as every provider wants them. A blob reference must have been
@@ -17,10 +18,8 @@ export function inlineImage(image: ImageBlock, context: ErrorContext): { readonl
         ...context,
         code: 'unresolved_blob',
       });
-    default: {
-      const unreachable: never = source;
-      return unreachable;
-    }
+    default:
+      return assertNever(source);
   }
 }
 

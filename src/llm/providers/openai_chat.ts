@@ -10,6 +10,7 @@ import type { ContentBlock, GenerateRequest, Message, StopReason, ToolResultBloc
 import { bearerJsonHeaders } from './bearer_headers.js';
 import { imageDataUrl } from './inline_image.js';
 import { toolResultText } from './tool_result_text.js';
+import { assertNever } from '../../core/assert_never.js';
 
 type ChatContentPart = { readonly type: 'text'; readonly text: string } | { readonly type: 'image_url'; readonly image_url: { readonly url: string } };
 
@@ -82,10 +83,8 @@ function chatMessagesOf(message: Message, context: ErrorContext): ChatMessage[] 
       const rest = message.content.filter((block) => block.type === 'text' || block.type === 'image');
       return rest.length === 0 && results.length > 0 ? results : [...results, userMessage(rest, context)];
     }
-    default: {
-      const unreachable: never = message.role;
-      return unreachable;
-    }
+    default:
+      return assertNever(message.role);
   }
 }
 

@@ -7,6 +7,7 @@ import type { ContentBlock, Message, StopReason } from '../protocol.js';
 import { bearerJsonHeaders } from './bearer_headers.js';
 import { imageDataUrl } from './inline_image.js';
 import { toolResultText } from './tool_result_text.js';
+import { assertNever } from '../../core/assert_never.js';
 
 type InputContent =
   | { readonly type: 'input_text'; readonly text: string }
@@ -116,10 +117,8 @@ function inputItems(message: Message, context: ErrorContext): InputItem[] {
       );
       return content.length === 0 ? calls : [{ role: 'assistant', content }, ...calls];
     }
-    default: {
-      const unreachable: never = message.role;
-      return unreachable;
-    }
+    default:
+      return assertNever(message.role);
   }
 }
 
@@ -133,10 +132,8 @@ function userContent(block: ContentBlock, context: ErrorContext): InputContent[]
     case 'tool_result':
     case 'tool_use':
       return [];
-    default: {
-      const unreachable: never = block;
-      return unreachable;
-    }
+    default:
+      return assertNever(block);
   }
 }
 

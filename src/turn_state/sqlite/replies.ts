@@ -2,6 +2,7 @@ import type { Database } from 'better-sqlite3';
 import type { PendingReply, ReplyProgress, ReplyRecord, ReplyState } from '../reply_types.js';
 import { statement } from './statements.js';
 import { turnFromRow, type TurnRow } from './rows.js';
+import { assertNever } from '../../core/assert_never.js';
 
 interface ReplyRow {
   turn_id: string;
@@ -53,10 +54,8 @@ export class SqliteReplies {
           now,
         });
         return;
-      default: {
-        const unreachable: never = progress;
-        return unreachable;
-      }
+      default:
+        return assertNever(progress);
     }
   }
 
