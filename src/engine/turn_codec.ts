@@ -1,6 +1,6 @@
 /**
- * The checkpoint codec of a turn (DESIGN §7.4, §7.5): the census that classifies every field of
- * {@link ChatTurn}, the encoder of its checkpoint payload, and the exhaustive validation that a
+ * The checkpoint codec of a turn (DESIGN §7.4, §7.5): the encoder of its checkpoint payload
+ * (its fields come from the census in turn_census.ts), and the exhaustive validation that a
  * resume runs on the payload and the transcript before any lease is taken.
  */
 import type { Message } from '../llm/protocol.js';
@@ -8,68 +8,7 @@ import { validateToolPairs, type ToolPairViolation } from '../llm/tool_pairs.js'
 import type { ChatTurn, RepeatedCallTracker, TurnBudgets } from './chat_turn.js';
 import { checkTranscriptShape, describeValue, exactObject, isPlainObject, pathOf, readArray, readBoolean, readInteger, readString } from './checkpoint_validation.js';
 import { marked } from '../core/marked.js';
-
-/** How one field of a turn survives a resume. */
-export type CensusEntry =
-  | { readonly kind: 'persisted'; readonly via?: 'transcript_log' }
-  | { readonly kind: 'reconstructed'; readonly reason: string };
-
-/** One entry for every field of {@link ChatTurn}, and none for a field it does not have. */
-export type TurnFieldCensus = { readonly [K in keyof ChatTurn]-?: CensusEntry };
-
-/**
- * The census (DESIGN §7.5). Persisted fields are restored verbatim: a resume never re-arms a
- * consumed guard or creates allowance. The transcript is persisted too, but as the turn's
- * append-only log rather than inside the checkpoint payload (§7.4).
- */
-export const TURN_FIELD_CENSUS = {
-  turnId: { kind: 'reconstructed', reason: "the store's row of the resumed turn carries its id" },
-  identity: { kind: 'reconstructed', reason: "the store's row carries the identity; the original message is re-fetched from the transport" },
-  requester: { kind: 'reconstructed', reason: "the user id comes from the store's row; the roles are re-read from the transport, as they are now" },
-  tools: { kind: 'reconstructed', reason: 'tools are re-derived from the current catalog and permissions: current policy wins' },
-  signal: { kind: 'reconstructed', reason: 'a fresh signal: the resumed turn has its own /stop' },
-  logger: { kind: 'reconstructed', reason: 'a new logger for the resumed generation' },
-  systemPrompt: { kind: 'persisted' },
-  transcript: { kind: 'persisted', via: 'transcript_log' },
-  iteration: { kind: 'persisted' },
-  toolCallsUsed: { kind: 'persisted' },
-  budgets: { kind: 'persisted' },
-  emptyTurnRetried: { kind: 'persisted' },
-  continuationsUsed: { kind: 'persisted' },
-  finalAnswerRequested: { kind: 'persisted' },
-  repeatedCalls: { kind: 'persisted' },
-  recoveryDeadlineAt: { kind: 'persisted' },
-} as const satisfies TurnFieldCensus;
-
-type Census = typeof TURN_FIELD_CENSUS;
-
-/** The fields the checkpoint payload carries: persisted, and not through the transcript log. */
-export type PayloadFieldName = {
-  [K in keyof Census]: Census[K] extends { readonly via: string } ? never : Census[K] extends { readonly kind: 'persisted' } ? K : never;
-}[keyof Census];
-
-/** The fields a resume rebuilds instead of restoring. */
-export type ReconstructedFieldName = { [K in keyof Census]: Census[K] extends { readonly kind: 'reconstructed' } ? K : never }[keyof Census];
-
-/** The values of the payload fields, as a checkpoint restores them. */
-export type PersistedFields = { readonly [K in PayloadFieldName]: ChatTurn[K] };
-
-/** The version of the payload this codec writes and the only one it reads. */
-export const CODEC_VERSION = 1;
-
-/** What a checkpoint stores as its state: plain JSON. */
-export interface CheckpointState {
-  readonly codecVersion: typeof CODEC_VERSION;
-  readonly fields: PersistedFields;
-}
-
-/** The payload field names, taken from the census so that a new persisted field cannot be left out. */
-export const PAYLOAD_FIELDS: readonly PayloadFieldName[] = (Object.keys(TURN_FIELD_CENSUS) as (keyof Census)[]).filter(
-  (name): name is PayloadFieldName => {
-    const entry: CensusEntry = TURN_FIELD_CENSUS[name];
-    return entry.kind === 'persisted' && entry.via === undefined;
-  },
-);
+import { CODEC_VERSION, PAYLOAD_FIELDS, type CheckpointState, type PayloadFieldName, type PersistedFields, type ReconstructedFieldName } from './turn_census.js';
 
 /** The largest cap a budget may hold: anything above is corrupt. */
 export const MAX_BUDGET_CAP = 10_000;

@@ -7,9 +7,9 @@ import {
   decodeCheckpointState,
   isInvalidCheckpointError,
   restoreChatTurn,
-  type CheckpointState,
   type ReconstructedParts,
 } from '../../src/engine/turn_codec.js';
+import type { CheckpointState } from '../../src/engine/turn_census.js';
 import type { ContentBlock, JsonObject, Message } from '../../src/llm/protocol.js';
 
 // A fixed seed keeps every run (and so the coverage ratchet) reproducible; change it to explore further.

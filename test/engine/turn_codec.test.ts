@@ -1,11 +1,9 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { ChatTurn } from '../../src/engine/chat_turn.js';
+import { CODEC_VERSION, PAYLOAD_FIELDS, TURN_FIELD_CENSUS } from '../../src/engine/turn_census.js';
 import {
-  CODEC_VERSION,
   InvalidCheckpointError,
-  PAYLOAD_FIELDS,
-  TURN_FIELD_CENSUS,
   decodeCheckpointState,
   encodeCheckpointState,
   isInvalidCheckpointError,
