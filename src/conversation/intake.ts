@@ -11,7 +11,8 @@ import { admitMessage } from './admission.js';
 import { AutoResumer, type AutoResumeTarget } from './auto_resume.js';
 import { ChannelLanes } from './channel_lanes.js';
 import type { FaultInjector } from '../engine/fault_points.js';
-import type { HistoryStore } from './history_store.js';
+import type { HistoryStore } from '../turn_state/history_store.js';
+import { fitHistoryToBudget, loadHistory } from './history_policy.js';
 import { summarizeThrough } from './history_summary.js';
 import type { InboundMessage, MessageSource, NoticeKind, ReplySink } from './transport.js';
 import { deliverReply } from './reply_delivery.js';
@@ -108,7 +109,7 @@ export class Intake {
       this.#suspendedMessages.delete(target.turnId);
       let revision: number | undefined;
       try {
-        revision = this.deps.history.revision(target.channel);
+        revision = await this.deps.history.revision(target.channel);
       } catch {
         revision = undefined;
       }
@@ -156,13 +157,13 @@ export class Intake {
         }
       }
     }
-    const history = deps.history.load(channelKey(message));
+    const history = await loadHistory(deps.history, channelKey(message));
     const admitted = await admitMessage(message, controller.signal, deps);
     if (admitted.kind === 'notice') return this.#notice(message, admitted.turn, admitted.notice, admitted.text);
     const { turn, durability } = admitted;
     turnId = turn.turnId;
     turn.transcript.unshift(...history.messages);
-    deps.history.append(channelKey(message), { role: 'user', text: message.text, authorId: message.authorId, messageId: message.messageId });
+    await deps.history.append(channelKey(message), { role: 'user', text: message.text, authorId: message.authorId, messageId: message.messageId });
     return this.#run(message, turnId, controller, () => startTurn(turn, durability, engine));
   }
 
@@ -181,18 +182,18 @@ export class Intake {
     this.#turnEvent(message, turnId, ending.status);
     if (ending.message === undefined) return;
     if (ending.status === 'TERMINAL_COMPLETED') {
-      deps.history.append(channelKey(message), { role: 'assistant', text: ending.message });
+      await deps.history.append(channelKey(message), { role: 'assistant', text: ending.message });
       const reply = { channelId: message.channelId, inReplyTo: message.messageId, turn: turnId, text: ending.message, partsDelivered: 0, redelivery: false };
       deps.faults.reach('after_completion', 0);
       await deliverReply(deps.store, deps.sink, reply, deps.logger);
-      await deps.history.fitToBudget(channelKey(message), deps.config.chat.history_max_chars, deps.config.chat.compaction, summarizeThrough(deps.provider, deps.recovery));
+      await fitHistoryToBudget(deps.history, channelKey(message), deps.config.chat.history_max_chars, deps.config.chat.compaction, summarizeThrough(deps.provider, deps.recovery));
       return;
     }
     this.#notice(message, turnId, noticeFor(ending.status), ending.message);
     if (ending.suspendedFor === 'capacity' && deps.config.turn_state.auto_resume && deps.provider !== undefined && deps.store !== undefined) {
       const channel = channelKey(message);
       this.#suspendedMessages.set(turnId, message);
-      this.#auto.watch({ turnId, channel, revision: deps.history.revision(channel) }, deps.recovery.breakers.get(deps.provider.provider, deps.provider.model));
+      this.#auto.watch({ turnId, channel, revision: await deps.history.revision(channel) }, deps.recovery.breakers.get(deps.provider.provider, deps.provider.model));
     }
   }
 
