@@ -40,8 +40,8 @@ export interface BotServices {
 /**
  * Opens everything the bot needs, relative to `cwd`: the one store file (turns, history, memory
  * notes), importing the previous layout's files on its first open. A store that is off or cannot
- * open leaves durability off and history and notes in memory, loudly; a missing model leaves `provider` undefined so that each message can be
- * told what to configure.
+ * open leaves durability off and history and notes in memory, loudly; a missing model leaves
+ * `provider` undefined so that each message can be told what to configure.
  */
 export async function openBotServices(config: Config, cwd: string, clock: Clock, logger: Logger): Promise<BotServices> {
   const ids = new RandomIds();
