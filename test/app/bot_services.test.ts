@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import BetterSqlite3 from 'better-sqlite3';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openBotServices, type BotServices } from '../../src/app/bot_services.js';
@@ -110,6 +111,22 @@ describe('the bot services open one store file', () => {
     const again = await open();
     expect((await loadHistory(again.services.history, 'console:c1')).revision).toBe(7);
     expect(again.logs.filter((line) => line.msg.startsWith('imported')).map((line) => line.file)).toEqual([join(temp.path(), OLD_FILES[0] ?? '')]);
+  });
+
+  it('imports nothing, and still opens the store file, when an old file holds what the store refuses', async () => {
+    cpSync(FIXTURE, temp.path(), { recursive: true });
+    const memoryFile = join(temp.path(), OLD_FILES[1] ?? '');
+    rmSync(memoryFile);
+    const odd = new BetterSqlite3(memoryFile);
+    odd.exec("CREATE TABLE notes (id INTEGER PRIMARY KEY, idempotency_key TEXT, scope TEXT, owner_id TEXT, text TEXT, created_at INTEGER); INSERT INTO notes VALUES (1, 'k', 'everyone', 'x', 'odd', 0)");
+    odd.pragma('user_version = 1');
+    odd.close();
+
+    const { services, logs } = await open();
+
+    expect(services.store).toBeDefined();
+    expect((await loadHistory(services.history, 'console:c1')).revision).toBe(0);
+    expect(logs.some((line) => line.level === WARN && line.msg.startsWith("the previous layout's files could not be imported"))).toBe(true);
   });
 
   it('keeps history and notes in memory, loudly, when the store is off: nothing is written to disk', async () => {

@@ -100,10 +100,17 @@ export function importPreviousLayout(db: Database, baseDir: string, now: number,
   }
   if (files.length === 0) return;
   const record = db.prepare('INSERT INTO previous_layout_imports (what, file, imported_at) VALUES (?, ?, ?)');
-  const skipped = db.transaction(() => files.map((file) => {
-    record.run(file.kind, file.path, now);
-    return writeRows(db, file);
-  })).immediate();
+  let skipped: number[];
+  try {
+    skipped = db.transaction(() => files.map((file) => {
+      record.run(file.kind, file.path, now);
+      return writeRows(db, file);
+    })).immediate();
+  } catch (error) {
+    const named = files.map((file) => file.path);
+    logger.warn({ err: error, files: named }, `the previous layout's files could not be imported, so nothing of them was; they are tried again at the next start: ${named.join(', ')}`);
+    return;
+  }
   files.forEach((file, index) => {
     const kept = (skipped[index] ?? 0) > 0 ? { channelsAlreadyInStore: skipped[index] } : {};
     logger.info({ file: file.path, ...kept }, `imported the ${file.kind} of the previous layout from ${file.path} into the store file; the old file was left untouched and can be deleted`);
