@@ -1,6 +1,5 @@
 import { resolve } from 'node:path';
 import type { FaultInjector } from '../engine/fault_points.js';
-import { HistoryStore } from '../conversation/history_store.js';
 import { Intake } from '../conversation/intake.js';
 import type { MessageSource, ReplySink } from '../conversation/transport.js';
 import { isConfigError } from '../config/problems.js';
@@ -16,8 +15,9 @@ import type { RecoveryRuntime } from '../recovery/generate_with_recovery.js';
 import { recoverySettings } from '../recovery/settings.js';
 import { SubsystemGuard } from '../recovery/subsystem_guard.js';
 import { deriveCatalog } from '../tools/catalog.js';
-import { MemoryStore } from '../tools/memory_store.js';
-import { openSqliteTurnStore } from '../turn_state/sqlite/sqlite_turn_store.js';
+import type { HistoryStore } from '../turn_state/history_store.js';
+import type { MemoryStore } from '../turn_state/memory_store.js';
+import { openSqliteStore } from '../turn_state/sqlite/open_store.js';
 import { turnStoreTimings } from '../turn_state/store_options.js';
 import type { TurnStore } from '../turn_state/turn_store.js';
 import type { PendingReply } from '../turn_state/reply_types.js';
@@ -38,31 +38,34 @@ export interface BotServices {
 }
 
 /**
- * Opens everything the bot needs, relative to `cwd`. A turn store that cannot open leaves
- * durability off, loudly; a missing model leaves `provider` undefined so that each message can be
- * told what to configure.
+ * Opens everything the bot needs, relative to `cwd`: the one store file (turns, history, memory
+ * notes), importing the previous layout's files on its first open. A store that is off or cannot
+ * open leaves durability off and history and notes in memory, loudly; a missing model leaves
+ * `provider` undefined so that each message can be told what to configure.
  */
 export async function openBotServices(config: Config, cwd: string, clock: Clock, logger: Logger): Promise<BotServices> {
   const ids = new RandomIds();
-  let store: TurnStore | undefined;
+  const opened = openSqliteStore({
+    enabled: config.turn_state.enabled,
+    dbPath: resolve(cwd, config.turn_state.db_path),
+    baseDir: cwd,
+    clock,
+    ids,
+    logger: logger.child({ component: 'turn_state' }),
+    ...turnStoreTimings(config.turn_state),
+  });
+  const { turns: store, history } = opened;
   const interrupted: TurnRecord[] = [];
   let pendingReplies: PendingReply[] = [];
-  if (config.turn_state.enabled) {
-    const opened = openSqliteTurnStore({ dbPath: resolve(cwd, config.turn_state.db_path), clock, ids, logger: logger.child({ component: 'turn_state' }), ...turnStoreTimings(config.turn_state) });
-    if (opened.available) {
-      store = opened.store;
-      for (const turnId of (await store.sweepOnStartup()).turnIds) {
-        const turn = await store.getTurn(turnId);
-        if (turn !== undefined) interrupted.push(turn);
-      }
-      pendingReplies = await store.listPendingReplies();
+  if (store !== undefined) {
+    for (const turnId of (await store.sweepOnStartup()).turnIds) {
+      const turn = await store.getTurn(turnId);
+      if (turn !== undefined) interrupted.push(turn);
     }
-  } else {
-    logger.warn('turn_state.enabled is false: turns are not durable, and an interrupted reply is lost');
+    pendingReplies = await store.listPendingReplies();
   }
-  const history = HistoryStore.open(resolve(cwd, config.chat.history_db_path), clock);
   const wantsMemory = config.tools.builtin.some((name) => name === 'remember' || name === 'recall');
-  const memory = wantsMemory ? MemoryStore.open(resolve(cwd, config.tools.memory.db_path), clock) : undefined;
+  const memory = wantsMemory ? opened.memory : undefined;
   let provider: LLMProvider | undefined;
   try {
     provider = createProvider(config.llm, { clock, logger });
@@ -86,11 +89,7 @@ export async function openBotServices(config: Config, cwd: string, clock: Clock,
     recovery,
     interrupted,
     pendingReplies,
-    async close() {
-      await store?.close();
-      history.close();
-      memory?.close();
-    },
+    close: () => opened.close(),
   };
 }
 

@@ -8,6 +8,7 @@ export const CONFIG_PROBLEM_KINDS = [
   'missing_env',
   'bad_reference',
   'unknown_key',
+  'removed_key',
   'invalid_value',
 ] as const;
 export type ConfigProblemKind = (typeof CONFIG_PROBLEM_KINDS)[number];

@@ -164,11 +164,10 @@ const toolsSchema = z
       .describe('The `web_fetch` tool: public web pages as text.'),
     memory: z
       .strictObject({
-        db_path: z.string().min(1).default('data/memory/memory.sqlite3').describe('The SQLite file of the remember and recall tools; relative to the working directory.'),
         recall_limit: z.int().positive().default(20).describe('The most notes one recall returns.'),
       })
       .prefault({})
-      .describe('The `remember` and `recall` tools: notes per user or per channel.'),
+      .describe('The `remember` and `recall` tools: notes per user or per channel, kept in the store file (`turn_state.db_path`).'),
     http: z.array(httpToolSchema).default([]).describe('Tools defined here, each one HTTP endpoint.'),
   })
   .superRefine((tools, context) => {
@@ -208,7 +207,6 @@ const chatSchema = z
     max_tool_calls: z.int().nonnegative().default(30).describe('The most tool calls one turn may run; calls beyond it are refused, never run.'),
     max_continuations: z.int().nonnegative().default(2).describe('How many times a reply cut off by the token limit is continued.'),
     max_queued_per_channel: z.int().nonnegative().default(5).describe('How many messages may wait for a channel’s running turn; more are answered "busy".'),
-    history_db_path: z.string().min(1).default('data/history/history.sqlite3').describe('The SQLite file of the conversation history per channel; relative to the working directory.'),
     history_max_chars: z.int().positive().default(24_000).describe('How much of a channel’s history, in characters, goes with each request; older messages are dropped or summarised.'),
     compaction: z.enum(['drop', 'summarize']).default('drop').describe('`drop`: history beyond the budget is dropped, oldest first; `summarize`: it is summarised once by the model.'),
   })
@@ -216,12 +214,17 @@ const chatSchema = z
 
 const turnStateSchema = z
   .strictObject({
-    enabled: z.boolean().default(true).describe('Keep turns durable. Off, the bot still answers but an interrupted reply is lost.'),
+    enabled: z
+      .boolean()
+      .default(true)
+      .describe('Keep turns, conversation history and memory notes in the store file. Off, the bot still answers, but an interrupted reply is lost and history and notes last only until the bot stops.'),
     db_path: z
       .string()
       .min(1)
       .default('data/turn_state/turns.sqlite3')
-      .describe('The SQLite file that holds turns, transcripts and the tool-call ledger; relative to the working directory. Blobs live in a folder beside it.'),
+      .describe(
+        'The one SQLite file that holds everything the bot keeps: turns, transcripts, the tool-call ledger, replies, conversation history and memory notes; relative to the working directory. Blobs live in a folder beside it.',
+      ),
     lease_ttl_seconds: seconds('How long a turn owner’s lease lasts without a heartbeat (heartbeats come every third of it)', 30),
     housekeeping_interval_seconds: seconds('How often the expired-lease and retention sweeps run', 300),
     auto_resume: z.boolean().default(true).describe('Continue a turn suspended by an overload by itself once the model’s breaker lets a probe through (not across restarts).'),
@@ -233,7 +236,7 @@ const turnStateSchema = z
       .default(90)
       .describe('How long ledger rows are kept, in days. Calls whose outcome is unknown or awaits manual resolution are never deleted automatically.'),
   })
-  .describe('The durable turn store.');
+  .describe('The store: one file for everything the bot keeps.');
 
 /** The whole configuration. An empty file is valid: every field has a default or is optional. */
 export const configSchema = z

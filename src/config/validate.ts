@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { configSchema, type Config } from './schema.js';
 import type { ConfigProblem, KeyPath } from './problems.js';
+import { removedKeyExplanation } from './removed_keys.js';
 
 /** The validated configuration, or a problem for every place it breaks the schema. */
 export type Validated = { readonly ok: true; readonly config: Config } | { readonly ok: false; readonly problems: readonly ConfigProblem[] };
@@ -26,7 +27,11 @@ function toProblems(issue: z.core.$ZodIssue): ConfigProblem[] {
   if (issue.code === 'unrecognized_keys') {
     const known = knownKeys(path);
     const expected = known.length > 0 ? ` (expected one of: ${known.join(', ')})` : '';
-    return issue.keys.map((key) => ({ kind: 'unknown_key', path: [...path, key], message: `unknown key${expected}` }));
+    return issue.keys.map((key): ConfigProblem => {
+      const removed = removedKeyExplanation([...path, key]);
+      if (removed !== undefined) return { kind: 'removed_key', path: [...path, key], message: removed };
+      return { kind: 'unknown_key', path: [...path, key], message: `unknown key${expected}` };
+    });
   }
   const got = describe(issue.input);
   if (issue.code === 'invalid_type') {

@@ -25,7 +25,7 @@ export function parseYamlSource(text: string, file: string): { source: YamlSourc
   }
   const tree: unknown = doc.toJS();
   const locate = (problem: ConfigProblem): ConfigProblem => {
-    const at = problem.kind === 'unknown_key' ? 'key' : 'value';
+    const at = problem.kind === 'unknown_key' || problem.kind === 'removed_key' ? 'key' : 'value';
     const offset = problem.path === undefined ? undefined : offsetOf(doc, problem.path, at);
     if (offset === undefined) return { ...problem, file };
     return { ...problem, file, ...position(lineCounter, offset) };

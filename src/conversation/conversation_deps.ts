@@ -6,7 +6,7 @@ import type { LLMProvider } from '../llm/provider.js';
 import type { RecoveryRuntime } from '../recovery/generate_with_recovery.js';
 import type { ToolCatalog } from '../tools/catalog.js';
 import type { TurnStore } from '../turn_state/turn_store.js';
-import type { HistoryStore } from './history_store.js';
+import type { HistoryStore } from '../turn_state/history_store.js';
 import type { MessageSource, ReplySink } from './transport.js';
 
 /** Everything the conversation works with; built once by the program's wiring. */

@@ -1,7 +1,7 @@
 import type { Message } from '../llm/protocol.js';
 import type { LLMProvider } from '../llm/provider.js';
 import { generateWithRecovery, type RecoveryRuntime } from '../recovery/generate_with_recovery.js';
-import type { Summarizer } from './history_store.js';
+import type { Summarizer } from './history_policy.js';
 
 const INSTRUCTION = 'Summarise the conversation below in a few sentences, keeping names, facts, decisions and open questions. Write only the summary.';
 

@@ -77,13 +77,13 @@ export class Intake {
   }
 
   /** A turn suspended by an overload is resumed by itself when its model's breaker lets a probe through. */
-  #watchIfOverloaded(message: InboundMessage, run: TurnRun | undefined): void {
+  async #watchIfOverloaded(message: InboundMessage, run: TurnRun | undefined): Promise<void> {
     const { deps } = this;
     if (run === undefined || run.ending.status !== 'SUSPENDED' || run.ending.suspendedFor !== 'capacity') return;
     if (!deps.config.turn_state.auto_resume || deps.provider === undefined || deps.store === undefined) return;
     const channel = channelKey(message);
     this.#suspendedMessages.set(run.turnId, message);
-    this.#auto.watch({ turnId: run.turnId, channel, revision: deps.history.revision(channel) }, deps.recovery.breakers.get(deps.provider.provider, deps.provider.model));
+    this.#auto.watch({ turnId: run.turnId, channel, revision: await deps.history.revision(channel) }, deps.recovery.breakers.get(deps.provider.provider, deps.provider.model));
   }
 
   /** A waiter's probe time came: under the channel's lane, the turn resumes unless the conversation moved on. */
@@ -94,7 +94,7 @@ export class Intake {
       this.#suspendedMessages.delete(target.turnId);
       let revision: number | undefined;
       try {
-        revision = this.deps.history.revision(target.channel);
+        revision = await this.deps.history.revision(target.channel);
       } catch {
         revision = undefined;
       }
@@ -103,7 +103,7 @@ export class Intake {
         this.deps.logger.info({ turn: target.turnId }, 'auto-resume stands down: the conversation moved on');
         return;
       }
-      this.#watchIfOverloaded(original, await this.#runner.autoResume(turn, original, { ...original, messageId: `auto-${target.turnId}` }));
+      await this.#watchIfOverloaded(original, await this.#runner.autoResume(turn, original, { ...original, messageId: `auto-${target.turnId}` }));
     });
   }
 }

@@ -5,7 +5,8 @@ import type { TurnEnding } from '../engine/terminal_writer.js';
 import type { LLMProvider } from '../llm/provider.js';
 import type { RecoveryRuntime } from '../recovery/generate_with_recovery.js';
 import type { TurnStore } from '../turn_state/turn_store.js';
-import type { HistoryStore } from './history_store.js';
+import type { HistoryStore } from '../turn_state/history_store.js';
+import { fitHistoryToBudget } from './history_policy.js';
 import { summarizeThrough } from './history_summary.js';
 import { channelKey, noticeFor, postNotice } from './notices.js';
 import { deliverReply } from './reply_delivery.js';
@@ -35,9 +36,9 @@ export async function deliverEnding(message: InboundMessage, turnId: string, end
   if (ending.message === undefined) return;
   if (ending.status !== 'TERMINAL_COMPLETED') return postNotice(deps.sink, message, turnId, noticeFor(ending.status), ending.message);
   const channel = channelKey(message);
-  deps.history.append(channel, { role: 'assistant', text: ending.message });
+  await deps.history.append(channel, { role: 'assistant', text: ending.message });
   const reply = { channelId: message.channelId, inReplyTo: message.messageId, turn: turnId, text: ending.message, partsDelivered: 0, redelivery: false };
   deps.faults.reach('after_completion', 0);
   await deliverReply(deps.store, deps.sink, reply, deps.logger);
-  await deps.history.fitToBudget(channel, deps.config.chat.history_max_chars, deps.config.chat.compaction, summarizeThrough(deps.provider, deps.recovery, deps.signal));
+  await fitHistoryToBudget(deps.history, channel, deps.config.chat.history_max_chars, deps.config.chat.compaction, summarizeThrough(deps.provider, deps.recovery, deps.signal));
 }

@@ -3,6 +3,7 @@ import type { TurnEnding } from '../engine/terminal_writer.js';
 import { runTurn, type RunDeps } from '../engine/run_turn.js';
 import type { TurnRecord } from '../turn_state/turn_types.js';
 import { admitMessage } from './admission.js';
+import { loadHistory } from './history_policy.js';
 import type { ConversationDeps } from './conversation_deps.js';
 import { channelKey, postNotice } from './notices.js';
 import { resumeCommand, resumeTurn, type ResumeAttempt } from './resume.js';
@@ -41,12 +42,12 @@ export class TurnRunner {
     const { deps } = this;
     if (deps.provider === undefined) return this.#noModel(message);
     const controller = new AbortController();
-    const history = deps.history.load(channelKey(message));
+    const history = await loadHistory(deps.history, channelKey(message));
     const admitted = await admitMessage(message, controller.signal, deps);
     if (admitted.kind === 'notice') return void postNotice(deps.sink, message, admitted.turn, admitted.notice, admitted.text);
     const { turn, durability } = admitted;
     turn.transcript.unshift(...history.messages);
-    deps.history.append(channelKey(message), { role: 'user', text: message.text, authorId: message.authorId, messageId: message.messageId });
+    await deps.history.append(channelKey(message), { role: 'user', text: message.text, authorId: message.authorId, messageId: message.messageId });
     return this.#run(message, turn.turnId, controller, (engine) => runTurn(turn, { kind: 'fresh' }, durability, engine));
   }
 

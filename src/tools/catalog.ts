@@ -1,7 +1,7 @@
 import type { Config } from '../config/schema.js';
 import type { ToolDefinition } from '../llm/protocol.js';
 import { createHttpTool } from './http_tool.js';
-import type { MemoryStore } from './memory_store.js';
+import type { MemoryStore } from '../turn_state/memory_store.js';
 import { createMemoryTools } from './memory_tools.js';
 import type { Tool } from './tool.js';
 import { createUrlGuard } from './url_guard.js';

@@ -1,6 +1,6 @@
 import type { Config } from '../config/schema.js';
 import type { JsonObject, JsonValue } from '../llm/protocol.js';
-import { MAX_NOTE_LENGTH, MEMORY_SCOPES, type MemoryNote, type MemoryScope, type MemoryStore } from './memory_store.js';
+import { MAX_NOTE_LENGTH, MEMORY_SCOPES, type MemoryNote, type MemoryScope, type MemoryStore } from '../turn_state/memory_store.js';
 import type { Tool, ToolContext, ToolOutcome } from './tool.js';
 import { assertNever } from '../core/assert_never.js';
 
@@ -77,14 +77,14 @@ function rememberTool(store: MemoryStore): Tool {
     },
     effect: 'idempotent',
     timeoutMs: TIMEOUT_MS,
-    execute(input, context) {
+    async execute(input, context) {
       const scope = scopeOf(input);
       const raw = input['text'];
-      if (scope === undefined || typeof raw !== 'string') return Promise.resolve(failed('remember needs a text and, optionally, a scope of user or channel'));
+      if (scope === undefined || typeof raw !== 'string') return failed('remember needs a text and, optionally, a scope of user or channel');
       const text = raw.trim();
-      if (text === '') return Promise.resolve(failed('the note is empty; there is nothing to remember'));
-      if (context.signal.aborted) return Promise.resolve(failed('remember was stopped before it stored anything'));
-      const result = store.remember({ scope, ownerId: ownerFor(scope, context), text, key: context.idempotencyKey });
+      if (text === '') return failed('the note is empty; there is nothing to remember');
+      if (context.signal.aborted) return failed('remember was stopped before it stored anything');
+      const result = await store.remember({ scope, ownerId: ownerFor(scope, context), text, key: context.idempotencyKey });
       switch (result.kind) {
         case 'stored':
         case 'already_stored': {
@@ -93,10 +93,10 @@ function rememberTool(store: MemoryStore): Tool {
           const said = stored
             ? `Remembered ${whose(scope)}: ${quoted(result.note.text)}`
             : `Already remembered ${whose(scope)} (this call was repeated, so nothing new was stored): ${quoted(result.note.text)}`;
-          return Promise.resolve({ kind: 'result', text: said, data });
+          return { kind: 'result', text: said, data };
         }
         case 'too_long':
-          return Promise.resolve(failed(`the note is ${result.length} characters long; a note may be at most ${result.max}`));
+          return failed(`the note is ${result.length} characters long; a note may be at most ${result.max}`);
         default:
           return assertNever(result);
       }
@@ -122,25 +122,25 @@ function recallTool(store: MemoryStore, limit: number): Tool {
     },
     effect: 'read',
     timeoutMs: TIMEOUT_MS,
-    execute(input, context) {
+    async execute(input, context) {
       const scope = scopeOf(input);
       const rawQuery = input['query'];
       if (scope === undefined || (rawQuery !== undefined && typeof rawQuery !== 'string')) {
-        return Promise.resolve(failed('recall takes an optional query text and an optional scope of user or channel'));
+        return failed('recall takes an optional query text and an optional scope of user or channel');
       }
-      if (context.signal.aborted) return Promise.resolve(failed('recall was stopped before it looked anything up'));
+      if (context.signal.aborted) return failed('recall was stopped before it looked anything up');
       const query = rawQuery?.trim() ?? '';
-      const found = store.recall({ scope, ownerId: ownerFor(scope, context), query, limit });
+      const found = await store.recall({ scope, ownerId: ownerFor(scope, context), query, limit });
       const matching = query === '' ? '' : ` matching ${quoted(query)}`;
       const data: JsonValue = { scope, notes: found.notes.map((note) => ({ text: note.text, date: dateOf(note) })), more: found.more };
-      if (found.notes.length === 0) return Promise.resolve({ kind: 'result', text: `No notes are kept ${whose(scope)}${matching}.`, data });
+      if (found.notes.length === 0) return { kind: 'result', text: `No notes are kept ${whose(scope)}${matching}.`, data };
       const count = found.notes.length === 1 ? '1 note' : `${found.notes.length} notes`;
       const lines = [
         `${count} kept ${whose(scope)}${matching}, most recent first:`,
         ...found.notes.map(listLine),
         ...(found.more ? [`Older notes${matching} exist but are not shown.`] : []),
       ];
-      return Promise.resolve({ kind: 'result', text: lines.join('\n'), data });
+      return { kind: 'result', text: lines.join('\n'), data };
     },
   };
 }

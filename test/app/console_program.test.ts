@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -119,6 +120,22 @@ ${extra}`,
     const db = new BetterSqlite3(join(temp.path(), 'data/turn_state/turns.sqlite3'), { readonly: true });
     expect(db.prepare('SELECT status, suspension_reason FROM turns').all()).toEqual([{ status: 'SUSPENDED', suspension_reason: 'shutdown' }]);
     db.close();
+  });
+
+  it('still answers, with the conversation kept in memory, when the store is off', async () => {
+    fake.enqueue(chatText('Nice to meet you, Ada.'), chatText('Your name is Ada.'));
+    const bot = start(configFile('turn_state:\n  enabled: false\n'));
+    await bot.waitFor((e) => e['type'] === 'ready');
+    bot.send('My name is Ada.');
+    await bot.waitFor(isReply);
+    bot.send('What is my name?');
+    await bot.waitFor((e) => isReply(e) && e['text'] === 'Your name is Ada.');
+    bot.endInput();
+    expect(await bot.exited).toBe(0);
+    const messages = (fake.requests[1]?.body as { messages: { role: string; content: unknown }[] }).messages.filter((m) => m.role !== 'system');
+    expect(messages.map((m) => m.content)).toEqual(['My name is Ada.', 'Nice to meet you, Ada.', 'What is my name?']);
+    expect(bot.stderr()).toContain('conversation history and memory notes are kept in memory only');
+    expect(existsSync(join(temp.path(), 'data'))).toBe(false);
   });
 
   it('keeps the conversation across a restart: the next request carries the earlier exchange', async () => {

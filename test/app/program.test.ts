@@ -20,6 +20,15 @@ describe('the holdfast program', { timeout: 30_000 }, () => {
     ]);
   });
 
+  it('exits 2 on a removed key, with a line that says where its data went', async () => {
+    const old = temp.write('old.yml', 'chat:\n  history_db_path: data/history/history.sqlite3\n');
+    const run = await runProgram(['--config', 'old.yml'], { cwd: temp.path() });
+    expect(run.status).toBe(2);
+    expect(run.stderr.trimEnd().split('\n')).toEqual([
+      `holdfast: ${old}:2:3: chat.history_db_path: removed; conversation history now lives in the one store file turn_state.db_path (an old file at data/history/history.sqlite3 is imported at the next start; move a file kept elsewhere there first) — delete this key`,
+    ]);
+  });
+
   it('exits 2 when the configuration file cannot be read or parsed', async () => {
     const missing = await runProgram(['--config', 'missing.yml'], { cwd: temp.path() });
     expect(missing.status).toBe(2);

@@ -97,6 +97,17 @@ describe('loading the configuration', () => {
     ]);
   });
 
+  it('refuses a removed key with what became of it, at its position, not as merely unknown', () => {
+    const text = 'chat:\n  history_db_path: old/history.sqlite3\ntools:\n  memory:\n    db_path: old/memory.sqlite3\n    recall_limit: 5\n';
+    const problems = problemsOf(() => parseConfigText(text, 'c.yml', {}));
+    expect(problems.map((problem) => problem.kind)).toEqual(['removed_key', 'removed_key']);
+    expect(problems.map(formatConfigProblem)).toEqual([
+      'c.yml:2:3: chat.history_db_path: removed; conversation history now lives in the one store file turn_state.db_path (an old file at data/history/history.sqlite3 is imported at the next start; move a file kept elsewhere there first) — delete this key',
+      'c.yml:5:5: tools.memory.db_path: removed; memory notes now live in the one store file turn_state.db_path (an old file at data/memory/memory.sqlite3 is imported at the next start; move a file kept elsewhere there first) — delete this key',
+    ]);
+    expect(linesOf(() => parseConfigText('turn_state:\n  history_db_path: x\n', 'c.yml', {}))[0]).toMatch(/^c\.yml:2:3: turn_state\.history_db_path: unknown key \(expected one of: /);
+  });
+
   it('names every value of the wrong type or outside its choices, with what was expected and what it got', () => {
     const text = 'logging:\n  level: verbose\n  format: 3\ndiscord:\n  token: 12345\nturn_state: [a]\n';
     expect(linesOf(() => parseConfigText(text, 'c.yml', {}))).toEqual([

@@ -1,7 +1,7 @@
-import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HistoryStore } from '../../src/conversation/history_store.js';
+import { loadHistory } from '../../src/conversation/history_policy.js';
+import type { HistoryStore } from '../../src/turn_state/history_store.js';
 import type { ConversationDeps } from '../../src/conversation/conversation_deps.js';
 import { inboundFromText } from '../../src/conversation/command_words.js';
 import { Intake } from '../../src/conversation/intake.js';
@@ -18,7 +18,7 @@ import { FakeLLMServer, sse } from '../support/fake_llm/server.js';
 import { testRecoveryRuntime } from '../support/recovery_runtime.js';
 import { useTempDir } from '../support/temp_dir.js';
 import { ToolTarget } from '../support/tool_target.js';
-import { openTestStore } from '../support/turn_store.js';
+import { openTestStoreFile, type TestStoreFile } from '../support/store_file.js';
 import { recordingSink, type SeenEvent } from '../support/recording_sink.js';
 
 const stall = { kind: 'stream' as const, chunks: [sse({ choices: [{ index: 0, delta: { content: 'Working' } }] })], then: 'stall' as const };
@@ -29,6 +29,7 @@ describe('the intake pipeline', () => {
   let target: ToolTarget;
   let store: TurnStore;
   let history: HistoryStore;
+  let opened: TestStoreFile;
   let events: SeenEvent[];
   let ids = 0;
 
@@ -36,13 +37,12 @@ describe('the intake pipeline', () => {
     fake = await FakeLLMServer.start();
     target = await ToolTarget.start();
     const clock = new ManualClock();
-    ({ store } = openTestStore(temp.path(), clock));
-    history = HistoryStore.open(join(temp.path(), 'history.sqlite3'), clock);
+    opened = openTestStoreFile(temp.path(), clock);
+    ({ turns: store, history } = opened);
     events = [];
   });
   afterEach(async () => {
-    await store.close();
-    history.close();
+    await opened.close();
     await fake.close();
     await target.close();
   });
@@ -80,7 +80,7 @@ describe('the intake pipeline', () => {
     await bot.idle();
     expect(replies()).toEqual(['Hi Ada.']);
     expect(notices()).toEqual(['already_processed']);
-    expect(history.load('console:c1').messages).toEqual([
+    expect((await loadHistory(history, 'console:c1')).messages).toEqual([
       { role: 'user', content: [{ type: 'text', text: 'hello' }] },
       { role: 'assistant', content: [{ type: 'text', text: 'Hi Ada.' }] },
     ]);
@@ -164,6 +164,6 @@ describe('the intake pipeline', () => {
     await bot.idle();
     const summaryRequest = fake.requests[2]?.body as { messages: { role: string; content: string }[] };
     expect(summaryRequest.messages.at(-1)?.content).toContain('user: first question');
-    expect(history.load('console:c1').messages[0]).toEqual({ role: 'user', content: [{ type: 'text', text: 'Summary of the earlier conversation: Ada asked twice.' }] });
+    expect((await loadHistory(history, 'console:c1')).messages[0]).toEqual({ role: 'user', content: [{ type: 'text', text: 'Summary of the earlier conversation: Ada asked twice.' }] });
   });
 });

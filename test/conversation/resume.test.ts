@@ -1,8 +1,8 @@
 import BetterSqlite3 from 'better-sqlite3';
-import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HistoryStore } from '../../src/conversation/history_store.js';
+import { loadHistory } from '../../src/conversation/history_policy.js';
+import type { HistoryStore } from '../../src/turn_state/history_store.js';
 import type { ConversationDeps } from '../../src/conversation/conversation_deps.js';
 import { inboundFromText } from '../../src/conversation/command_words.js';
 import { Intake } from '../../src/conversation/intake.js';
@@ -20,7 +20,7 @@ import { FakeLLMServer, type FakeStep } from '../support/fake_llm/server.js';
 import { runToCompletion, testRecoveryRuntime } from '../support/recovery_runtime.js';
 import { useTempDir } from '../support/temp_dir.js';
 import { ToolTarget } from '../support/tool_target.js';
-import { openTestStore } from '../support/turn_store.js';
+import { openTestStoreFile, type TestStoreFile } from '../support/store_file.js';
 import { recordingSink, type SeenEvent } from '../support/recording_sink.js';
 
 const overloaded: FakeStep = { kind: 'reply', status: 529, body: { error: { type: 'overloaded_error' } } };
@@ -34,6 +34,7 @@ describe('explicit resume', () => {
   let storeClock: ManualClock;
   let recoveryClock: ManualClock;
   let history: HistoryStore;
+  let opened: TestStoreFile;
   let events: SeenEvent[];
   let onEvent: ((event: SeenEvent) => void) | undefined;
   let ids = 0;
@@ -41,15 +42,14 @@ describe('explicit resume', () => {
   beforeEach(async () => {
     fake = await FakeLLMServer.start();
     target = await ToolTarget.start();
-    ({ store, clock: storeClock } = openTestStore(temp.path()));
+    opened = openTestStoreFile(temp.path());
+    ({ turns: store, clock: storeClock, history } = opened);
     recoveryClock = new ManualClock();
-    history = HistoryStore.open(join(temp.path(), 'history.sqlite3'), storeClock);
     events = [];
     onEvent = undefined;
   });
   afterEach(async () => {
-    await store.close();
-    history.close();
+    await opened.close();
     await fake.close();
     await target.close();
   });
@@ -110,7 +110,7 @@ describe('explicit resume', () => {
     expect(target.requests).toHaveLength(1);
     const sent = (fake.requests[0]?.body as { messages: { role: string; content: unknown }[] }).messages;
     expect(sent.filter((m) => m.role === 'user')).toEqual([{ role: 'user', content: 'look up milk' }]);
-    expect(history.load('console:c1').messages.map((m) => m.content[0]?.type === 'text' && m.content[0].text)).toEqual(['look up milk', 'Milk is a drink.']);
+    expect((await loadHistory(history, 'console:c1')).messages.map((m) => m.content[0]?.type === 'text' && m.content[0].text)).toEqual(['look up milk', 'Milk is a drink.']);
   });
 
   it('says in /status that the model is overloaded while its breaker is open, and stops saying it once it recovered', async () => {
@@ -172,7 +172,7 @@ describe('explicit resume', () => {
   it('answers a corrupt saved state with a notice and never starts a fresh turn from the trigger', async () => {
     const bot = new Intake(deps());
     const original = await suspendedTurn(bot);
-    const raw = new BetterSqlite3(join(temp.path(), 'turn_state', 'turns.sqlite3'));
+    const raw = new BetterSqlite3(opened.dbPath);
     raw.prepare(`UPDATE checkpoints SET state = '{}'`).run();
     raw.close();
     fake.reset();

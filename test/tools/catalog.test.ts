@@ -1,11 +1,10 @@
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
-import { ManualClock } from '../../src/core/manual_clock.js';
 import { collectResponse } from '../../src/llm/provider.js';
 import { deriveCatalog, toolDefinitions } from '../../src/tools/catalog.js';
-import { MemoryStore } from '../../src/tools/memory_store.js';
+import type { MemoryStore } from '../../src/turn_state/memory_store.js';
+import { openTestStoreFile, type TestStoreFile } from '../support/store_file.js';
 import { permittedTools } from '../../src/tools/permissions.js';
 import { chatText } from '../support/fake_llm/openai_chat.js';
 import { llmConfig, testProvider } from '../support/fake_llm/provider.js';
@@ -37,11 +36,12 @@ const WEATHER = `tools:
 
 describe('the tool catalog', () => {
   const temp = useTempDir();
-  let memory: MemoryStore | undefined;
-  afterEach(() => memory?.close());
+  let file: TestStoreFile | undefined;
+  afterEach(() => file?.close());
 
   it('offers web_fetch, remember and recall by default', () => {
-    memory = MemoryStore.open(join(temp.path(), 'memory.sqlite3'), new ManualClock());
+    file = openTestStoreFile(temp.path());
+    const memory: MemoryStore = file.memory;
     const catalog = deriveCatalog(config('').tools, { memory });
     expect(catalog.tools.map((t) => [t.name, t.effect])).toEqual([
       ['web_fetch', 'read'],

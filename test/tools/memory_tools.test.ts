@@ -1,15 +1,14 @@
 import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/schema.js';
 import { ManualClock } from '../../src/core/manual_clock.js';
 import type { JsonObject } from '../../src/llm/protocol.js';
-import { MemoryStore } from '../../src/tools/memory_store.js';
 import { createMemoryTools } from '../../src/tools/memory_tools.js';
 import { runTool } from '../../src/tools/run_tool.js';
 import type { Tool, ToolContext, ToolOutcome } from '../../src/tools/tool.js';
+import { openTestStoreFile, type TestStoreFile } from '../support/store_file.js';
 import { useTempDir } from '../support/temp_dir.js';
 
 const DAY = 86_400_000;
@@ -54,28 +53,28 @@ const notesIn = (outcome: ToolOutcome): string[] => listed(outcome).map((line) =
 
 describe('memory tools', () => {
   const temp = useTempDir();
-  const opened: MemoryStore[] = [];
-  afterEach(() => {
-    for (const store of opened.splice(0)) store.close();
+  const opened: TestStoreFile[] = [];
+  afterEach(async () => {
+    for (const file of opened.splice(0)) await file.close();
   });
 
   function setUp(recallLimit = 20) {
     const clock = new ManualClock();
-    const dbPath = join(temp.path(), 'memory', 'memory.sqlite3');
     const settings = configSchema.parse({}).tools.memory;
     const open = () => {
-      const store = MemoryStore.open(dbPath, clock);
-      opened.push(store);
-      const [remember, recall] = createMemoryTools(store, { ...settings, db_path: dbPath, recall_limit: recallLimit });
-      return { store, remember, recall };
+      const file = openTestStoreFile(temp.path(), clock);
+      opened.push(file);
+      const [remember, recall] = createMemoryTools(file.memory, { ...settings, recall_limit: recallLimit });
+      return { file, remember, recall };
     };
     const tools = open();
     const call = (tool: Tool, input: JsonObject, caller?: Caller) => runTool(tool, input, contextFor(caller), clock);
     return {
       clock,
-      dbPath,
-      reopen: () => {
-        tools.store.close();
+      dbPath: tools.file.dbPath,
+      store: () => tools.file.memory,
+      reopen: async () => {
+        await tools.file.close();
         Object.assign(tools, open());
       },
       remember: (input: JsonObject, caller?: Caller) => call(tools.remember, input, caller),
@@ -169,11 +168,10 @@ describe('memory tools', () => {
     expect(notesIn(await recall()).map((note) => [...note].length)).toEqual([2000, 2000]);
   });
 
-  it('refuses a note that is too long even when it reaches the store directly', () => {
-    const store = MemoryStore.open(join(temp.path(), 'direct.sqlite3'), new ManualClock());
-    opened.push(store);
-    expect(store.remember({ scope: 'user', ownerId: 'alice', text: 'z'.repeat(2001), key: 'k' })).toEqual({ kind: 'too_long', length: 2001, max: 2000 });
-    expect(store.recall({ scope: 'user', ownerId: 'alice', limit: 5 }).notes).toEqual([]);
+  it('refuses a note that is too long even when it reaches the store directly', async () => {
+    const store = setUp().store();
+    expect(await store.remember({ scope: 'user', ownerId: 'alice', text: 'z'.repeat(2001), key: 'k' })).toEqual({ kind: 'too_long', length: 2001, max: 2000 });
+    expect((await store.recall({ scope: 'user', ownerId: 'alice', limit: 5 })).notes).toEqual([]);
   });
 
   it('refuses invalid input before storing anything', async () => {
@@ -191,36 +189,26 @@ describe('memory tools', () => {
   it('keeps notes across closing and reopening the store', async () => {
     const { remember, recall, reopen } = setUp();
     await remember({ text: 'Survives a restart' }, { key: 'op-restart' });
-    reopen();
+    await reopen();
     expect(notesIn(await recall())).toEqual(['Survives a restart']);
     expect(resultText(await remember({ text: 'Survives a restart' }, { key: 'op-restart' }))).toContain('Already remembered');
     expect(notesIn(await recall())).toEqual(['Survives a restart']);
   });
 
   it('stores nothing when the call was stopped before it ran', async () => {
-    const { clock, remember, recall } = setUp();
+    const { clock, remember, recall, store } = setUp();
     const stopped = new AbortController();
     stopped.abort();
-    const store = MemoryStore.open(join(temp.path(), 'memory', 'memory.sqlite3'), clock);
-    opened.push(store);
-    const [rememberTool] = createMemoryTools(store, configSchema.parse({}).tools.memory);
+    const [rememberTool] = createMemoryTools(store(), configSchema.parse({}).tools.memory);
     const outcome = await runTool(rememberTool, { text: 'never kept' }, { ...contextFor(), signal: stopped.signal }, clock);
     expect(outcome.kind).toBe('failed');
     expect(notesIn(await recall())).toEqual([]);
     expect(resultText(await remember({ text: 'kept' }))).toMatch(/^Remembered/);
   });
 
-  it('refuses to open a memory file written by a newer version', () => {
-    const dbPath = join(temp.path(), 'newer.sqlite3');
-    const db = new BetterSqlite3(dbPath);
-    db.pragma('user_version = 99');
-    db.close();
-    expect(() => MemoryStore.open(dbPath, new ManualClock())).toThrow(/newer than this program/);
-  });
-
   it('makes the database file 0600 and its directory 0700, tightening a looser directory', async () => {
-    const dir = join(temp.path(), 'memory');
-    mkdirSync(dir);
+    const dir = join(temp.path(), 'data', 'turn_state');
+    mkdirSync(dir, { recursive: true });
     chmodSync(dir, 0o755);
     const { dbPath, remember } = setUp();
     await remember({ text: 'a secret' });

@@ -31,6 +31,17 @@ export function openSqliteFile(dbPath: string, migrations: readonly string[], wh
   }
 }
 
+/**
+ * An in-memory database with the schema of `migrations`: the same tables as a file, kept only
+ * until it is closed.
+ */
+export function openInMemoryDatabase(migrations: readonly string[], what: string): Database {
+  const db = new BetterSqlite3(':memory:');
+  db.pragma('foreign_keys = ON');
+  migrate(db, migrations, what);
+  return db;
+}
+
 function migrate(db: Database, migrations: readonly string[], what: string): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current > migrations.length) {

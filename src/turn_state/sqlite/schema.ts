@@ -1,4 +1,5 @@
 import { OP_STATES, EFFECT_CLASSES } from '../ledger_types.js';
+import { MEMORY_SCOPES } from '../memory_store.js';
 import { REPLY_STATES } from '../reply_types.js';
 import { TURN_STATUSES } from '../turn_types.js';
 
@@ -85,5 +86,38 @@ export const TURN_STORE_MIGRATIONS: readonly string[] = [
     failure TEXT
   ) WITHOUT ROWID;
   CREATE INDEX replies_pending ON replies (state) WHERE state = 'pending';
+  `,
+  `
+  CREATE TABLE history_channels (
+    channel TEXT PRIMARY KEY,
+    revision INTEGER NOT NULL CHECK (revision > 0)
+  ) WITHOUT ROWID;
+  CREATE TABLE history_entries (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    channel TEXT NOT NULL REFERENCES history_channels (channel),
+    role TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'summary')),
+    text TEXT NOT NULL,
+    author_id TEXT,
+    message_id TEXT,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX history_entries_by_channel ON history_entries (channel, id);
+  CREATE UNIQUE INDEX history_one_summary_per_channel ON history_entries (channel) WHERE role = 'summary';
+
+  CREATE TABLE memory_notes (
+    id INTEGER PRIMARY KEY,
+    idempotency_key TEXT NOT NULL UNIQUE,
+    scope TEXT NOT NULL CHECK (scope IN (${list(MEMORY_SCOPES)})),
+    owner_id TEXT NOT NULL,
+    text TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX memory_notes_by_owner ON memory_notes (scope, owner_id, id);
+
+  CREATE TABLE previous_layout_imports (
+    what TEXT PRIMARY KEY CHECK (what IN ('history', 'memory')),
+    file TEXT NOT NULL,
+    imported_at INTEGER NOT NULL
+  ) WITHOUT ROWID;
   `,
 ];

@@ -37,15 +37,23 @@ export interface SqliteTurnStoreOptions extends TurnStoreTimings {
 /** A store that opened, or why it could not: the bot then runs without durability, loudly. */
 export type OpenedTurnStore = { readonly available: true; readonly store: TurnStore } | { readonly available: false; readonly error: unknown };
 
-/** Opens the SQLite turn store (DESIGN §7.1); never throws. */
+/** Opens the SQLite turn store (DESIGN §7.1) on a file of its own; never throws. */
 export function openSqliteTurnStore(options: SqliteTurnStoreOptions): OpenedTurnStore {
   try {
-    const db = openTurnDatabase(options.dbPath);
-    return { available: true, store: new SqliteTurnStore(db, BlobStore.open(blobDirectoryFor(options.dbPath)), options) };
+    return { available: true, store: sqliteTurnStoreOn(openTurnDatabase(options.dbPath), options) };
   } catch (error) {
     options.logger.error({ err: error, dbPath: options.dbPath }, 'the turn store could not open: turns are NOT durable until this is fixed');
     return { available: false, error };
   }
+}
+
+/**
+ * The turn store on the store file's open connection, its blobs beside `options.dbPath`; closing it
+ * closes the connection.
+ * @throws when the blob directory cannot be made.
+ */
+export function sqliteTurnStoreOn(db: Database, options: SqliteTurnStoreOptions): TurnStore {
+  return new SqliteTurnStore(db, BlobStore.open(blobDirectoryFor(options.dbPath)), options);
 }
 
 class SqliteTurnStore implements TurnStore {
@@ -213,7 +221,7 @@ class SqliteTurnStore implements TurnStore {
   }
 
   close(): Promise<void> {
-    this.db.close();
+    if (this.db.open) this.db.close();
     return Promise.resolve();
   }
 

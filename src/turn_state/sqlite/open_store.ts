@@ -1,0 +1,76 @@
+import type { Database } from 'better-sqlite3';
+import type { HistoryStore } from '../history_store.js';
+import type { MemoryStore } from '../memory_store.js';
+import type { TurnStore } from '../turn_store.js';
+import { openInMemoryTurnDatabase, openTurnDatabase } from './open.js';
+import { importPreviousLayout } from './previous_layout.js';
+import { SqliteHistoryStore } from './sqlite_history_store.js';
+import { SqliteMemoryStore } from './sqlite_memory_store.js';
+import { sqliteTurnStoreOn, type SqliteTurnStoreOptions } from './sqlite_turn_store.js';
+
+/** Where the store keeps what it is given: in its file, or in memory until the bot stops. */
+export type StoreKeeping = 'file' | 'memory';
+
+/** How to open the store. */
+export interface SqliteStoreOptions extends SqliteTurnStoreOptions {
+  /** `turn_state.enabled`: `false` keeps nothing on disk. */
+  readonly enabled: boolean;
+  /** The directory the previous layout's files are looked for under: the one the bot resolves paths against. */
+  readonly baseDir: string;
+}
+
+/** Every port of the one store file (DESIGN §7.1), on one connection. */
+export interface OpenedStore {
+  /** `undefined` when turns are not durable: the store is off or its file could not open. */
+  readonly turns: TurnStore | undefined;
+  readonly history: HistoryStore;
+  readonly memory: MemoryStore;
+  readonly keeping: StoreKeeping;
+  /** Closes the connection behind every port; closing twice is harmless. */
+  close(): Promise<void>;
+}
+
+function storeOn(db: Database, turns: TurnStore | undefined, options: SqliteStoreOptions, keeping: StoreKeeping): OpenedStore {
+  return {
+    turns,
+    history: new SqliteHistoryStore(db, options.clock),
+    memory: new SqliteMemoryStore(db, options.clock),
+    keeping,
+    close() {
+      if (db.open) db.close();
+      return Promise.resolve();
+    },
+  };
+}
+
+/** The file's database with every port on it, the previous layout imported; throws when it cannot open. */
+function openFileStore(options: SqliteStoreOptions): OpenedStore {
+  const db = openTurnDatabase(options.dbPath);
+  try {
+    importPreviousLayout(db, options.baseDir, options.clock.now(), options.logger);
+    return storeOn(db, sqliteTurnStoreOn(db, options), options, 'file');
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/**
+ * Opens the store file once and returns every port on it; never throws. The first open of a file
+ * imports the previous layout's separate history and memory files. When the store is off
+ * (`enabled: false`) or its file cannot open, the bot still answers: turns are not durable, and
+ * history and memory notes are kept in an in-memory database until the bot stops — said loudly.
+ */
+export function openSqliteStore(options: SqliteStoreOptions): OpenedStore {
+  if (options.enabled) {
+    try {
+      return openFileStore(options);
+    } catch (error) {
+      options.logger.error({ err: error, dbPath: options.dbPath }, 'the store could not open: turns are NOT durable, and history and memory notes are lost at restart, until this is fixed');
+    }
+  } else {
+    options.logger.warn('turn_state.enabled is false: turns are not durable (an interrupted reply is lost), and history and memory notes last only until the bot stops');
+  }
+  options.logger.warn('conversation history and memory notes are kept in memory only');
+  return storeOn(openInMemoryTurnDatabase(), undefined, options, 'memory');
+}

@@ -1,0 +1,85 @@
+import type { Database, Statement } from 'better-sqlite3';
+import type { Clock } from '../../core/clock.js';
+import { TurnStateUnavailable } from '../errors.js';
+import type { ChannelHistory, HistoryCompaction, HistoryEntry, HistoryStore, StoredHistoryEntry, StoredHistoryRole } from '../history_store.js';
+
+/**
+ * The {@link HistoryStore} in the store's SQLite file, on the connection the turn store uses.
+ * Each method is one transaction; its failures reject with {@link TurnStateUnavailable}.
+ */
+export class SqliteHistoryStore implements HistoryStore {
+  readonly #db: Database;
+  readonly #clock: Clock;
+  readonly #bump: Statement<[string], { revision: number }>;
+  readonly #revision: Statement<[string], { revision: number }>;
+  readonly #insert: Statement<[string, StoredHistoryRole, string, string | null, string | null, number]>;
+  readonly #rows: Statement<[string], StoredHistoryEntry>;
+  readonly #removeUpTo: Statement<[string, number]>;
+  readonly #countUpTo: Statement<[string, number], { count: number }>;
+  readonly #summaryId: Statement<[string], { id: number }>;
+  readonly #removeSummary: Statement<[string]>;
+
+  constructor(db: Database, clock: Clock) {
+    this.#db = db;
+    this.#clock = clock;
+    this.#bump = db.prepare(
+      'INSERT INTO history_channels (channel, revision) VALUES (?, 1) ON CONFLICT (channel) DO UPDATE SET revision = revision + 1 RETURNING revision',
+    );
+    this.#revision = db.prepare('SELECT revision FROM history_channels WHERE channel = ?');
+    this.#insert = db.prepare('INSERT INTO history_entries (channel, role, text, author_id, message_id, created_at) VALUES (?, ?, ?, ?, ?, ?)');
+    this.#rows = db.prepare("SELECT id, role, text FROM history_entries WHERE channel = ? ORDER BY role <> 'summary', id");
+    this.#removeUpTo = db.prepare("DELETE FROM history_entries WHERE channel = ? AND role <> 'summary' AND id <= ?");
+    this.#countUpTo = db.prepare("SELECT count(*) AS count FROM history_entries WHERE channel = ? AND role <> 'summary' AND id <= ?");
+    this.#summaryId = db.prepare("SELECT id FROM history_entries WHERE channel = ? AND role = 'summary'");
+    this.#removeSummary = db.prepare("DELETE FROM history_entries WHERE channel = ? AND role = 'summary'");
+  }
+
+  append(channel: string, entry: HistoryEntry): Promise<number> {
+    return this.#run('append history', () => {
+      const revision = this.#bumpRevision(channel);
+      this.#insert.run(channel, entry.role, entry.text, entry.authorId ?? null, entry.messageId ?? null, this.#clock.now());
+      return revision;
+    });
+  }
+
+  read(channel: string): Promise<ChannelHistory> {
+    return this.#run('read history', () => ({ entries: this.#rows.all(channel), revision: this.#currentRevision(channel) }), 'read');
+  }
+
+  revision(channel: string): Promise<number> {
+    return this.#run('read history revision', () => this.#currentRevision(channel), 'read');
+  }
+
+  compact(channel: string, compaction: HistoryCompaction): Promise<boolean> {
+    return this.#run('compact history', () => {
+      const stillThere = this.#countUpTo.get(channel, compaction.throughId)?.count === compaction.count;
+      const sameSummary = this.#summaryId.get(channel)?.id === compaction.summaryId;
+      if (compaction.count < 1 || !stillThere || !sameSummary) return false;
+      this.#removeUpTo.run(channel, compaction.throughId);
+      this.#removeSummary.run(channel);
+      if (compaction.summary !== undefined) this.#insert.run(channel, 'summary', compaction.summary, null, null, this.#clock.now());
+      this.#bumpRevision(channel);
+      return true;
+    });
+  }
+
+  #currentRevision(channel: string): number {
+    return this.#revision.get(channel)?.revision ?? 0;
+  }
+
+  #bumpRevision(channel: string): number {
+    const row = this.#bump.get(channel);
+    if (row === undefined) throw new Error(`the revision of ${channel} was not bumped`);
+    return row.revision;
+  }
+
+  /** Runs `work` in one transaction (IMMEDIATE for a write); a failure rejects as TurnStateUnavailable. */
+  #run<T>(operation: string, work: () => T, kind: 'read' | 'write' = 'write'): Promise<T> {
+    try {
+      const transaction = this.#db.transaction(work);
+      return Promise.resolve(kind === 'write' ? transaction.immediate() : transaction.deferred());
+    } catch (error) {
+      return Promise.reject(new TurnStateUnavailable(operation, error));
+    }
+  }
+}

@@ -1,0 +1,35 @@
+import { afterEach, beforeEach } from 'vitest';
+import type { ManualClock } from '../../../src/core/manual_clock.js';
+import type { HistoryStore } from '../../../src/turn_state/history_store.js';
+import type { MemoryStore } from '../../../src/turn_state/memory_store.js';
+
+/** The history and memory ports of one store under test, and the manual clock it reads. */
+export interface KeptHarness {
+  readonly history: HistoryStore;
+  readonly memory: MemoryStore;
+  readonly clock: ManualClock;
+  /** Whether what is kept outlives a close: `false` for the in-memory fallback. */
+  readonly durable: boolean;
+  /** Closes the store and opens it again over the same storage, with the same clock. */
+  reopen(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export type MakeKeptHarness = () => Promise<KeptHarness>;
+
+/** A fresh harness for every test of the enclosing `describe`, closed after it. */
+export function useKeptHarness(make: MakeKeptHarness): () => KeptHarness {
+  let current: KeptHarness | undefined;
+  beforeEach(async () => {
+    current = await make();
+  });
+  afterEach(async () => {
+    const harness = current;
+    current = undefined;
+    await harness?.close();
+  });
+  return () => {
+    if (current === undefined) throw new Error('no harness outside a test');
+    return current;
+  };
+}
