@@ -4,7 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
 import { FakeLLMServer, sse } from '../support/fake_llm/server.js';
-import { startJsonLinesProgram, type JsonLinesProgram } from '../support/program.js';
+import { WAIT_DEADLINE_MS, startJsonLinesProgram, type JsonLinesProgram } from '../support/program.js';
 import { useTempDir } from '../support/temp_dir.js';
 import { ToolTarget } from '../support/tool_target.js';
 
@@ -61,7 +61,8 @@ ${extra}`,
     fake.enqueue({ kind: 'stream', chunks: [sse({ choices: [{ index: 0, delta: { content: 'Thinking' } }] })], then: 'stall' });
     program = startJsonLinesProgram(['--config', configFile()], { cwd: temp.path(), deadlineMs: 4_000 });
     const bot = program;
-    await bot.waitFor((e) => e['type'] === 'ready', 'the ready event');
+    // Starting may take longer than the short deadline on a busy machine: this wait gets the usual one.
+    await bot.waitFor((e) => e['type'] === 'ready', 'the ready event', WAIT_DEADLINE_MS);
     bot.send('what is milk?');
     await fake.whenRequests(1);
     const missed: unknown = await bot.waitFor(isReply, 'the reply to "what is milk?"').catch((error: unknown) => error);

@@ -57,10 +57,10 @@ describe('the holdfast program', { timeout: 30_000 }, () => {
     try {
       temp.write('config.yml', discordConfigYaml(discord, 'http://127.0.0.1:9'));
       // On Discord the program runs until it is stopped: the run cannot end by itself.
-      const failed: unknown = await runProgram(['--config', 'config.yml'], { cwd: temp.path(), deadlineMs: 3_000 }).catch((error: unknown) => error);
+      const failed: unknown = await runProgram(['--config', 'config.yml'], { cwd: temp.path(), deadlineMs: 10_000 }).catch((error: unknown) => error);
       expect(failed).toBeInstanceOf(Error);
       const message = (failed as Error).message;
-      expect(message).toMatch(/^waited 3000 ms for `holdfast --config config\.yml` to exit, in vain\nstdout so far \(0 chars\):\n\(nothing\)\nstderr so far \(\d+ chars\):\n/);
+      expect(message).toMatch(/^waited 10000 ms for `holdfast --config config\.yml` to exit, in vain\nstdout so far \(0 chars\):\n\(nothing\)\nstderr so far \(\d+ chars\):\n/);
       expect(message).toContain('configuration loaded; starting the Discord adapter');
     } finally {
       await discord.close();

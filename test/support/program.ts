@@ -83,10 +83,11 @@ export interface JsonLinesProgram {
   readonly stderr: () => string;
   send(line: string): void;
   /**
-   * Resolves with the first event (already seen or still to come) that matches; fails at the
-   * deadline naming `what` (default: the matcher's source) and quoting the output so far.
+   * Resolves with the first event (already seen or still to come) that matches; fails after
+   * `deadlineMs` (default: the program's) naming `what` (default: the matcher's source) and
+   * quoting the output so far.
    */
-  waitFor(match: (event: Record<string, unknown>) => boolean, what?: string): Promise<Record<string, unknown>>;
+  waitFor(match: (event: Record<string, unknown>) => boolean, what?: string, deadlineMs?: number): Promise<Record<string, unknown>>;
   endInput(): void;
   kill(signal: NodeJS.Signals): void;
   /** The exit status, once the program exited; each read fails at its own deadline. */
@@ -121,12 +122,12 @@ export function startJsonLinesProgram(args: readonly string[], options: ProgramO
     }
   });
   const closed = new Promise<number | null>((resolve) => child.on('close', (status) => resolve(status)));
-  const fail = (what: string) => () => missed(what, deadlineMs, stdout, stderr);
+  const fail = (what: string, ms = deadlineMs) => () => missed(what, ms, stdout, stderr);
   return {
     events,
     stderr: () => stderr,
     send: (line) => void child.stdin.write(`${line}\n`),
-    waitFor: (match, what = `an event matching ${match.toString()}`) => {
+    waitFor: (match, what = `an event matching ${match.toString()}`, ms = deadlineMs) => {
       const seen = events.find(match);
       if (seen !== undefined) return Promise.resolve(seen);
       const waiter = { match, resolve: (_: Record<string, unknown>): void => undefined };
@@ -134,7 +135,7 @@ export function startJsonLinesProgram(args: readonly string[], options: ProgramO
         waiter.resolve = resolve;
         waiters.push(waiter);
       });
-      return withDeadline(event, deadlineMs, fail(what), () => {
+      return withDeadline(event, ms, fail(what, ms), () => {
         if (waiters.includes(waiter)) waiters.splice(waiters.indexOf(waiter), 1);
       });
     },
