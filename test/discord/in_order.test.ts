@@ -50,3 +50,23 @@ describe('messages handed on in the order they arrived, per channel', () => {
     expect(errors).toEqual([new Error('disk full')]);
   });
 });
+
+describe('a delivery that throws', () => {
+  it('is reported, and the messages after it are still handed on', async () => {
+    const delivered: string[] = [];
+    const errors: unknown[] = [];
+    const order = new InOrder<string>(
+      (value) => {
+        if (value === 'bad') throw new Error('cannot hand on');
+        delivered.push(value);
+      },
+      (error) => void errors.push(error),
+    );
+    order.push('c1', 'bad');
+    order.push('c1', Promise.resolve('bad'));
+    order.push('c1', 'after');
+    await order.idle();
+    expect(delivered).toEqual(['after']);
+    expect(errors).toEqual([new Error('cannot hand on'), new Error('cannot hand on')]);
+  });
+});

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/llm/protocol.js';
-import { assertToolPairs, isToolPairError, validateToolPairs } from '../../src/llm/tool_pairs.js';
+import { assertToolPairs, isToolPairError, ToolPairError, validateToolPairs } from '../../src/llm/tool_pairs.js';
 
 const user = (text: string): Message => ({ role: 'user', content: [{ type: 'text', text }] });
 const calls = (...ids: string[]): Message => ({
@@ -51,5 +51,25 @@ describe('validateToolPairs', () => {
     if (!isToolPairError(caught)) return;
     expect(caught.violations.map((v) => v.kind)).toEqual(['unanswered', 'unanswered']);
     expect(caught.message).toBe('transcript is not tool-pair valid: tool call a (message 0) has no result; tool call b (message 0) has no result');
+  });
+});
+
+describe('ToolPairError', () => {
+  it('describes every kind of violation', () => {
+    const error = new ToolPairError([
+      { kind: 'unanswered', toolUseId: 'a', messageIndex: 1 },
+      { kind: 'orphan_result', toolUseId: 'b', messageIndex: 2 },
+      { kind: 'duplicate_result', toolUseId: 'c', messageIndex: 3 },
+      { kind: 'duplicate_use_id', toolUseId: 'd', messageIndex: 4 },
+      { kind: 'empty_use_id', messageIndex: 5 },
+      { kind: 'result_in_assistant_message', toolUseId: 'e', messageIndex: 6 },
+    ]);
+    expect(error.message).toBe(
+      'transcript is not tool-pair valid: tool call a (message 1) has no result; result for b (message 2) answers no open call; ' +
+        'tool call c is answered twice (message 3); tool call id d is used twice (message 4); a tool call has an empty id (message 5); ' +
+        'result for e sits in an assistant message (message 6)',
+    );
+    expect(isToolPairError(error)).toBe(true);
+    expect(isToolPairError(new Error(error.message))).toBe(false);
   });
 });
