@@ -1,5 +1,5 @@
 import { pino } from 'pino';
-import { parseConfigText } from '../../src/config/load.js';
+import { parseConfigText } from '../../src/app/config_schema.js';
 import { RandomIds } from '../../src/core/ids.js';
 import { SystemRandom } from '../../src/core/random.js';
 import { SystemClock } from '../../src/core/system_clock.js';

@@ -1,4 +1,4 @@
-import type { Config } from '../config/schema.js';
+import type { Config } from './config_schema.js';
 import type { CliArgs } from './args.js';
 import { assertNever } from '../core/assert_never.js';
 

@@ -3,7 +3,7 @@ import type { FaultInjector } from '../engine/fault_points.js';
 import { Intake } from '../conversation/intake.js';
 import type { MessageSource, ReplySink } from '../conversation/transport.js';
 import { isConfigError } from '../config/problems.js';
-import type { Config } from '../config/schema.js';
+import type { Config } from './config_schema.js';
 import type { Clock } from '../core/clock.js';
 import { RandomIds } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';

@@ -1,4 +1,4 @@
-import type { Config } from '../config/schema.js';
+import type { Config } from './config_schema.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { Transport } from '../conversation/transport.js';

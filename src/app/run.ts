@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Environment } from '../config/interpolate.js';
-import { loadConfig } from '../config/load.js';
+import { loadConfig } from './config_schema.js';
 import { formatConfigProblem, isConfigError } from '../config/problems.js';
 import { createLogger, type LogOutput } from '../core/logger.js';
 import type { Readable } from 'node:stream';
@@ -10,7 +10,6 @@ import { openBotServices } from './bot_services.js';
 import { faultHookFrom } from './fault_hook.js';
 import { runBot, type SignalSource } from './lifecycle.js';
 import { consoleTransport } from '../console/console_transport.js';
-import { attachmentSettings } from '../discord/attachments.js';
 import { DiscordLoginError, discordTransport } from '../discord/discord_transport.js';
 import { parseCliArgs, USAGE } from './args.js';
 
@@ -67,7 +66,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   try {
     const transport =
       choice.kind === 'discord'
-        ? discordTransport({ discord: config.discord, attachments: attachmentSettings(config), token: choice.token, clock, logger })
+        ? discordTransport({ discord: config.discord, vision: config.llm.vision, token: choice.token, clock, logger })
         : consoleTransport({ mode: choice.mode, input: io.stdin, output: io.stdout, clock });
     await runBot(transport, { config, services, clock, logger, signals: io.signals, faults });
   } catch (error) {

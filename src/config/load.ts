@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { interpolateEnvironment, type Environment } from './interpolate.js';
 import { ConfigError, formatKeyPath } from './problems.js';
-import type { Config } from './schema.js';
+import type { z } from 'zod';
 import { validateConfigTree } from './validate.js';
 import { parseYamlSource } from './yaml_source.js';
 
@@ -18,8 +18,9 @@ export interface LoadConfigOptions {
   readonly cwd: string;
 }
 
-export interface LoadedConfig {
-  readonly config: Config;
+/** A configuration as `schema` validated it, and where it came from. */
+export interface LoadedConfig<T> {
+  readonly config: T;
   readonly source: ConfigSource;
 }
 
@@ -33,12 +34,12 @@ export function resolveConfigSource(options: LoadConfigOptions): ConfigSource {
 }
 
 /**
- * Finds, reads, interpolates and validates the configuration.
+ * Finds, reads, interpolates and validates a configuration against `schema`.
  * @throws {ConfigError} listing every problem found, each with its key path.
  */
-export function loadConfig(options: LoadConfigOptions): LoadedConfig {
+export function loadConfigWith<S extends z.ZodType>(schema: S, options: LoadConfigOptions): LoadedConfig<z.output<S>> {
   const source = resolveConfigSource(options);
-  if (source.kind === 'defaults') return { config: parseConfigText('', '(defaults)', options.env), source };
+  if (source.kind === 'defaults') return { config: parseConfigWith(schema, '', '(defaults)', options.env), source };
   let text: string;
   try {
     text = readFileSync(source.path, 'utf8');
@@ -46,14 +47,14 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
     const reason = error instanceof Error ? error.message : String(error);
     throw new ConfigError([{ kind: 'unreadable_file', file: source.path, message: `cannot read the configuration file (named by ${source.chosenBy}): ${reason}` }]);
   }
-  return { config: parseConfigText(text, source.path, options.env), source };
+  return { config: parseConfigWith(schema, text, source.path, options.env), source };
 }
 
 /**
- * Parses configuration YAML held in memory; `file` names it in problems.
+ * Parses configuration YAML held in memory against `schema`; `file` names it in problems.
  * @throws {ConfigError} listing every problem found.
  */
-export function parseConfigText(text: string, file: string, env: Environment): Config {
+export function parseConfigWith<S extends z.ZodType>(schema: S, text: string, file: string, env: Environment): z.output<S> {
   const parsed = parseYamlSource(text, file);
   if ('problems' in parsed) throw new ConfigError(parsed.problems);
   const { source } = parsed;
@@ -62,7 +63,7 @@ export function parseConfigText(text: string, file: string, env: Environment): C
     throw new ConfigError([source.locate({ kind: 'not_a_mapping', path: [], message: 'expected a mapping of section names to settings' })]);
   }
   const interpolated = interpolateEnvironment(tree, env);
-  const validated = validateConfigTree(interpolated.value);
+  const validated = validateConfigTree(schema, interpolated.value);
   if (validated.ok && interpolated.problems.length === 0) return validated.config;
   // A value whose reference failed is reported once, for the reference, not again for its type.
   const referenced = new Set(interpolated.problems.map((problem) => formatKeyPath(problem.path ?? [])));

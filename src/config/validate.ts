@@ -1,19 +1,18 @@
 import type { z } from 'zod';
-import { configSchema, type Config } from './schema.js';
 import type { ConfigProblem, KeyPath } from './problems.js';
 import { removedKeyExplanation } from './removed_keys.js';
 
 /** The validated configuration, or a problem for every place it breaks the schema. */
-export type Validated = { readonly ok: true; readonly config: Config } | { readonly ok: false; readonly problems: readonly ConfigProblem[] };
+export type Validated<T> = { readonly ok: true; readonly config: T } | { readonly ok: false; readonly problems: readonly ConfigProblem[] };
 
 /**
- * Checks an interpolated configuration tree against {@link configSchema}. A key written with no
- * value (`discord:` with everything under it commented out) means the same as leaving it out.
+ * Checks an interpolated configuration tree against `schema`. A key written with no value
+ * (`discord:` with everything under it commented out) means the same as leaving it out.
  */
-export function validateConfigTree(tree: unknown): Validated {
-  const result = configSchema.safeParse(withoutEmptyKeys(tree ?? {}), { reportInput: true });
+export function validateConfigTree<S extends z.ZodType>(schema: S, tree: unknown): Validated<z.output<S>> {
+  const result = schema.safeParse(withoutEmptyKeys(tree ?? {}), { reportInput: true });
   if (result.success) return { ok: true, config: result.data };
-  return { ok: false, problems: result.error.issues.flatMap(toProblems) };
+  return { ok: false, problems: result.error.issues.flatMap((issue) => toProblems(schema, issue)) };
 }
 
 function withoutEmptyKeys(node: unknown): unknown {
@@ -22,10 +21,10 @@ function withoutEmptyKeys(node: unknown): unknown {
   return Object.fromEntries(Object.entries(node).flatMap(([key, value]) => (value === null ? [] : [[key, withoutEmptyKeys(value)]])));
 }
 
-function toProblems(issue: z.core.$ZodIssue): ConfigProblem[] {
+function toProblems(schema: z.core.$ZodType, issue: z.core.$ZodIssue): ConfigProblem[] {
   const path = issue.path.filter((segment): segment is string | number => typeof segment !== 'symbol');
   if (issue.code === 'unrecognized_keys') {
-    const known = knownKeys(path);
+    const known = knownKeys(schema, path);
     const expected = known.length > 0 ? ` (expected one of: ${known.join(', ')})` : '';
     return issue.keys.map((key): ConfigProblem => {
       const removed = removedKeyExplanation([...path, key]);
@@ -75,8 +74,8 @@ interface SchemaDef {
 const defOf = (schema: z.core.$ZodType): SchemaDef => schema._zod.def;
 
 /** The keys the schema allows in the mapping at `path`, for the message about an unknown one. */
-function knownKeys(path: KeyPath): string[] {
-  let def = defOf(configSchema);
+function knownKeys(schema: z.core.$ZodType, path: KeyPath): string[] {
+  let def = defOf(schema);
   for (let step = 0; ; ) {
     const inner = def.innerType ?? def.in;
     if (inner !== undefined) {

@@ -1,4 +1,4 @@
-import type { Config } from '../config/schema.js';
+import type { ConversationSettings } from './chat_settings.js';
 import type { Logger } from '../core/logger.js';
 import type { ToolCatalog } from '../tools/catalog.js';
 import { permittedTools } from '../tools/permissions.js';
@@ -13,14 +13,14 @@ import { userContent } from './user_content.js';
 import { assertNever } from '../core/assert_never.js';
 
 export interface AdmissionDeps {
-  readonly config: Config;
+  readonly config: ConversationSettings;
   readonly store: TurnStore | undefined;
   readonly catalog: () => ToolCatalog;
   readonly logger: Logger;
 }
 
 /** The prompt and caps a new turn gets from the configuration in force. */
-export function turnDefaults(config: Config): TurnDefaults {
+export function turnDefaults(config: ConversationSettings): TurnDefaults {
   return {
     systemPrompt: config.chat.system_prompt,
     budgets: { maxIterations: config.chat.max_iterations, maxToolCalls: config.chat.max_tool_calls, maxContinuations: config.chat.max_continuations },
@@ -31,7 +31,7 @@ export function turnDefaults(config: Config): TurnDefaults {
  * A turn that has done nothing yet: its transcript is the user's message (the history goes in
  * front of it): the text, then the attachments as `llm.vision` lets the model see them.
  */
-export function newChatTurn(parts: ReconstructedParts, text: string, config: Config, attachments: readonly MessageAttachment[] = []): ChatTurn {
+export function newChatTurn(parts: ReconstructedParts, text: string, config: ConversationSettings, attachments: readonly MessageAttachment[] = []): ChatTurn {
   return freshChatTurn(parts, turnDefaults(config), [{ role: 'user', content: userContent(text, attachments, config.llm.vision) }]);
 }
 

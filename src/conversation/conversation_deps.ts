@@ -1,4 +1,4 @@
-import type { Config } from '../config/schema.js';
+import type { ConversationSettings } from './chat_settings.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { FaultInjector } from '../engine/fault_points.js';
@@ -11,7 +11,7 @@ import type { MessageSource, ReplySink } from './transport.js';
 
 /** Everything the conversation works with; built once by the program's wiring. */
 export interface ConversationDeps {
-  readonly config: Config;
+  readonly config: ConversationSettings;
   /** `undefined` when durability is off: the store could not open at start-up. */
   readonly store: TurnStore | undefined;
   readonly history: HistoryStore;

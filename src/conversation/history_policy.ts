@@ -1,4 +1,4 @@
-import type { Config } from '../config/schema.js';
+import type { ChatSettings } from './chat_settings.js';
 import type { Message } from '../llm/protocol.js';
 import type { HistoryStore, StoredHistoryEntry } from '../turn_state/history_store.js';
 
@@ -13,7 +13,7 @@ export interface HistoryView {
 }
 
 /** What to do with history beyond the budget: drop it, or fold it into a summary (`chat.compaction`). */
-export type Compaction = Config['chat']['compaction'];
+export type Compaction = ChatSettings['compaction'];
 
 /** Summarises messages into one text; the first message may itself be the earlier summary. */
 export type Summarizer = (messages: Message[]) => Promise<string>;

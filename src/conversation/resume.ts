@@ -1,4 +1,4 @@
-import type { Config } from '../config/schema.js';
+import type { ConversationSettings } from './chat_settings.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { storeDurability } from '../engine/durability.js';
@@ -14,7 +14,7 @@ import { turnDefaults } from './admission.js';
 import type { InboundMessage, MessageSource, NoticeKind } from './transport.js';
 
 export interface ResumeDeps {
-  readonly config: Config;
+  readonly config: ConversationSettings;
   readonly store: TurnStore;
   readonly source: MessageSource;
   readonly catalog: () => ToolCatalog;
@@ -103,6 +103,6 @@ async function resume(turn: TurnRecord, requester: InboundMessage, signal: Abort
   return { kind: 'resumed', turn: claim.turn, continued };
 }
 
-function expired(turn: TurnRecord, config: Config): ResumeAttempt {
+function expired(turn: TurnRecord, config: ConversationSettings): ResumeAttempt {
   return { kind: 'notice', turn: turn.turnId, notice: 'expired', text: `That request waited longer than ${config.turn_state.resume_ttl_hours} hours and can no longer be resumed.` };
 }

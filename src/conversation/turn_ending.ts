@@ -1,4 +1,4 @@
-import type { Config } from '../config/schema.js';
+import type { ConversationSettings } from './chat_settings.js';
 import type { Logger } from '../core/logger.js';
 import type { FaultInjector } from '../engine/fault_points.js';
 import type { TurnEnding } from '../engine/terminal_writer.js';
@@ -13,7 +13,7 @@ import { deliverReply } from './reply_delivery.js';
 import type { InboundMessage, ReplySink } from './transport.js';
 
 export interface EndingDeps {
-  readonly config: Config;
+  readonly config: ConversationSettings;
   readonly store: TurnStore | undefined;
   readonly history: HistoryStore;
   readonly provider: LLMProvider | undefined;

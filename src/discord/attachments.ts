@@ -1,7 +1,7 @@
 import type { InboundMessage } from '../conversation/transport.js';
 import type { AttachmentSkipReason, ImageMediaType, MessageAttachment } from '../conversation/message_attachment.js';
 import { isImageMediaType } from '../conversation/message_attachment.js';
-import type { Config } from '../config/schema.js';
+import type { DiscordSettings } from './discord_settings.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { downloadBounded } from './attachment_download.js';
@@ -36,11 +36,11 @@ export interface AttachmentDeps {
 export const ATTACHMENT_TIMEOUT_MS = 30_000;
 
 /** The settings `llm.vision`, `discord.max_attachment_mb` and `discord.max_text_attachment_kb` give. */
-export function attachmentSettings(config: Config): AttachmentSettings {
+export function attachmentSettings(discord: DiscordSettings, vision: boolean): AttachmentSettings {
   return {
-    images: config.llm.vision,
-    maxImageBytes: Math.floor(config.discord.max_attachment_mb * 1024 * 1024),
-    maxTextBytes: Math.floor(config.discord.max_text_attachment_kb * 1024),
+    images: vision,
+    maxImageBytes: Math.floor(discord.max_attachment_mb * 1024 * 1024),
+    maxTextBytes: Math.floor(discord.max_text_attachment_kb * 1024),
     timeoutMs: ATTACHMENT_TIMEOUT_MS,
   };
 }

@@ -1,11 +1,11 @@
 import { Client, Events, GatewayIntentBits, Partials, type Message } from 'discord.js';
-import type { Config } from '../config/schema.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { inboundFromText } from '../conversation/command_words.js';
 import type { Inbound, InboundMessage, Transport } from '../conversation/transport.js';
-import { withAttachments, type AttachmentSettings } from './attachments.js';
+import { attachmentSettings, withAttachments } from './attachments.js';
 import { CommandAnswers } from './command_answers.js';
+import type { DiscordSettings } from './discord_settings.js';
 import { discordSink } from './discord_sink.js';
 import { discordMessageSource } from './discord_source.js';
 import { InOrder } from './in_order.js';
@@ -18,8 +18,9 @@ export class DiscordLoginError extends Error {
 }
 
 export interface DiscordTransportOptions {
-  readonly discord: Config['discord'];
-  readonly attachments: AttachmentSettings;
+  readonly discord: DiscordSettings;
+  /** `llm.vision`: whether image attachments are downloaded for the model. */
+  readonly vision: boolean;
   readonly token: string;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -69,10 +70,11 @@ export function discordTransport(options: DiscordTransportOptions): Transport {
       // A message's attachments are downloaded before it is submitted; its channel's later messages wait for it.
       const inOrder = new InOrder<Inbound>(submit, (error: unknown) => logger.error({ err: error }, 'could not take a message'));
       const downloads = { clock, logger, signal: stopping.signal };
+      const attachments = attachmentSettings(discord, options.vision);
       client.on(Events.MessageCreate, (message: Message) => {
         const inbound = addressedMessage(message, user.id, discord.channels);
         if (inbound === undefined) return;
-        inOrder.push(message.channelId, Promise.resolve(withAttachments(inbound, [...message.attachments.values()], options.attachments, downloads)).then(inboundFromText));
+        inOrder.push(message.channelId, Promise.resolve(withAttachments(inbound, [...message.attachments.values()], attachments, downloads)).then(inboundFromText));
       });
       client.on(Events.InteractionCreate, (interaction) => {
         if (!interaction.isChatInputCommand()) return;

@@ -1,4 +1,4 @@
-import type { Config } from '../config/schema.js';
+import type { ToolsSettings } from './tools_settings.js';
 import type { ToolDefinition } from '../llm/protocol.js';
 import { createHttpTool } from './http_tool.js';
 import type { MemoryStore } from '../turn_state/memory_store.js';
@@ -24,7 +24,7 @@ export interface ToolCatalog {
  * (web_fetch, remember, recall), then the HTTP tools in the order configured. Re-derive it whenever the configuration changes; permissions
  * are applied per requester by `permittedTools`.
  */
-export function deriveCatalog(config: Config['tools'], services: ToolServices): ToolCatalog {
+export function deriveCatalog(config: ToolsSettings, services: ToolServices): ToolCatalog {
   const builtins = new Set(config.builtin);
   const tools: Tool[] = [];
   if (builtins.has('web_fetch')) tools.push(createWebFetchTool(config.web_fetch, createUrlGuard(config.web_fetch.allow_private)));

@@ -1,4 +1,4 @@
-import type { Config } from '../config/schema.js';
+import type { ToolsSettings } from './tools_settings.js';
 import type { JsonObject, JsonValue } from '../llm/protocol.js';
 import type { EffectClass } from '../turn_state/ledger_types.js';
 import type { Tool, ToolContext, ToolOutcome } from './tool.js';
@@ -7,7 +7,7 @@ import { assertNever } from '../core/assert_never.js';
 import { readPrefix, withCutMarker } from './response_prefix.js';
 
 /** One tool of `tools.http`, with every default filled in. */
-export type HttpToolConfig = Config['tools']['http'][number];
+export type HttpToolConfig = ToolsSettings['http'][number];
 
 /** `{name}` in the configured URL: the same pattern the config schema accepts. */
 const PLACEHOLDER = /\{([^{}]*)\}/g;

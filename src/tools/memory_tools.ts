@@ -1,4 +1,4 @@
-import type { Config } from '../config/schema.js';
+import type { ToolsSettings } from './tools_settings.js';
 import type { JsonObject, JsonValue } from '../llm/protocol.js';
 import { MAX_NOTE_LENGTH, MEMORY_SCOPES, type MemoryNote, type MemoryScope, type MemoryStore } from '../turn_state/memory_store.js';
 import type { Tool, ToolContext, ToolOutcome } from './tool.js';
@@ -149,6 +149,6 @@ function recallTool(store: MemoryStore, limit: number): Tool {
  * The `remember` and `recall` tools over one {@link MemoryStore}. `remember` is `idempotent`: it
  * stores under the call's idempotency key, so a call re-sent after a crash takes effect once.
  */
-export function createMemoryTools(store: MemoryStore, settings: Config['tools']['memory']): readonly [remember: Tool, recall: Tool] {
+export function createMemoryTools(store: MemoryStore, settings: ToolsSettings['memory']): readonly [remember: Tool, recall: Tool] {
   return [rememberTool(store), recallTool(store, settings.recall_limit)];
 }

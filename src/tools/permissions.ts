@@ -1,4 +1,4 @@
-import type { Config } from '../config/schema.js';
+import type { PermissionsSettings } from './permissions_settings.js';
 import type { Tool } from './tool.js';
 
 /** Who is asking: their user id and, on a server, the ids of their roles. */
@@ -7,7 +7,7 @@ export interface Requester {
   readonly roleIds: readonly string[];
 }
 
-type Permissions = Config['permissions'];
+type Permissions = PermissionsSettings;
 
 /** Whether the user is one of `permissions.admins`. */
 export function isAdmin(permissions: Permissions, userId: string): boolean {

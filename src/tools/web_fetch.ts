@@ -2,7 +2,7 @@ import { lookup as dnsLookup } from 'node:dns';
 import { request as httpRequest, type ClientRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction, Socket } from 'node:net';
-import type { Config } from '../config/schema.js';
+import type { ToolsSettings } from './tools_settings.js';
 import { abortReason } from '../core/clock.js';
 import type { JsonObject } from '../llm/protocol.js';
 import { htmlToText } from './html_text.js';
@@ -11,7 +11,7 @@ import { parseFetchUrl, refusal, type UrlGuard, type UrlRefusal } from './url_gu
 import { assertNever } from '../core/assert_never.js';
 
 /** The `tools.web_fetch` settings the tool uses (the allow list goes into the guard). */
-export type WebFetchSettings = Pick<Config['tools']['web_fetch'], 'timeout_seconds' | 'max_bytes' | 'max_chars' | 'max_redirects'>;
+export type WebFetchSettings = Pick<ToolsSettings['web_fetch'], 'timeout_seconds' | 'max_bytes' | 'max_chars' | 'max_redirects'>;
 
 /** How a body is turned into text: HTML is rendered, text and JSON are given as they are. */
 type BodyKind = 'html' | 'text';

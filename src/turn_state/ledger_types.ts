@@ -1,4 +1,3 @@
-import type { EFFECT_CLASSES } from '../config/schema.js';
 import type { JsonObject } from '../llm/protocol.js';
 
 /** Where one tool call's effect stands (DESIGN §6). */
@@ -14,8 +13,8 @@ export const OP_STATES = [
 ] as const;
 export type OpState = (typeof OP_STATES)[number];
 
-export { EFFECT_CLASSES } from '../config/schema.js';
-/** What a tool does to the world: decides what may happen to it after a crash (DESIGN §6). */
+/** What a tool does to the world (DESIGN §6); the ledger decides what may happen to a call after a crash by it. */
+export const EFFECT_CLASSES = ['read', 'idempotent', 'write'] as const;
 export type EffectClass = (typeof EFFECT_CLASSES)[number];
 
 /**

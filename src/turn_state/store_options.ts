@@ -1,4 +1,4 @@
-import type { Config } from '../config/schema.js';
+import type { TurnStateSettings } from './turn_state_settings.js';
 
 /** The `turn_state` section in milliseconds. */
 export interface TurnStoreTimings {
@@ -8,7 +8,7 @@ export interface TurnStoreTimings {
   readonly ledgerRetentionMs: number;
 }
 
-export function turnStoreTimings(section: Config['turn_state']): TurnStoreTimings {
+export function turnStoreTimings(section: TurnStateSettings): TurnStoreTimings {
   const hour = 3_600_000;
   return {
     leaseTtlMs: Math.round(section.lease_ttl_seconds * 1000),

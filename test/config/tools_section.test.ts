@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseConfigText } from '../../src/config/load.js';
+import { parseConfigText } from '../../src/app/config_schema.js';
 import { formatConfigProblem, isConfigError } from '../../src/config/problems.js';
 
 function problems(text: string): string[] {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseConfigText } from '../../src/config/load.js';
+import { parseConfigText } from '../../src/app/config_schema.js';
 import { turnStoreTimings } from '../../src/turn_state/store_options.js';
 
 describe('the turn_state section', () => {

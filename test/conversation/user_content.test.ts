@@ -4,7 +4,7 @@ import { admitMessage } from '../../src/conversation/admission.js';
 import { messageDigest, type InboundMessage } from '../../src/conversation/transport.js';
 import type { MessageAttachment } from '../../src/conversation/message_attachment.js';
 import { userContent } from '../../src/conversation/user_content.js';
-import { parseConfigText } from '../../src/config/load.js';
+import { parseConfigText } from '../../src/app/config_schema.js';
 import type { ContentBlock } from '../../src/llm/protocol.js';
 import { deriveCatalog } from '../../src/tools/catalog.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';

@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { InboundMessage } from '../../src/conversation/transport.js';
-import { parseConfigText } from '../../src/config/load.js';
+import { parseConfigText } from '../../src/app/config_schema.js';
 import { ManualClock } from '../../src/core/manual_clock.js';
 import { attachmentSettings, prepareAttachments, withAttachments, type AttachmentSettings, type AttachmentView } from '../../src/discord/attachments.js';
 import { FileServer } from '../support/file_server.js';
@@ -131,7 +131,8 @@ describe('Discord attachments, downloaded from a real HTTP server', () => {
 
   it('takes its limits from the configuration', () => {
     const config = parseConfigText('discord:\n  max_attachment_mb: 2\n  max_text_attachment_kb: 50\nllm:\n  vision: true\n', 'c.yml', {});
-    expect(attachmentSettings(config)).toMatchObject({ images: true, maxImageBytes: 2 * 1024 * 1024, maxTextBytes: 50 * 1024 });
-    expect(attachmentSettings(parseConfigText('', 'c.yml', {}))).toMatchObject({ images: false, maxImageBytes: 8 * 1024 * 1024, maxTextBytes: 100 * 1024 });
+    expect(attachmentSettings(config.discord, config.llm.vision)).toMatchObject({ images: true, maxImageBytes: 2 * 1024 * 1024, maxTextBytes: 50 * 1024 });
+    const defaults = parseConfigText('', 'c.yml', {});
+    expect(attachmentSettings(defaults.discord, defaults.llm.vision)).toMatchObject({ images: false, maxImageBytes: 8 * 1024 * 1024, maxTextBytes: 100 * 1024 });
   });
 });

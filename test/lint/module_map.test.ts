@@ -22,7 +22,7 @@ describe('the module map (DESIGN §2), enforced by lint', () => {
     ['src/discord/probe.ts', '../console/console_sink.js', 'src/discord must not import src/console'],
     ['src/console/probe.ts', '../discord/discord_sink.js', 'src/console must not import src/discord'],
     ['src/llm/providers/probe.ts', '../../recovery/capacity_breaker.js', 'src/llm must not import src/recovery'],
-    ['src/core/probe.ts', '../config/schema.js', 'src/core must not import src/config'],
+    ['src/core/probe.ts', '../config/load.js', 'src/core must not import src/config'],
     ['src/tools/probe.ts', '../engine/chat_turn.js', 'src/tools must not import src/engine'],
     ['src/engine/probe.ts', '../app/run.js', 'src/engine must not import src/app'],
   ])('refuses an upward or sideways import: %s importing %s', async (file, specifier, message) => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LLMProviderName } from '../../src/config/schema.js';
+import type { LLMProviderName } from '../../src/llm/llm_settings.js';
 import { ManualClock } from '../../src/core/manual_clock.js';
 import { isLLMError, isLLMErrorOfKind, type LLMError } from '../../src/llm/errors.js';
 import { collectResponse } from '../../src/llm/provider.js';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Config } from '../../src/config/schema.js';
+import type { Config } from '../../src/app/config_schema.js';
 import { isLLMError, isLLMErrorOfKind, type LLMErrorKind } from '../../src/llm/errors.js';
 import type { GenerateRequest } from '../../src/llm/protocol.js';
 import { collectResponse, type LLMProvider, type StreamEvent } from '../../src/llm/provider.js';

@@ -1,6 +1,6 @@
 import { pino } from 'pino';
-import { parseConfigText } from '../../src/config/load.js';
-import type { Config } from '../../src/config/schema.js';
+import { parseConfigText } from '../../src/app/config_schema.js';
+import type { Config } from '../../src/app/config_schema.js';
 import { newChatTurn } from '../../src/conversation/admission.js';
 import type { ChatTurn } from '../../src/engine/chat_turn.js';
 import { storeDurability, type TurnDurability } from '../../src/engine/durability.js';

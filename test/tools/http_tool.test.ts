@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { configSchema } from '../../src/config/schema.js';
+import { configSchema } from '../../src/app/config_schema.js';
 import { ManualClock } from '../../src/core/manual_clock.js';
 import type { JsonObject } from '../../src/llm/protocol.js';
 import { classifyFetchFailure } from '../../src/tools/http_failure.js';

@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { configSchema } from '../../src/config/schema.js';
+import { configSchema } from '../../src/app/config_schema.js';
 import { ManualClock } from '../../src/core/manual_clock.js';
 import type { JsonObject } from '../../src/llm/protocol.js';
 import { createMemoryTools } from '../../src/tools/memory_tools.js';

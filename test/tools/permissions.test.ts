@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseConfigText } from '../../src/config/load.js';
+import { parseConfigText } from '../../src/app/config_schema.js';
 import { mayUseTool, permittedTools, type Requester } from '../../src/tools/permissions.js';
 import type { Tool } from '../../src/tools/tool.js';
 

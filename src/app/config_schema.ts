@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { loadConfigWith, parseConfigWith, type LoadConfigOptions, type ConfigSource } from '../config/load.js';
+import { renderJsonSchema } from '../config/json_schema.js';
+import { chatSection } from '../conversation/chat_settings.js';
+import { loggingSection } from '../core/logging_settings.js';
+import { discordSection } from '../discord/discord_settings.js';
+import type { Environment } from '../config/interpolate.js';
+import { llmSection } from '../llm/llm_settings.js';
+import { llmRecoverySection } from '../recovery/settings.js';
+import { permissionsSection } from '../tools/permissions_settings.js';
+import { toolsSection } from '../tools/tools_settings.js';
+import { turnStateSection } from '../turn_state/turn_state_settings.js';
+
+/**
+ * The whole configuration, composed of the sections each module owns (DESIGN §11). An empty
+ * file is valid: every field has a default or is optional.
+ */
+export const configSchema = z
+  .strictObject({
+    logging: loggingSection.prefault({}),
+    discord: discordSection.prefault({}),
+    llm: llmSection.prefault({}),
+    llm_recovery: llmRecoverySection.prefault({}),
+    chat: chatSection.prefault({}),
+    turn_state: turnStateSection.prefault({}),
+    tools: toolsSection.prefault({}),
+    permissions: permissionsSection.prefault({}),
+  })
+  .describe('Holdfast configuration');
+
+/** The validated configuration, with every default filled in. */
+export type Config = z.output<typeof configSchema>;
+
+/**
+ * Finds, reads, interpolates and validates Holdfast's configuration.
+ * @throws {ConfigError} listing every problem found, each with its key path.
+ */
+export function loadConfig(options: LoadConfigOptions): { readonly config: Config; readonly source: ConfigSource } {
+  return loadConfigWith(configSchema, options);
+}
+
+/**
+ * Parses Holdfast configuration YAML held in memory; `file` names it in problems.
+ * @throws {ConfigError} listing every problem found.
+ */
+export function parseConfigText(text: string, file: string, env: Environment): Config {
+  return parseConfigWith(configSchema, text, file, env);
+}
+
+/** config.schema.json as it must read, generated from {@link configSchema}. */
+export function renderConfigJsonSchema(): string {
+  return renderJsonSchema(configSchema);
+}

@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import type { PermissionsSettings } from '../tools/permissions_settings.js';
+import type { TurnStateSettings } from '../turn_state/turn_state_settings.js';
+
+/** The `chat` section. */
+export const chatSection = z
+  .strictObject({
+    system_prompt: z
+      .string()
+      .default('You are Holdfast, a helpful assistant in a Discord server. Answer concisely. Use tools when they help, and say plainly when a tool failed.')
+      .describe('The system prompt of every turn.'),
+    max_iterations: z.int().positive().default(20).describe('The most model calls one turn may make.'),
+    max_tool_calls: z.int().nonnegative().default(30).describe('The most tool calls one turn may run; calls beyond it are refused, never run.'),
+    max_continuations: z.int().nonnegative().default(2).describe('How many times a reply cut off by the token limit is continued.'),
+    max_queued_per_channel: z.int().nonnegative().default(5).describe('How many messages may wait for a channel’s running turn; more are answered "busy".'),
+    history_max_chars: z.int().positive().default(24_000).describe('How much of a channel’s history, in characters, goes with each request; older messages are dropped or summarised.'),
+    compaction: z.enum(['drop', 'summarize']).default('drop').describe('`drop`: history beyond the budget is dropped, oldest first; `summarize`: it is summarised once by the model.'),
+  })
+  .describe('The turn engine: the system prompt and the budgets of one turn.');
+
+/** The validated section, defaults filled in. */
+export type ChatSettings = z.output<typeof chatSection>;
+
+/** The sections the conversation reads: its own, the store's clocks, who may do what, and whether the model sees images. */
+export interface ConversationSettings {
+  readonly chat: ChatSettings;
+  readonly turn_state: TurnStateSettings;
+  readonly permissions: PermissionsSettings;
+  readonly llm: { readonly vision: boolean };
+}

@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import { seconds } from '../config/schema_parts.js';
+import { EFFECT_CLASSES } from '../turn_state/ledger_types.js';
+
+/** The tools Holdfast brings; `tools.builtin` picks which are offered. */
+export const BUILTIN_TOOLS = ['web_fetch', 'remember', 'recall'] as const;
+
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+const httpTool = z
+  .strictObject({
+    name: z.string().regex(TOOL_NAME, 'letters, digits, _ and - only, at most 64').describe('The name the model calls the tool by.'),
+    description: z.string().min(1).describe('What the tool does, for the model.'),
+    method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']).default('GET').describe('GET and DELETE send the input as query parameters, the others as a JSON body.'),
+    url: z
+      .string()
+      .refine((url) => URL.canParse(url.replace(/\{[^{}]*\}/g, 'x')) && /^https?:\/\//i.test(url), 'expected an http(s) URL')
+      .describe('The endpoint; `{param}` is replaced by that input field, URL-encoded, and not sent again.'),
+    headers: z.record(z.string(), z.string()).default({}).describe('Headers sent with every call; put secrets in the environment, e.g. `Bearer ${WEATHER_TOKEN}`.'),
+    parameters: z
+      .record(z.string(), z.unknown())
+      .default({ type: 'object', properties: {} })
+      .describe('JSON Schema of the input, sent to the model unchanged and checked before the call.'),
+    effect: z
+      .enum(EFFECT_CLASSES)
+      .describe('`read`: changes nothing; `idempotent`: the endpoint honours an idempotency key; `write`: anything else. An uncertain `write` is never retried automatically.'),
+    idempotency_header: z.string().min(1).optional().describe('For `idempotent` tools: the header that carries the call’s stable idempotency key.'),
+    timeout_seconds: seconds('How long one call may take', 30),
+    max_response_bytes: z.int().positive().default(65_536).describe('The most of a response body given to the model; longer bodies are cut with a marker.'),
+  })
+  .refine((tool) => tool.effect !== 'idempotent' || tool.idempotency_header !== undefined, {
+    path: ['idempotency_header'],
+    message: 'required for an idempotent tool: the header that carries the idempotency key',
+  });
+
+/** The `tools` section. */
+export const toolsSection = z
+  .strictObject({
+    builtin: z.array(z.enum(BUILTIN_TOOLS)).default([...BUILTIN_TOOLS]).describe('The built-in tools to offer.'),
+    web_fetch: z
+      .strictObject({
+        allow_private: z
+          .array(z.string().min(1))
+          .default([])
+          .describe('Hosts or address ranges (CIDR) that web_fetch may reach even though they are private, loopback or link-local.'),
+        timeout_seconds: seconds('How long one fetch may take', 20),
+        max_bytes: z.int().positive().default(1_000_000).describe('The most bytes downloaded per fetch.'),
+        max_chars: z.int().positive().default(20_000).describe('The most characters of text given to the model.'),
+        max_redirects: z.int().nonnegative().default(5).describe('How many redirects are followed, each checked like the first URL.'),
+      })
+      .prefault({})
+      .describe('The `web_fetch` tool: public web pages as text.'),
+    memory: z
+      .strictObject({
+        recall_limit: z.int().positive().default(20).describe('The most notes one recall returns.'),
+      })
+      .prefault({})
+      .describe('The `remember` and `recall` tools: notes per user or per channel, kept in the store file (`turn_state.db_path`).'),
+    http: z.array(httpTool).default([]).describe('Tools defined here, each one HTTP endpoint.'),
+  })
+  .superRefine((tools, context) => {
+    const taken = new Set<string>(tools.builtin);
+    tools.http.forEach((tool, index) => {
+      if (taken.has(tool.name)) context.addIssue({ code: 'custom', path: ['http', index, 'name'], message: `the tool name ${JSON.stringify(tool.name)} is already taken` });
+      taken.add(tool.name);
+    });
+  })
+  .describe('The tools the model may call.');
+
+/** The validated section, defaults filled in. */
+export type ToolsSettings = z.output<typeof toolsSection>;
