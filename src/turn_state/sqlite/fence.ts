@@ -39,3 +39,15 @@ export function bumpTurn(db: Database, lease: Lease, now: number, operation: str
 export function fenceHolds(db: Database, lease: Lease, now: number): boolean {
   return statement(db, `SELECT 1 FROM turns WHERE ${FENCE}`).get(fenceParams(lease, now)) !== undefined;
 }
+
+/**
+ * A heartbeat: the lease extended to `now + ttlMs`, never moved backwards, without bumping the
+ * revision or the progress time (DESIGN §7.2).
+ * @throws {StaleTurnError} when the lease is no longer the turn's.
+ */
+export function extendLease(db: Database, lease: Lease, now: number, ttlMs: number): void {
+  const expiresAt = now + ttlMs;
+  const changes = statement(db, `UPDATE turns SET lease_expires_at = MAX(lease_expires_at, @expiresAt) WHERE ${FENCE}`).run({ expiresAt, ...fenceParams(lease, now) }).changes;
+  if (changes === 0) throw new StaleTurnError(lease.turnId, 'heartbeat');
+  lease.expiresAt = Math.max(lease.expiresAt, expiresAt);
+}

@@ -3,16 +3,16 @@ import type { Clock } from '../../core/clock.js';
 import type { IdFactory } from '../../core/ids.js';
 import type { Logger } from '../../core/logger.js';
 import { BlobStore } from '../blob_store.js';
-import { isIllegalOpMoveError, isLedgerIntentError, isStaleTurnError, StaleTurnError, TurnStateUnavailable } from '../errors.js';
 import type { OpKey, OpMove, OpRecord } from '../ledger_types.js';
-import { bumpTurn, FENCE, fenceParams } from './fence.js';
+import { bumpTurn, extendLease } from './fence.js';
 import { SqliteLedger, validateIntents } from './ledger.js';
 import { blobDirectoryFor, openTurnDatabase } from './open.js';
 import type { PendingReply, ReplyProgress, ReplyRecord } from '../reply_types.js';
 import { SqliteReplies } from './replies.js';
 import { admitTurn } from './admission.js';
-import { statement } from './statements.js';
-import { findTurnRow, latestTurnIn, requireTurn, suspendedTurnsIn, turnById, type ChannelRef } from './turn_reads.js';
+import { claimResume, rejectSuspended } from './resume_claim.js';
+import { StoreCalls } from './store_calls.js';
+import { findTurnRow, latestTurnIn, suspendedTurnsIn, turnById, type ChannelRef } from './turn_reads.js';
 import { suspendOwnerless, sweepRetention } from './sweeps.js';
 import { SqliteTranscript } from './transcript.js';
 import type { TurnStoreTimings } from '../store_options.js';
@@ -60,6 +60,7 @@ class SqliteTurnStore implements TurnStore {
   readonly #ledger: SqliteLedger;
   readonly #transcript: SqliteTranscript;
   readonly #replies: SqliteReplies;
+  readonly #calls: StoreCalls;
 
   constructor(
     private readonly db: Database,
@@ -69,11 +70,12 @@ class SqliteTurnStore implements TurnStore {
     this.#ledger = new SqliteLedger(db, blobs);
     this.#transcript = new SqliteTranscript(db, blobs);
     this.#replies = new SqliteReplies(db);
+    this.#calls = new StoreCalls(db, options.logger);
   }
 
   admit(request: AdmissionRequest): Promise<Admission> {
     try {
-      return Promise.resolve(this.#inWriteTransaction(() => admitTurn(this.db, request, this.#now(), this.options)));
+      return Promise.resolve(this.#calls.inWriteTransaction(() => admitTurn(this.db, request, this.#now(), this.options)));
     } catch (error) {
       this.options.logger.error({ err: error }, 'turn admission failed: the store is unavailable');
       return Promise.resolve({ disposition: 'store_unavailable', error });
@@ -81,40 +83,31 @@ class SqliteTurnStore implements TurnStore {
   }
 
   getTurn(turnId: string): Promise<TurnRecord | undefined> {
-    return this.#run('read turn', () => turnById(this.db, turnId));
+    return this.#calls.run('read turn', () => turnById(this.db, turnId));
   }
 
   findTurn(identity: TurnIdentity): Promise<TurnRecord | undefined> {
-    return this.#run('find turn', () => findTurnRow(this.db, identity));
+    return this.#calls.run('find turn', () => findTurnRow(this.db, identity));
   }
 
   listSuspended(channel: ChannelRef): Promise<TurnRecord[]> {
-    return this.#run('list suspended turns', () => suspendedTurnsIn(this.db, channel));
+    return this.#calls.run('list suspended turns', () => suspendedTurnsIn(this.db, channel));
   }
 
   latestTurnOf(channel: ChannelRef, requesterId: string): Promise<TurnRecord | undefined> {
-    return this.#run('find latest turn', () => latestTurnIn(this.db, channel, requesterId));
+    return this.#calls.run('find latest turn', () => latestTurnIn(this.db, channel, requesterId));
   }
 
   heartbeat(lease: Lease): Promise<void> {
-    return this.#write('heartbeat', () => {
-      const now = this.#now();
-      const expiresAt = now + this.options.leaseTtlMs;
-      const changes = statement(
-        this.db,
-        `UPDATE turns SET lease_expires_at = MAX(lease_expires_at, @expiresAt) WHERE ${FENCE}`,
-      ).run({ expiresAt, ...fenceParams(lease, now) }).changes;
-      if (changes === 0) throw new StaleTurnError(lease.turnId, 'heartbeat');
-      lease.expiresAt = Math.max(lease.expiresAt, expiresAt);
-    }, lease);
+    return this.#calls.write('heartbeat', () => extendLease(this.db, lease, this.#now(), this.options.leaseTtlMs), lease);
   }
 
   setRecoveryDeadline(lease: Lease, deadlineAt: number): Promise<void> {
-    return this.#write('set recovery deadline', () => bumpTurn(this.db, lease, this.#now(), 'set recovery deadline', 'recovery_deadline_at = @deadlineAt', { deadlineAt }), lease);
+    return this.#calls.write('set recovery deadline', () => bumpTurn(this.db, lease, this.#now(), 'set recovery deadline', 'recovery_deadline_at = @deadlineAt', { deadlineAt }), lease);
   }
 
   recordModelTurn(lease: Lease, record: ModelTurnRecord): Promise<OpRecord[]> {
-    return this.#write('record model turn', () => {
+    return this.#calls.write('record model turn', () => {
       validateIntents(record.intents);
       const now = this.#now();
       bumpTurn(this.db, lease, now, 'record model turn', 'last_progress_at = @now');
@@ -124,11 +117,11 @@ class SqliteTurnStore implements TurnStore {
   }
 
   moveOp(lease: Lease, key: OpKey, move: OpMove): Promise<OpRecord> {
-    return this.#write(`move op to ${move.to}`, () => this.#ledger.move(lease, key, move, this.#now()), lease);
+    return this.#calls.write(`move op to ${move.to}`, () => this.#ledger.move(lease, key, move, this.#now()), lease);
   }
 
   checkpoint(lease: Lease, write: CheckpointWrite): Promise<void> {
-    return this.#write('checkpoint', () => {
+    return this.#calls.write('checkpoint', () => {
       const now = this.#now();
       bumpTurn(this.db, lease, now, 'checkpoint', write.progressed ? 'last_progress_at = @now' : '');
       const length = this.#transcript.append(lease.turnId, write.append);
@@ -137,37 +130,37 @@ class SqliteTurnStore implements TurnStore {
   }
 
   suspend(lease: Lease, reason: string): Promise<void> {
-    return this.#write('suspend', () =>
+    return this.#calls.write('suspend', () =>
       bumpTurn(this.db, lease, this.#now(), 'suspend', `status = 'SUSPENDED', suspension_reason = @reason, lease_token = NULL, lease_expires_at = NULL`, { reason }),
       lease,
     );
   }
 
   finish(lease: Lease, status: OwnerTerminalStatus, reason?: string): Promise<void> {
-    return this.#write('finish', () => this.#end(lease, status, reason), lease);
+    return this.#calls.write('finish', () => this.#end(lease, status, reason), lease);
   }
 
   complete(lease: Lease, reply: string): Promise<void> {
-    return this.#write('complete', () => {
+    return this.#calls.write('complete', () => {
       this.#end(lease, 'TERMINAL_COMPLETED', undefined);
       this.#replies.store(lease.turnId, reply, this.#now());
     }, lease);
   }
 
   recordReplyDelivery(turnId: string, progress: ReplyProgress): Promise<void> {
-    return this.#write(`record reply ${progress.kind}`, () => this.#replies.record(turnId, progress, this.#now()));
+    return this.#calls.write(`record reply ${progress.kind}`, () => this.#replies.record(turnId, progress, this.#now()));
   }
 
   getReply(turnId: string): Promise<ReplyRecord | undefined> {
-    return this.#run('read reply', () => this.#replies.get(turnId));
+    return this.#calls.run('read reply', () => this.#replies.get(turnId));
   }
 
   listPendingReplies(): Promise<PendingReply[]> {
-    return this.#run('list pending replies', () => this.#replies.pending());
+    return this.#calls.run('list pending replies', () => this.#replies.pending());
   }
 
   loadResumable(turnId: string): Promise<ResumableTurn | undefined> {
-    return this.#run('load turn', () => {
+    return this.#calls.run('load turn', () => {
       const turn = turnById(this.db, turnId);
       if (turn === undefined) return undefined;
       return { turn, checkpoint: this.#transcript.latestCheckpoint(turnId), transcript: this.#transcript.load(turnId), ops: this.#ledger.list(turnId) };
@@ -175,49 +168,27 @@ class SqliteTurnStore implements TurnStore {
   }
 
   claimResume(turnId: string, expectedGeneration: number): Promise<ResumeClaim> {
-    return this.#write('claim resume', (): ResumeClaim => {
-      const turn = turnById(this.db, turnId);
-      if (turn === undefined) return { won: false, reason: 'not_found' };
-      if (turn.status !== 'SUSPENDED') return { won: false, reason: 'not_suspended' };
-      if (turn.generation !== expectedGeneration) return { won: false, reason: 'generation_changed' };
-      const now = this.#now();
-      const lease: Lease = { turnId, generation: expectedGeneration + 1, token: this.options.ids.newId(), revision: turn.revision + 1, expiresAt: now + this.options.leaseTtlMs };
-      const changes = statement(
-        this.db,
-        `UPDATE turns SET status = 'ACTIVE', generation = @newGeneration, revision = @revision, lease_token = @token, lease_expires_at = @expiresAt, updated_at = @now
-         WHERE turn_id = @turnId AND status = 'SUSPENDED' AND generation = @expectedGeneration`,
-      ).run({ ...lease, newGeneration: lease.generation, expectedGeneration, now }).changes;
-      if (changes === 0) return { won: false, reason: 'not_suspended' };
-      return { won: true, turn: requireTurn(this.db, turnId), lease };
-    });
+    return this.#calls.write('claim resume', () => claimResume(this.db, turnId, expectedGeneration, this.#now(), this.options));
   }
 
   rejectSuspended(turnId: string, expectedGeneration: number, reason: string): Promise<boolean> {
-    return this.#write('reject suspended turn', () => {
-      const changes = statement(
-        this.db,
-        `UPDATE turns SET status = 'TERMINAL_REJECTED', failure_reason = @reason, payload_compacted = 1, revision = revision + 1, updated_at = @now
-         WHERE turn_id = @turnId AND status = 'SUSPENDED' AND generation = @expectedGeneration`,
-      ).run({ turnId, expectedGeneration, reason, now: this.#now() }).changes;
-      if (changes === 1) this.#transcript.compact(turnId);
-      return changes === 1;
-    });
+    return this.#calls.write('reject suspended turn', () => rejectSuspended(this.db, this.#transcript, turnId, expectedGeneration, reason, this.#now()));
   }
 
   listOps(turnId: string): Promise<OpRecord[]> {
-    return this.#run('list ops', () => this.#ledger.list(turnId));
+    return this.#calls.run('list ops', () => this.#ledger.list(turnId));
   }
 
   sweepOnStartup(): Promise<StartupSweepResult> {
-    return this.#sweep('start-up sweep', () => suspendOwnerless(this.db, this.#now(), false));
+    return this.#calls.sweep('start-up sweep', () => suspendOwnerless(this.db, this.#now(), false));
   }
 
   sweepExpiredLeases(): Promise<StartupSweepResult> {
-    return this.#sweep('expired-lease sweep', () => suspendOwnerless(this.db, this.#now(), true));
+    return this.#calls.sweep('expired-lease sweep', () => suspendOwnerless(this.db, this.#now(), true));
   }
 
   sweepRetention(): Promise<RetentionSweepResult> {
-    return this.#sweep('retention sweep', () => sweepRetention(this.db, this.#transcript, this.blobs, this.options, this.#now()));
+    return this.#calls.sweep('retention sweep', () => sweepRetention(this.db, this.#transcript, this.blobs, this.options, this.#now()));
   }
 
   close(): Promise<void> {
@@ -236,43 +207,5 @@ class SqliteTurnStore implements TurnStore {
 
   #now(): number {
     return this.options.clock.now();
-  }
-
-  #inWriteTransaction<T>(work: () => T): T {
-    return this.db.transaction(work).immediate();
-  }
-
-  /**
-   * A write in one IMMEDIATE transaction; the store's own failures become TurnStateUnavailable,
-   * the caller's become themselves. When it rolls back, the lease is put back as it was, so the
-   * owner's copy never runs ahead of the row.
-   */
-  #write<T>(operation: string, work: () => T, lease?: Lease): Promise<T> {
-    const before = lease === undefined ? undefined : { revision: lease.revision, expiresAt: lease.expiresAt };
-    return this.#run(operation, () => {
-      try {
-        return this.#inWriteTransaction(work);
-      } catch (error) {
-        if (lease !== undefined && before !== undefined) Object.assign(lease, before);
-        throw error;
-      }
-    });
-  }
-
-  #sweep<T extends StartupSweepResult | RetentionSweepResult>(operation: string, work: () => T): Promise<T> {
-    return this.#write(operation, work).then((counts) => {
-      const fields: Record<string, unknown> = { sweep: operation, ...counts };
-      this.options.logger.info(fields, `${operation} done`);
-      return counts;
-    });
-  }
-
-  #run<T>(operation: string, work: () => T): Promise<T> {
-    try {
-      return Promise.resolve(work());
-    } catch (error) {
-      if (isStaleTurnError(error) || isIllegalOpMoveError(error) || isLedgerIntentError(error)) return Promise.reject(error);
-      return Promise.reject(new TurnStateUnavailable(operation, error));
-    }
   }
 }

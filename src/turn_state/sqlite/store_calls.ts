@@ -1,0 +1,52 @@
+import type { Database } from 'better-sqlite3';
+import type { Logger } from '../../core/logger.js';
+import { isIllegalOpMoveError, isLedgerIntentError, isStaleTurnError, TurnStateUnavailable } from '../errors.js';
+import type { RetentionSweepResult, StartupSweepResult } from '../turn_store.js';
+import type { Lease } from '../turn_types.js';
+
+/**
+ * How every call of the SQLite store runs (DESIGN §7.2, §7.3): a read as it is, a write in one
+ * IMMEDIATE transaction. The store's own failures become TurnStateUnavailable; a fence, ledger
+ * or intent refusal stays itself, so the engine can tell a superseded owner from a dead store.
+ */
+export class StoreCalls {
+  constructor(
+    private readonly db: Database,
+    private readonly logger: Logger,
+  ) {}
+
+  /** `work` in one IMMEDIATE transaction, without the error translation (admission answers its own failures). */
+  inWriteTransaction<T>(work: () => T): T {
+    return this.db.transaction(work).immediate();
+  }
+
+  /** A write; when it rolls back, `lease` is put back as it was, so the owner's copy never runs ahead of the row. */
+  write<T>(operation: string, work: () => T, lease?: Lease): Promise<T> {
+    const before = lease === undefined ? undefined : { revision: lease.revision, expiresAt: lease.expiresAt };
+    return this.run(operation, () => {
+      try {
+        return this.inWriteTransaction(work);
+      } catch (error) {
+        if (lease !== undefined && before !== undefined) Object.assign(lease, before);
+        throw error;
+      }
+    });
+  }
+
+  /** A sweep: a write whose counts are logged for the operators (DESIGN §10). */
+  async sweep<T extends StartupSweepResult | RetentionSweepResult>(operation: string, work: () => T): Promise<T> {
+    const counts = await this.write(operation, work);
+    const fields: Record<string, unknown> = { sweep: operation, ...counts };
+    this.logger.info(fields, `${operation} done`);
+    return counts;
+  }
+
+  run<T>(operation: string, work: () => T): Promise<T> {
+    try {
+      return Promise.resolve(work());
+    } catch (error) {
+      if (isStaleTurnError(error) || isIllegalOpMoveError(error) || isLedgerIntentError(error)) return Promise.reject(error);
+      return Promise.reject(new TurnStateUnavailable(operation, error));
+    }
+  }
+}
