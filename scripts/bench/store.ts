@@ -7,7 +7,7 @@ import { RandomIds } from '../../src/core/ids.js';
 import { SystemClock } from '../../src/core/system_clock.js';
 import type { Message } from '../../src/llm/protocol.js';
 import type { OpIntent } from '../../src/turn_state/ledger_types.js';
-import { openSqliteTurnStore } from '../../src/turn_state/sqlite/sqlite_turn_store.js';
+import { openSqliteStore } from '../../src/turn_state/sqlite/open_store.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';
 import type { Lease } from '../../src/turn_state/turn_types.js';
 
@@ -21,8 +21,10 @@ const CALLS_PER_STEP = 3;
 
 const dir = mkdtempSync(join(tmpdir(), 'holdfast-bench-'));
 const dbPath = join(dir, 'turns.sqlite3');
-const opened = openSqliteTurnStore({
+const opened = openSqliteStore({
+  enabled: true,
   dbPath,
+  baseDir: dir,
   clock: new SystemClock(),
   ids: new RandomIds(),
   logger: pino({ level: 'silent' }),
@@ -31,8 +33,8 @@ const opened = openSqliteTurnStore({
   payloadRetentionMs: 7 * 86_400_000,
   ledgerRetentionMs: 90 * 86_400_000,
 });
-if (!opened.available) throw new Error(`the store did not open: ${String(opened.error)}`);
-const store: TurnStore = opened.store;
+if (opened.turns === undefined) throw new Error('the store did not open');
+const store: TurnStore = opened.turns;
 
 let admissions = 0;
 async function admit(): Promise<Lease> {

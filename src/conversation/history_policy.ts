@@ -1,3 +1,4 @@
+import { assertNever } from '../core/assert_never.js';
 import type { ChatSettings } from './chat_settings.js';
 import type { Message } from '../llm/protocol.js';
 import type { HistoryStore, StoredHistoryEntry } from '../turn_state/history_store.js';
@@ -44,10 +45,8 @@ function toMessage(entry: StoredHistoryEntry): Message {
       return { role: entry.role, content: [{ type: 'text', text: entry.text }] };
     case 'summary':
       return { role: 'user', content: [{ type: 'text', text: `${SUMMARY_PREFIX}${entry.text}` }] };
-    default: {
-      const unknownRole: never = entry.role;
-      throw new Error(`unknown history entry role ${String(unknownRole)}`);
-    }
+    default:
+      return assertNever(entry.role);
   }
 }
 
@@ -134,9 +133,7 @@ export async function fitHistoryToBudget(store: HistoryStore, channel: string, m
       if (summary !== undefined && (await apply(store, channel, plan, summary))) return { dropped: plan.removed.length, summarised: true };
       return drop(store, channel, maxChars);
     }
-    default: {
-      const unknown: never = compaction;
-      throw new Error(`unknown compaction ${String(unknown)}`);
-    }
+    default:
+      return assertNever(compaction);
   }
 }

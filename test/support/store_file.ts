@@ -1,12 +1,10 @@
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
-import { SequentialIds } from '../../src/core/ids.js';
 import { ManualClock } from '../../src/core/manual_clock.js';
 import type { HistoryStore } from '../../src/turn_state/history_store.js';
 import type { MemoryStore } from '../../src/turn_state/memory_store.js';
-import { openSqliteStore } from '../../src/turn_state/sqlite/open_store.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';
-import { TEST_TIMINGS } from './turn_store.js';
+import { openStoreFileAt } from './turn_store.js';
 
 /** The store's file in `dir`, where the bot keeps it by default. */
 export const storeFileIn = (dir: string): string => join(dir, 'data', 'turn_state', 'turns.sqlite3');
@@ -24,7 +22,6 @@ export interface TestStoreFile {
 /** The one store file in `dir` with every port on it, on a manual clock; fails the test if it fell back to memory. */
 export function openTestStoreFile(dir: string, clock = new ManualClock(), logger: Logger = pino({ level: 'silent' })): TestStoreFile {
   const dbPath = storeFileIn(dir);
-  const opened = openSqliteStore({ enabled: true, dbPath, baseDir: dir, clock, ids: new SequentialIds('t'), logger, ...TEST_TIMINGS });
-  if (opened.keeping !== 'file' || opened.turns === undefined) throw new Error('the store file did not open');
+  const opened = openStoreFileAt(dbPath, { clock, logger, baseDir: dir });
   return { turns: opened.turns, history: opened.history, memory: opened.memory, dbPath, clock, close: () => opened.close() };
 }

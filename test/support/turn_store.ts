@@ -1,21 +1,42 @@
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pino } from 'pino';
 import { SequentialIds } from '../../src/core/ids.js';
 import { ManualClock } from '../../src/core/manual_clock.js';
 import type { Message } from '../../src/llm/protocol.js';
-import { openSqliteTurnStore } from '../../src/turn_state/sqlite/sqlite_turn_store.js';
+import type { Logger } from '../../src/core/logger.js';
+import type { IdFactory } from '../../src/core/ids.js';
+import { openSqliteStore, type OpenedStore } from '../../src/turn_state/sqlite/open_store.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';
 import type { AdmissionRequest, Lease } from '../../src/turn_state/turn_types.js';
 
 /** Production retention figures (DESIGN §10) with a 30 s lease. */
 export const TEST_TIMINGS = { leaseTtlMs: 30_000, resumeTtlMs: 24 * 3_600_000, payloadRetentionMs: 7 * 86_400_000, ledgerRetentionMs: 90 * 86_400_000 };
 
+/** Every port of a real store file at `dbPath`, opened as the bot opens it; the test fails when it fell back to memory. */
+export function openStoreFileAt(dbPath: string, options: { clock: ManualClock; ids?: IdFactory; logger?: Logger; timings?: typeof TEST_TIMINGS; baseDir?: string }): OpenedStore & { readonly turns: TurnStore } {
+  const opened = openSqliteStore({
+    enabled: true,
+    dbPath,
+    baseDir: options.baseDir ?? dirname(dbPath),
+    clock: options.clock,
+    ids: options.ids ?? new SequentialIds('t'),
+    logger: options.logger ?? pino({ level: 'silent' }),
+    ...(options.timings ?? TEST_TIMINGS),
+  });
+  const { turns } = opened;
+  if (turns === undefined) throw new Error(`the store file ${dbPath} did not open durably`);
+  return { ...opened, turns };
+}
+
+/** The turn store of a real store file at `dbPath`. */
+export function openTurnStoreFile(dbPath: string, options: Parameters<typeof openStoreFileAt>[1]): TurnStore {
+  return openStoreFileAt(dbPath, options).turns;
+}
+
 /** A real SQLite turn store in `dir`, on a manual clock. */
 export function openTestStore(dir: string, clock = new ManualClock()): { store: TurnStore; clock: ManualClock; dbPath: string } {
   const dbPath = join(dir, 'turn_state', 'turns.sqlite3');
-  const opened = openSqliteTurnStore({ dbPath, clock, ids: new SequentialIds('t'), logger: pino({ level: 'silent' }), ...TEST_TIMINGS });
-  if (!opened.available) throw new Error(`store did not open: ${String(opened.error)}`);
-  return { store: opened.store, clock, dbPath };
+  return { store: openTurnStoreFile(dbPath, { clock }), clock, dbPath };
 }
 
 export function admissionFor(messageId: string, channelId = 'channel-1'): AdmissionRequest {

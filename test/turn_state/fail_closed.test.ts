@@ -6,19 +6,20 @@ import { describe, expect, it } from 'vitest';
 import { SequentialIds } from '../../src/core/ids.js';
 import { ManualClock } from '../../src/core/manual_clock.js';
 import { isTurnStateUnavailable } from '../../src/turn_state/errors.js';
-import { openSqliteTurnStore } from '../../src/turn_state/sqlite/sqlite_turn_store.js';
+import { openTurnDatabase } from '../../src/turn_state/sqlite/open.js';
+import { openSqliteStore } from '../../src/turn_state/sqlite/open_store.js';
 import { admissionFor, admitNew, openTestStore, TEST_TIMINGS } from '../support/turn_store.js';
 import { useTempDir } from '../support/temp_dir.js';
 
 describe('the turn store fails closed', () => {
   const temp = useTempDir();
-  const open = (dbPath: string) => openSqliteTurnStore({ dbPath, clock: new ManualClock(), ids: new SequentialIds(), logger: pino({ level: 'silent' }), ...TEST_TIMINGS });
+  const open = (dbPath: string) => openSqliteStore({ enabled: true, dbPath, baseDir: temp.path(), clock: new ManualClock(), ids: new SequentialIds(), logger: pino({ level: 'silent' }), ...TEST_TIMINGS });
 
   it('reports unavailable, without throwing, when it cannot open', () => {
     const blocker = join(temp.path(), 'not-a-directory');
     writeFileSync(blocker, 'x');
     const opened = open(join(blocker, 'turns.sqlite3'));
-    expect(opened.available).toBe(false);
+    expect(opened.turns).toBeUndefined();
   });
 
   it('refuses a database written by a newer schema version rather than touch it', () => {
@@ -26,9 +27,8 @@ describe('the turn store fails closed', () => {
     const db = new BetterSqlite3(dbPath);
     db.pragma('user_version = 99');
     db.close();
-    const opened = open(dbPath);
-    expect(opened.available).toBe(false);
-    expect(opened.available ? undefined : String(opened.error)).toContain('schema version 99');
+    expect(open(dbPath).turns).toBeUndefined();
+    expect(() => openTurnDatabase(dbPath)).toThrow(/schema version 99/);
   });
 
   it('raises TurnStateUnavailable in the middle of a durable turn once the store dies, and admits nothing new', async () => {

@@ -8,9 +8,6 @@ import { SqliteHistoryStore } from './sqlite_history_store.js';
 import { SqliteMemoryStore } from './sqlite_memory_store.js';
 import { sqliteTurnStoreOn, type SqliteTurnStoreOptions } from './sqlite_turn_store.js';
 
-/** Where the store keeps what it is given: in its file, or in memory until the bot stops. */
-export type StoreKeeping = 'file' | 'memory';
-
 /** How to open the store. */
 export interface SqliteStoreOptions extends SqliteTurnStoreOptions {
   /** `turn_state.enabled`: `false` keeps nothing on disk. */
@@ -25,17 +22,15 @@ export interface OpenedStore {
   readonly turns: TurnStore | undefined;
   readonly history: HistoryStore;
   readonly memory: MemoryStore;
-  readonly keeping: StoreKeeping;
   /** Closes the connection behind every port; closing twice is harmless. */
   close(): Promise<void>;
 }
 
-function storeOn(db: Database, turns: TurnStore | undefined, options: SqliteStoreOptions, keeping: StoreKeeping): OpenedStore {
+function storeOn(db: Database, turns: TurnStore | undefined, options: SqliteStoreOptions): OpenedStore {
   return {
     turns,
     history: new SqliteHistoryStore(db, options.clock),
     memory: new SqliteMemoryStore(db, options.clock),
-    keeping,
     close() {
       if (db.open) db.close();
       return Promise.resolve();
@@ -48,7 +43,7 @@ function openFileStore(options: SqliteStoreOptions): OpenedStore {
   const db = openTurnDatabase(options.dbPath);
   try {
     importPreviousLayout(db, options.baseDir, options.clock.now(), options.logger);
-    return storeOn(db, sqliteTurnStoreOn(db, options), options, 'file');
+    return storeOn(db, sqliteTurnStoreOn(db, options), options);
   } catch (error) {
     db.close();
     throw error;
@@ -72,5 +67,5 @@ export function openSqliteStore(options: SqliteStoreOptions): OpenedStore {
     options.logger.warn('turn_state.enabled is false: turns are not durable (an interrupted reply is lost), and history and memory notes last only until the bot stops');
   }
   options.logger.warn('conversation history and memory notes are kept in memory only');
-  return storeOn(openInMemoryTurnDatabase(), undefined, options, 'memory');
+  return storeOn(openInMemoryTurnDatabase(), undefined, options);
 }

@@ -1,3 +1,4 @@
+import { assertNever } from '../../core/assert_never.js';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
@@ -72,10 +73,8 @@ function writeRows(db: Database, file: PreviousFile): number {
       for (const row of rows('notes')) insertNote.run(row);
       return 0;
     }
-    default: {
-      const unknown: never = file.kind;
-      throw new Error(`unknown previous file ${String(unknown)}`);
-    }
+    default:
+      return assertNever(file.kind);
   }
 }
 

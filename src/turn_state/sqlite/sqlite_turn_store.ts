@@ -6,7 +6,7 @@ import { BlobStore } from '../blob_store.js';
 import type { OpKey, OpMove, OpRecord } from '../ledger_types.js';
 import { bumpTurn, extendLease } from './fence.js';
 import { SqliteLedger, validateIntents } from './ledger.js';
-import { blobDirectoryFor, openTurnDatabase } from './open.js';
+import { blobDirectoryFor } from './open.js';
 import type { PendingReply, ReplyProgress, ReplyRecord } from '../reply_types.js';
 import { SqliteReplies } from './replies.js';
 import { admitTurn } from './admission.js';
@@ -32,19 +32,6 @@ export interface SqliteTurnStoreOptions extends TurnStoreTimings {
   readonly clock: Clock;
   readonly ids: IdFactory;
   readonly logger: Logger;
-}
-
-/** A store that opened, or why it could not: the bot then runs without durability, loudly. */
-export type OpenedTurnStore = { readonly available: true; readonly store: TurnStore } | { readonly available: false; readonly error: unknown };
-
-/** Opens the SQLite turn store (DESIGN §7.1) on a file of its own; never throws. */
-export function openSqliteTurnStore(options: SqliteTurnStoreOptions): OpenedTurnStore {
-  try {
-    return { available: true, store: sqliteTurnStoreOn(openTurnDatabase(options.dbPath), options) };
-  } catch (error) {
-    options.logger.error({ err: error, dbPath: options.dbPath }, 'the turn store could not open: turns are NOT durable until this is fixed');
-    return { available: false, error };
-  }
 }
 
 /**

@@ -26,7 +26,7 @@ function sqliteHarness(enabled: boolean): MakeKeptHarness {
         return store.memory;
       },
       clock,
-      durable: store.keeping === 'file',
+      durable: store.turns !== undefined,
       reopen: async () => {
         await store.close();
         store = open();

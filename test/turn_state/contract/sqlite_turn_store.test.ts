@@ -4,7 +4,7 @@ import { SequentialIds } from '../../../src/core/ids.js';
 import { ManualClock } from '../../../src/core/manual_clock.js';
 import type { TurnStoreTimings } from '../../../src/turn_state/store_options.js';
 import type { TurnStore } from '../../../src/turn_state/turn_store.js';
-import { openSqliteTurnStore } from '../../../src/turn_state/sqlite/sqlite_turn_store.js';
+import { openTurnStoreFile } from '../../support/turn_store.js';
 import { useTempDir } from '../../support/temp_dir.js';
 import { describeTurnStoreContract, type Harness } from './turn_store_contract.js';
 
@@ -20,9 +20,7 @@ async function makeSqliteHarness(): Promise<Harness> {
   const ids = new SequentialIds('sqlite');
   const logger = pino({ level: 'silent' });
   const open = (): TurnStore => {
-    const opened = openSqliteTurnStore({ dbPath, clock, ids, logger, ...TIMINGS });
-    if (!opened.available) throw opened.error;
-    return opened.store;
+    return openTurnStoreFile(dbPath, { clock, ids, logger, timings: TIMINGS });
   };
   let store: TurnStore | undefined = open();
   const current = (): TurnStore => {
