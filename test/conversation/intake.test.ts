@@ -1,74 +1,34 @@
-import { pino } from 'pino';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { loadHistory } from '../../src/conversation/history_policy.js';
 import type { HistoryStore } from '../../src/turn_state/history_store.js';
 import type { ConversationDeps } from '../../src/conversation/conversation_deps.js';
 import { inboundFromText } from '../../src/conversation/command_words.js';
 import { Intake } from '../../src/conversation/intake.js';
-import { consoleMessageSource } from '../../src/console/console_source.js';
-import { NO_FAULTS } from '../../src/engine/fault_points.js';
 import type { InboundMessage } from '../../src/conversation/transport.js';
-import { ManualClock } from '../../src/core/manual_clock.js';
-import { deriveCatalog } from '../../src/tools/catalog.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';
-import { targetToolsConfig } from '../support/engine_harness.js';
 import { chatText } from '../support/fake_llm/openai_chat.js';
-import { llmConfig, testProvider } from '../support/fake_llm/provider.js';
-import { FakeLLMServer, sse } from '../support/fake_llm/server.js';
-import { testRecoveryRuntime } from '../support/recovery_runtime.js';
-import { useTempDir } from '../support/temp_dir.js';
-import { ToolTarget } from '../support/tool_target.js';
-import { openTestStoreFile, type TestStoreFile } from '../support/store_file.js';
-import { recordingSink, type SeenEvent } from '../support/recording_sink.js';
+import { type FakeLLMServer, sse } from '../support/fake_llm/server.js';
+import { useConversationHarness } from '../support/conversation_harness.js';
+import type { SeenEvent } from '../support/recording_sink.js';
 
 const stall = { kind: 'stream' as const, chunks: [sse({ choices: [{ index: 0, delta: { content: 'Working' } }] })], then: 'stall' as const };
 
 describe('the intake pipeline', () => {
-  const temp = useTempDir();
+  const harness = useConversationHarness();
   let fake: FakeLLMServer;
-  let target: ToolTarget;
   let store: TurnStore;
   let history: HistoryStore;
-  let opened: TestStoreFile;
   let events: SeenEvent[];
-  let ids = 0;
-
-  beforeEach(async () => {
-    fake = await FakeLLMServer.start();
-    target = await ToolTarget.start();
-    const clock = new ManualClock();
-    opened = openTestStoreFile(temp.path(), clock);
-    ({ turns: store, history } = opened);
-    events = [];
-  });
-  afterEach(async () => {
-    await opened.close();
-    await fake.close();
-    await target.close();
+  beforeEach(() => {
+    ({ fake, events } = harness.current);
+    ({ turns: store, history } = harness.current.store);
   });
 
-  function intake(overrides: Partial<ConversationDeps> = {}, extraConfig = 'chat:\n  max_queued_per_channel: 1\npermissions:\n  admins: ["admin"]\n'): Intake {
-    const config = targetToolsConfig(target.url, extraConfig);
-    const clock = new ManualClock();
-    return new Intake({
-      config,
-      store,
-      history,
-      provider: testProvider(llmConfig('openai', fake.baseUrl)),
-      recovery: testRecoveryRuntime(clock),
-      catalog: () => deriveCatalog(config.tools, { memory: undefined }),
-      clock,
-      logger: pino({ level: 'silent' }),
-      sink: recordingSink(events),
-      source: consoleMessageSource,
-      faults: NO_FAULTS,
-      ...overrides,
-    });
-  }
-
-  const message = (text: string, authorId = 'ada', messageId = `m-${++ids}`): InboundMessage => ({ source: 'console', channelId: 'c1', authorId, authorRoleIds: [], messageId, text });
-  const notices = (): string[] => events.flatMap((e) => (e.type === 'message' && e.kind === 'notice' ? [e.notice] : []));
-  const replies = (): string[] => events.flatMap((e) => (e.type === 'message' && e.kind === 'reply' ? [e.text] : []));
+  const intake = (overrides: Partial<ConversationDeps> = {}, extraConfig = 'chat:\n  max_queued_per_channel: 1\npermissions:\n  admins: ["admin"]\n'): Intake =>
+    new Intake(harness.current.deps(extraConfig, overrides));
+  const message = (text: string, authorId?: string, messageId?: string): InboundMessage => harness.current.message(text, authorId, messageId);
+  const notices = (): string[] => harness.current.notices();
+  const replies = (): string[] => harness.current.replies();
 
   it('answers, keeps the exchange in the history, and never runs the same message twice', async () => {
     fake.enqueue(chatText('Hi Ada.'));

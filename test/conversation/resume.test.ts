@@ -1,6 +1,5 @@
 import BetterSqlite3 from 'better-sqlite3';
-import { pino } from 'pino';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { loadHistory } from '../../src/conversation/history_policy.js';
 import type { HistoryStore } from '../../src/turn_state/history_store.js';
 import type { ConversationDeps } from '../../src/conversation/conversation_deps.js';
@@ -8,79 +7,45 @@ import { inboundFromText } from '../../src/conversation/command_words.js';
 import { Intake } from '../../src/conversation/intake.js';
 import { messageDigest, type InboundMessage } from '../../src/conversation/transport.js';
 import { resumeCommand } from '../../src/conversation/resume.js';
-import { consoleMessageSource } from '../../src/console/console_source.js';
 import { NO_FAULTS } from '../../src/engine/fault_points.js';
-import { ManualClock } from '../../src/core/manual_clock.js';
-import { deriveCatalog } from '../../src/tools/catalog.js';
+import { type ManualClock } from '../../src/core/manual_clock.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';
-import { targetToolsConfig } from '../support/engine_harness.js';
 import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
 import { llmConfig, testProvider } from '../support/fake_llm/provider.js';
-import { FakeLLMServer, type FakeStep } from '../support/fake_llm/server.js';
+import { type FakeLLMServer, type FakeStep } from '../support/fake_llm/server.js';
 import { runToCompletion, testRecoveryRuntime } from '../support/recovery_runtime.js';
-import { useTempDir } from '../support/temp_dir.js';
-import { ToolTarget } from '../support/tool_target.js';
-import { openTestStoreFile, type TestStoreFile } from '../support/store_file.js';
-import { recordingSink, type SeenEvent } from '../support/recording_sink.js';
+import { useConversationHarness } from '../support/conversation_harness.js';
+import type { SeenEvent } from '../support/recording_sink.js';
+import type { ToolTarget } from '../support/tool_target.js';
 
 const overloaded: FakeStep = { kind: 'reply', status: 529, body: { error: { type: 'overloaded_error' } } };
 const endlessOverload = (): FakeStep[] => Array.from({ length: 9 }, () => overloaded);
 
 describe('explicit resume', () => {
-  const temp = useTempDir();
+  const harness = useConversationHarness();
   let fake: FakeLLMServer;
   let target: ToolTarget;
   let store: TurnStore;
   let storeClock: ManualClock;
   let recoveryClock: ManualClock;
   let history: HistoryStore;
-  let opened: TestStoreFile;
   let events: SeenEvent[];
-  let onEvent: ((event: SeenEvent) => void) | undefined;
-  let ids = 0;
-
-  beforeEach(async () => {
-    fake = await FakeLLMServer.start();
-    target = await ToolTarget.start();
-    opened = openTestStoreFile(temp.path());
-    ({ turns: store, clock: storeClock, history } = opened);
-    recoveryClock = new ManualClock();
-    events = [];
-    onEvent = undefined;
-  });
-  afterEach(async () => {
-    await opened.close();
-    await fake.close();
-    await target.close();
+  beforeEach(() => {
+    ({ fake, target, events, recoveryClock } = harness.current);
+    ({ turns: store, clock: storeClock, history } = harness.current.store);
   });
 
-  function deps(overrides: Partial<ConversationDeps> = {}, autoResume = false): ConversationDeps {
-    const config = targetToolsConfig(target.url, `turn_state:\n  auto_resume: ${autoResume}\n`);
-    return {
-      config,
-      store,
-      history,
-      provider: testProvider(llmConfig('openai', fake.baseUrl)),
-      recovery: testRecoveryRuntime(recoveryClock),
-      catalog: () => deriveCatalog(config.tools, { memory: undefined }),
-      clock: storeClock,
-      logger: pino({ level: 'silent' }),
-      sink: recordingSink(events, (event) => onEvent?.(event)),
-      source: consoleMessageSource,
-      faults: NO_FAULTS,
-      ...overrides,
-    };
-  }
-  const message = (text: string, authorId = 'ada'): InboundMessage => ({ source: 'console', channelId: 'c1', authorId, authorRoleIds: [], messageId: `m-${++ids}`, text });
-  const notices = (): string[] => events.flatMap((e) => (e.type === 'message' && e.kind === 'notice' ? [e.notice] : []));
-  const replies = (): string[] => events.flatMap((e) => (e.type === 'message' && e.kind === 'reply' ? [e.text] : []));
+  const deps = (overrides: Partial<ConversationDeps> = {}, autoResume = false): ConversationDeps => harness.current.deps(`turn_state:\n  auto_resume: ${autoResume}\n`, overrides);
+  const message = (text: string, authorId?: string): InboundMessage => harness.current.message(text, authorId);
+  const notices = (): string[] => harness.current.notices();
+  const replies = (): string[] => harness.current.replies();
   const settle = (bot: Intake): Promise<void> => runToCompletion(recoveryClock, bot.idle());
 
   /** Resolves at the first event (seen or to come) that matches. */
   function until(match: (event: SeenEvent) => boolean): Promise<void> {
     if (events.some(match)) return Promise.resolve();
     return new Promise((resolve) => {
-      onEvent = (event) => {
+      harness.current.onEvent = (event: SeenEvent) => {
         if (match(event)) resolve();
       };
     });
@@ -172,7 +137,7 @@ describe('explicit resume', () => {
   it('answers a corrupt saved state with a notice and never starts a fresh turn from the trigger', async () => {
     const bot = new Intake(deps());
     const original = await suspendedTurn(bot);
-    const raw = new BetterSqlite3(opened.dbPath);
+    const raw = new BetterSqlite3(harness.current.store.dbPath);
     raw.prepare(`UPDATE checkpoints SET state = '{}'`).run();
     raw.close();
     fake.reset();
