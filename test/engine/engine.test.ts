@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { noDurability } from '../../src/engine/durability.js';
 import { runTurn } from '../../src/engine/run_turn.js';
 import type { FaultInjector } from '../../src/engine/fault_points.js';
@@ -6,36 +6,26 @@ import { type ManualClock } from '../../src/core/manual_clock.js';
 import { validateToolPairs } from '../../src/llm/tool_pairs.js';
 import { idempotencyKey } from '../../src/turn_state/call_fingerprint.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';
-import { chargeToolYaml, engineHarness, targetToolsConfig, type EngineHarness } from '../support/engine_harness.js';
+import { chargeToolYaml, engineHarness, targetToolsConfig, useEngineParts, type EngineHarness } from '../support/engine_harness.js';
 import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
 import { FakeLLMServer, type FakeStep } from '../support/fake_llm/server.js';
 import { runToCompletion } from '../support/recovery_runtime.js';
-import { useTempDir } from '../support/temp_dir.js';
-import { ToolTarget } from '../support/tool_target.js';
+import type { ToolTarget } from '../support/tool_target.js';
 import { deferred } from '../support/deferred.js';
-import { openTestStore } from '../support/turn_store.js';
 
 const overloaded: FakeStep = { kind: 'reply', status: 529, body: { error: { type: 'overloaded_error' } } };
 const saveNote = (id: string, text = 'buy milk') => ({ id, name: 'save_note', args: JSON.stringify({ text }) });
 
 describe('the turn engine against a real store, real tools and the fake model', () => {
-  const temp = useTempDir();
+  const parts = useEngineParts();
   let fake: FakeLLMServer;
   let target: ToolTarget;
   let store: TurnStore;
   let clock: ManualClock;
   let harness: EngineHarness;
-
-  beforeEach(async () => {
-    fake = await FakeLLMServer.start();
-    target = await ToolTarget.start();
-    ({ store, clock } = openTestStore(temp.path()));
-    harness = engineHarness(store, clock, fake, targetToolsConfig(target.url));
-  });
-  afterEach(async () => {
-    await store.close();
-    await fake.close();
-    await target.close();
+  beforeEach(() => {
+    ({ fake, target, store, clock } = parts.current);
+    harness = parts.current.harness();
   });
 
   it('answers a plain question and completes the turn', async () => {

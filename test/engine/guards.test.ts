@@ -1,40 +1,28 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { noDurability } from '../../src/engine/durability.js';
 import { GUARD_TEXT } from '../../src/engine/guard_messages.js';
 import { runTurn } from '../../src/engine/run_turn.js';
-import type { ManualClock } from '../../src/core/manual_clock.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';
-import { engineHarness, targetToolsConfig, type EngineHarness } from '../support/engine_harness.js';
+import { useEngineParts, type EngineHarness } from '../support/engine_harness.js';
 import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
-import { FakeLLMServer } from '../support/fake_llm/server.js';
+import { type FakeLLMServer } from '../support/fake_llm/server.js';
 import { deferred } from '../support/deferred.js';
 import { runToCompletion } from '../support/recovery_runtime.js';
-import { useTempDir } from '../support/temp_dir.js';
-import { ToolTarget } from '../support/tool_target.js';
-import { openTestStore } from '../support/turn_store.js';
+import type { ToolTarget } from '../support/tool_target.js';
 
 type SentMessage = { role: string; content: unknown; tool_call_id?: string };
 const lookup = (id: string, word = 'milk') => ({ id, name: 'lookup', args: JSON.stringify({ word }) });
 
 describe('the loop’s guards and budgets', () => {
-  const temp = useTempDir();
+  const parts = useEngineParts();
   let fake: FakeLLMServer;
   let target: ToolTarget;
   let store: TurnStore;
-  let clock: ManualClock;
-
-  beforeEach(async () => {
-    fake = await FakeLLMServer.start();
-    target = await ToolTarget.start();
-    ({ store, clock } = openTestStore(temp.path()));
-  });
-  afterEach(async () => {
-    await store.close();
-    await fake.close();
-    await target.close();
+  beforeEach(() => {
+    ({ fake, target, store } = parts.current);
   });
 
-  const harnessWith = (extra = ''): EngineHarness => engineHarness(store, clock, fake, targetToolsConfig(target.url, extra));
+  const harnessWith = (extra = ''): EngineHarness => parts.current.harness(extra);
   const sent = (request: number): SentMessage[] => (fake.requests[request]?.body as { messages: SentMessage[] }).messages;
   let messages = 0;
   async function run(harness: EngineHarness, text = 'hi') {

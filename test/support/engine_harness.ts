@@ -1,6 +1,6 @@
 import { pino } from 'pino';
-import { parseConfigText } from '../../src/app/config_schema.js';
-import type { Config } from '../../src/app/config_schema.js';
+import { afterEach, beforeEach } from 'vitest';
+import { parseConfigText, type Config } from '../../src/app/config_schema.js';
 import { newChatTurn } from '../../src/conversation/admission.js';
 import type { ChatTurn } from '../../src/engine/chat_turn.js';
 import { storeDurability, type TurnDurability } from '../../src/engine/durability.js';
@@ -12,9 +12,11 @@ import { deriveCatalog } from '../../src/tools/catalog.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';
 import type { Lease } from '../../src/turn_state/turn_types.js';
 import { llmConfig, testProvider } from './fake_llm/provider.js';
-import type { FakeLLMServer } from './fake_llm/server.js';
+import { FakeLLMServer } from './fake_llm/server.js';
 import { testRecoveryRuntime } from './recovery_runtime.js';
-import { admissionFor } from './turn_store.js';
+import { useTempDir } from './temp_dir.js';
+import { ToolTarget } from './tool_target.js';
+import { admissionFor, openTestStore } from './turn_store.js';
 
 /** An idempotent `charge` tool on the tool target, to append to the `tools.http` list. */
 export function chargeToolYaml(targetUrl: string, timeoutSeconds = 30): string {
@@ -79,6 +81,50 @@ export function engineHarness(store: TurnStore, clock: ManualClock, fake: FakeLL
       const parts = { turnId: admission.lease.turnId, identity: admission.turn.identity, requester: { userId: admission.turn.requesterId, roleIds: [] }, tools: catalog.tools, signal: controller.signal, logger: pino({ level: 'silent' }) };
       const turn = newChatTurn(parts, text, config);
       return { turn, lease: admission.lease, durability: storeDurability(store, admission.lease) };
+    },
+  };
+}
+
+/** The real parts an engine test runs against: the fake model and a tool target on 127.0.0.1, and a store file. */
+export interface EngineParts {
+  readonly fake: FakeLLMServer;
+  readonly target: ToolTarget;
+  readonly store: TurnStore;
+  /** The store's clock: tool timeouts and heartbeats. */
+  readonly clock: ManualClock;
+  /** An engine over these parts; `extraConfig` is YAML added to the tool target's configuration. */
+  harness(extraConfig?: string): EngineHarness;
+}
+
+/** Fresh {@link EngineParts} in a temp dir for each test of the calling `describe`, closed after it. */
+export function useEngineParts(): { readonly current: EngineParts } {
+  const temp = useTempDir();
+  let parts: (EngineParts & { close(): Promise<void> }) | undefined;
+  beforeEach(async () => {
+    const fake = await FakeLLMServer.start();
+    const target = await ToolTarget.start();
+    const { store, clock } = openTestStore(temp.path());
+    parts = {
+      fake,
+      target,
+      store,
+      clock,
+      harness: (extraConfig = '') => engineHarness(store, clock, fake, targetToolsConfig(target.url, extraConfig)),
+      async close() {
+        await store.close();
+        await fake.close();
+        await target.close();
+      },
+    };
+  });
+  afterEach(async () => {
+    await parts?.close();
+    parts = undefined;
+  });
+  return {
+    get current() {
+      if (parts === undefined) throw new Error('the engine parts exist only inside a test');
+      return parts;
     },
   };
 }
