@@ -6,9 +6,9 @@ import { type ManualClock } from '../../src/core/manual_clock.js';
 import { validateToolPairs } from '../../src/llm/tool_pairs.js';
 import { idempotencyKey } from '../../src/turn_state/call_fingerprint.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';
-import { chargeToolYaml, engineHarness, targetToolsConfig, useEngineParts, type EngineHarness } from '../support/engine_harness.js';
+import { chargeToolYaml, useEngineParts, type EngineHarness } from '../support/engine_harness.js';
 import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
-import { FakeLLMServer, type FakeStep } from '../support/fake_llm/server.js';
+import { type FakeLLMServer, type FakeStep } from '../support/fake_llm/server.js';
 import { runToCompletion } from '../support/recovery_runtime.js';
 import type { ToolTarget } from '../support/tool_target.js';
 import { deferred } from '../support/deferred.js';
@@ -131,24 +131,15 @@ describe('the turn engine against a real store, real tools and the fake model', 
   });
 
   it('suspends with a notice that the provider cannot be reached when every attempt fails to connect', async () => {
-    const unreachable = engineHarness(store, clock, fake, targetToolsConfig(target.url));
+    const unreachable = parts.current.harness();
     await fake.close();
     const { turn, durability } = await unreachable.admit('m-1', 'hi');
     const ending = await runToCompletion(unreachable.recoveryClock, runTurn(turn, { kind: 'fresh' }, durability, unreachable.deps));
     expect(ending).toEqual({ status: 'SUSPENDED', suspendedFor: 'unreachable', message: expect.stringMatching(/cannot be reached right now.*saved/) as unknown });
-    fake = await FakeLLMServer.start();
   });
 
   it('re-sends an idempotent call whose outcome was uncertain once, with the same key, and records it reconciled', async () => {
-    const charging = engineHarness(
-      store,
-      clock,
-      fake,
-      targetToolsConfig(
-        target.url,
-        chargeToolYaml(target.url, 5),
-      ),
-    );
+    const charging = parts.current.harness(chargeToolYaml(target.url, 5));
     target.reply({ status: 503, body: 'busy' });
     fake.enqueue(chatToolCalls([{ id: 'c1', name: 'charge', args: '{"cents":500}' }]), chatText('Charged.'));
     const { turn, lease, durability } = await charging.admit('m-1', 'charge 5');
@@ -163,15 +154,7 @@ describe('the turn engine against a real store, real tools and the fake model', 
   });
 
   it('halts for manual resolution when the re-sent idempotent call is still uncertain', async () => {
-    const charging = engineHarness(
-      store,
-      clock,
-      fake,
-      targetToolsConfig(
-        target.url,
-        chargeToolYaml(target.url),
-      ),
-    );
+    const charging = parts.current.harness(chargeToolYaml(target.url));
     target.reply({ status: 503, body: 'busy' }, { status: 502, body: 'still busy' });
     fake.enqueue(chatToolCalls([{ id: 'c1', name: 'charge', args: '{"cents":500}' }]), chatText('never asked'));
     const { turn, lease, durability } = await charging.admit('m-1', 'charge 5');
@@ -182,22 +165,14 @@ describe('the turn engine against a real store, real tools and the fake model', 
   });
 
   it('keeps the lease alive with heartbeats while a tool runs longer than the lease, and completes', async () => {
-    const slow = engineHarness(
-      store,
-      clock,
-      fake,
-      targetToolsConfig(
-        target.url,
-        `    - name: slow_note
+    const slow = parts.current.harness(`    - name: slow_note
       description: Saves a note slowly.
       method: POST
       url: ${target.url}/slow
       effect: write
       timeout_seconds: 120
       parameters: { type: object, properties: { text: { type: string } }, required: [text] }
-`,
-      ),
-    );
+`);
     const release = deferred();
     target.reply({ hold: release.promise });
     target.onRequest = async () => {
