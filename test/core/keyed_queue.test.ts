@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { KeyedSerialQueue } from '../../src/core/keyed_queue.js';
-
-/** A promise settled by hand. */
-function deferred<T = void>(): { readonly promise: Promise<T>; readonly resolve: (value: T) => void; readonly reject: (error: Error) => void } {
-  let resolve!: (value: T) => void;
-  let reject!: (error: Error) => void;
-  const promise = new Promise<T>((done, fail) => {
-    resolve = done;
-    reject = fail;
-  });
-  return { promise, resolve, reject };
-}
+import { deferred } from '../support/deferred.js';
 
 describe('KeyedSerialQueue', () => {
   it('runs one key’s jobs one at a time, in the order they were queued', async () => {

@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InOrder } from '../../src/discord/in_order.js';
-
-/** A promise settled by hand. */
-function deferred<T>(): { readonly promise: Promise<T>; readonly resolve: (value: T) => void; readonly reject: (error: Error) => void } {
-  let resolve!: (value: T) => void;
-  let reject!: (error: Error) => void;
-  const promise = new Promise<T>((done, fail) => {
-    resolve = done;
-    reject = fail;
-  });
-  return { promise, resolve, reject };
-}
+import { deferred } from '../support/deferred.js';
 
 describe('messages handed on in the order they arrived, per channel', () => {
   function recorder(): { readonly order: InOrder<string>; readonly delivered: string[]; readonly errors: unknown[] } {

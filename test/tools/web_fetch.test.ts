@@ -314,7 +314,7 @@ describe('web_fetch', () => {
         '/slow': (req, res) => {
           req.socket.once('close', closed.resolve);
           res.writeHead(200, { 'content-type': 'text/plain' });
-          res.write('first part', arrived.resolve);
+          res.write('first part', () => arrived.resolve());
         },
       });
       const controller = new AbortController();
