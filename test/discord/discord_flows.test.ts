@@ -48,6 +48,20 @@ describe('flows on Discord through the program’s main function', { timeout: 60
     return asked;
   }
 
+  /**
+   * The world's user asks `question` and the model streams `answer`, holding after its first 500
+   * characters until the bot has posted them as a draft; resolves with the question's id then.
+   */
+  async function askWithDraft(question: string, answer: string): Promise<string> {
+    const drafted = deferred();
+    world.fake.enqueue(heldAnswer(answer.slice(0, 500), drafted.promise, answer.slice(500)));
+    await connected();
+    const asked = await say(world.discord, question);
+    await world.discord.whenRequest(isPost(world.discord));
+    drafted.resolve();
+    return asked;
+  }
+
   function statusOf(messageId: string): unknown {
     const db = new BetterSqlite3(join(world.temp.path(), 'data/turn_state/turns.sqlite3'), { readonly: true });
     try {
@@ -61,12 +75,7 @@ describe('flows on Discord through the program’s main function', { timeout: 60
     const answer = longAnswerWithCode();
     expect(answer).toHaveLength(5000);
     // Streamed as a model sends it: the bot posts a draft of the beginning, then edits it into the first message.
-    const drafted = deferred();
-    world.fake.enqueue(heldAnswer(answer.slice(0, 500), drafted.promise, answer.slice(500)));
-    await connected();
-    const asked = await say(world.discord, 'show me the code');
-    await world.discord.whenRequest(isPost(world.discord));
-    drafted.resolve();
+    const asked = await askWithDraft('show me the code', answer);
     await world.discord.whenRequest((r) => isPost(world.discord)(r) && /That is all\.+$/.test((r.body as { content: string }).content));
     const shownNow = botMessages(world.discord);
     expect(shownNow.length).toBeGreaterThanOrEqual(3);
@@ -92,12 +101,7 @@ describe('flows on Discord through the program’s main function', { timeout: 60
 
   it('shows a streamed reply of exactly 2,000 characters as one message, its draft edited into the whole reply', async () => {
     const answer = answerOfLength(2000);
-    const drafted = deferred();
-    world.fake.enqueue(heldAnswer(answer.slice(0, 500), drafted.promise, answer.slice(500)));
-    await connected();
-    const asked = await say(world.discord, 'tell me about milk');
-    await world.discord.whenRequest(isPost(world.discord));
-    drafted.resolve();
+    const asked = await askWithDraft('tell me about milk', answer);
     // The whole reply in one edit, a follow-up post, or a refusal: whichever comes first ends the wait.
     const last = await world.discord.whenRequest(
       (r) => isPostOrEdit(world.discord)(r) && (r.status !== 200 || (r.body as BotMessageBody).content === answer || (isPost(world.discord)(r) && (r.body as BotMessageBody).message_reference === undefined)),
@@ -109,12 +113,7 @@ describe('flows on Discord through the program’s main function', { timeout: 60
 
   it('splits a streamed reply of 2,001 characters into two messages that Discord takes', async () => {
     const answer = answerOfLength(2001);
-    const drafted = deferred();
-    world.fake.enqueue(heldAnswer(answer.slice(0, 500), drafted.promise, answer.slice(500)));
-    await connected();
-    const asked = await say(world.discord, 'tell me about milk');
-    await world.discord.whenRequest(isPost(world.discord));
-    drafted.resolve();
+    const asked = await askWithDraft('tell me about milk', answer);
     // The follow-up post, or a refusal: whichever comes first ends the wait.
     await world.discord.whenRequest((r) => isPostOrEdit(world.discord)(r) && (r.status !== 200 || (isPost(world.discord)(r) && (r.body as BotMessageBody).message_reference === undefined)));
     expect(world.discord.requests.filter(isPostOrEdit(world.discord)).map((r) => `${r.method} ${r.status}`)).toEqual(['POST 200', 'PATCH 200', 'POST 200']);
