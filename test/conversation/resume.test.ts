@@ -163,6 +163,38 @@ describe('explicit resume', () => {
     expect(target.requests).toHaveLength(1);
   });
 
+  it('says a request is already being continued when another resume took it while its message was re-read', async () => {
+    const bot = new Intake(deps());
+    await suspendedTurn(bot);
+    fake.reset();
+    const [saved] = await store.listSuspended({ source: 'console', channelId: 'c1' });
+    if (saved === undefined) throw new Error('nothing saved');
+    const racing = deps({
+      source: {
+        async fetchOriginal(ref) {
+          await store.claimResume(saved.turnId, saved.generation);
+          return { authorId: ref.authorId, digest: ref.digest };
+        },
+      },
+    });
+    const attempt = await resumeCommand(message('resume'), undefined, true, new AbortController().signal, { ...racing, store, engine: engineOf() });
+    expect(attempt).toEqual({ kind: 'notice', turn: saved.turnId, notice: 'in_progress', text: 'That request is already being continued.' });
+    expect(fake.requests).toEqual([]);
+  });
+
+  it('keeps the request saved and says to try again when resuming it fails inside the bot', async () => {
+    const failing = deps({ source: { fetchOriginal: () => Promise.reject(new Error('Discord is unreachable')) } });
+    const bot = new Intake(failing);
+    await suspendedTurn(bot);
+    fake.reset();
+    bot.submit(inboundFromText(message('resume')));
+    await settle(bot);
+    expect(notices()).toEqual(['suspended', 'failed']);
+    expect(events.at(-1)).toMatchObject({ text: expect.stringMatching(/It is still saved; try `resume` again later/) as unknown });
+    expect(fake.requests).toEqual([]);
+    expect((await store.listSuspended({ source: 'console', channelId: 'c1' })).map((turn) => turn.status)).toEqual(['SUSPENDED']);
+  });
+
   it('says a turn expired even after the retention sweep already ended it', async () => {
     const bot = new Intake(deps());
     const original = await suspendedTurn(bot);

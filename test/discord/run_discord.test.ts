@@ -93,6 +93,19 @@ describe('the Discord adapter in-process', { timeout: 60_000 }, () => {
     expect(await bot.done).toBe(0);
   });
 
+  it('leaves a slash command that is not its own (one an older version registered) unanswered, and runs nothing for it', async () => {
+    const bot = run('');
+    await bot.logged('connected to Discord');
+    const stale = await discord.dispatchInteraction({ name: 'ask' });
+    const status = await discord.dispatchInteraction({ name: 'status' });
+    await discord.whenRequest((r) => r.method === 'PATCH' && r.path.endsWith(`/${status.token}/messages/@original`));
+    expect(discord.requests.filter((r) => r.path.includes(stale.token) || r.path.startsWith(`/interactions/${stale.id}/`))).toEqual([]);
+    expect(posts()).toEqual([]);
+    expect(fake.requests).toEqual([]);
+    bot.stop();
+    expect(await bot.done).toBe(0);
+  });
+
   it('registers the commands in the servers listed in discord.guild_ids, where they work at once', async () => {
     temp.write('config.yml', discordConfigYaml(discord, fake.baseUrl).replace('discord:\n', `discord:\n  guild_ids: ['${discord.world.guildId}']\n`));
     const bot = runDiscordBot(temp.path());

@@ -186,6 +186,12 @@ describe('configured HTTP tools', () => {
       expect(JSON.parse(request?.body ?? '')).toEqual(input);
     });
 
+    it('keeps a configured content-type on a JSON body instead of replacing it', async () => {
+      await call(tool({ method: 'POST', effect: 'write', headers: { 'Content-Type': 'application/vnd.api+json' } }), { note: 'n' });
+      expect(server.requests[0]?.headers['content-type']).toBe('application/vnd.api+json');
+      expect(JSON.parse(server.requests[0]?.body ?? '')).toEqual({ note: 'n' });
+    });
+
     it('sends the configured headers', async () => {
       await call(tool({ method: 'POST', effect: 'write', headers: { Authorization: 'Bearer secret-token', 'X-Team': 'blue' } }), {});
       expect(server.requests[0]?.headers).toMatchObject({ authorization: 'Bearer secret-token', 'x-team': 'blue' });
@@ -298,6 +304,13 @@ describe('configured HTTP tools', () => {
       expect(await call(tool({ method: 'POST', effect: 'write' }), {})).toEqual({ kind: 'uncertain', error: expect.stringContaining('HTTP 303') as unknown });
       expect(await call(tool({ method: 'GET', effect: 'read' }), {})).toEqual({ kind: 'failed', error: expect.stringContaining('HTTP 303') as unknown });
       expect(server.requests.map((r) => r.url)).toEqual(['/items', '/items']);
+    });
+
+    it('tells the model where a 3xx pointed, or that it pointed nowhere', async () => {
+      server.reply = { kind: 'respond', status: 302, headers: { location: '/elsewhere' } };
+      expect(await call(tool(), {})).toEqual({ kind: 'failed', error: expect.stringContaining('(a redirect to /elsewhere, not followed)') as unknown });
+      server.reply = { kind: 'respond', status: 300 };
+      expect(await call(tool(), {})).toEqual({ kind: 'failed', error: expect.stringContaining('HTTP 300 Multiple Choices (a redirect, not followed)') as unknown });
     });
 
     it.each([
