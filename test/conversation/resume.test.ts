@@ -149,6 +149,22 @@ describe('explicit resume', () => {
     expect((await store.findTurn({ source: 'console', channelId: 'c1', messageId: original }))?.status).toBe('TERMINAL_REJECTED');
   });
 
+  it('continues the saved request that /resume names, and says when the named one is not there', async () => {
+    const bot = new Intake(deps());
+    await suspendedTurn(bot);
+    const [saved] = await store.listSuspended({ source: 'console', channelId: 'c1' });
+    if (saved === undefined) throw new Error('nothing saved');
+    fake.reset();
+    bot.submit(inboundFromText(message('/resume no-such-turn')));
+    await settle(bot);
+    expect(events.at(-1)).toMatchObject({ notice: 'rejected', text: 'There is no saved request no-such-turn of yours in this channel.' });
+    fake.enqueue(chatText('Milk is a drink.'));
+    bot.submit(inboundFromText(message(`/resume ${saved.turnId}`)));
+    await settle(bot);
+    expect(notices()).toEqual(['suspended', 'rejected', 'resumed']);
+    expect(replies()).toEqual(['Milk is a drink.']);
+  });
+
   it('lets exactly one of two concurrent resumes win', async () => {
     const bot = new Intake(deps());
     await suspendedTurn(bot);
