@@ -138,6 +138,20 @@ describe('the turn engine against a real store, real tools and the fake model', 
     expect(ending).toEqual({ status: 'SUSPENDED', suspendedFor: 'unreachable', message: expect.stringMatching(/cannot be reached right now.*saved/) as unknown });
   });
 
+  it.each([
+    [{ kind: 'reply', status: 401, body: { error: { type: 'invalid_api_key', message: 'bad key' } } }, 'provider_auth', /refused the bot’s credentials/],
+    [{ kind: 'reply', status: 400, body: { error: { type: 'invalid_request_error', message: 'bad request' } } }, 'provider_request', /rejected the request/],
+    [{ kind: 'reply', status: 429, body: { error: { type: 'insufficient_quota', code: 'insufficient_quota', message: 'no credit' } } }, 'provider_quota', /quota or spending limit is used up/],
+    [{ kind: 'reply', status: 429, body: { error: { type: 'rate_limit_error', message: 'slow down' } } }, 'provider_rate_limit', /rate-limiting the bot/],
+  ] as const)('fails at once, without retrying, and says why when the provider answers %j', async (step, reason, said) => {
+    fake.enqueue(step as FakeStep);
+    const { turn, lease, durability } = await harness.admit('m-1', 'hi');
+    const ending = await runToCompletion(harness.recoveryClock, runTurn(turn, { kind: 'fresh' }, durability, harness.deps));
+    expect(ending).toEqual({ status: 'TERMINAL_FAILED', message: expect.stringMatching(said) as unknown });
+    expect(fake.requests).toHaveLength(1);
+    expect(await store.getTurn(lease.turnId)).toMatchObject({ status: 'TERMINAL_FAILED', failureReason: reason });
+  });
+
   it('re-sends an idempotent call whose outcome was uncertain once, with the same key, and records it reconciled', async () => {
     const charging = parts.current.harness(chargeToolYaml(target.url, 5));
     target.reply({ status: 503, body: 'busy' });
