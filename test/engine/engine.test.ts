@@ -144,7 +144,7 @@ describe('the turn engine against a real store, real tools and the fake model', 
     [{ kind: 'reply', status: 429, body: { error: { type: 'insufficient_quota', code: 'insufficient_quota', message: 'no credit' } } }, 'provider_quota', /quota or spending limit is used up/],
     [{ kind: 'reply', status: 429, body: { error: { type: 'rate_limit_error', message: 'slow down' } } }, 'provider_rate_limit', /rate-limiting the bot/],
   ] as const)('fails at once, without retrying, and says why when the provider answers %j', async (step, reason, said) => {
-    fake.enqueue(step as FakeStep);
+    fake.enqueue(step);
     const { turn, lease, durability } = await harness.admit('m-1', 'hi');
     const ending = await runToCompletion(harness.recoveryClock, runTurn(turn, { kind: 'fresh' }, durability, harness.deps));
     expect(ending).toEqual({ status: 'TERMINAL_FAILED', message: expect.stringMatching(said) as unknown });
