@@ -1,7 +1,7 @@
 import type { Message } from '../llm/protocol.js';
 import type { OpIntent, OpKey, OpMove, OpRecord } from './ledger_types.js';
-import type { PendingReply, ReplyProgress, ReplyRecord } from './reply_types.js';
-import type { Admission, AdmissionRequest, CheckpointRecord, Lease, OwnerTerminalStatus, ResumeClaim, TurnIdentity, TurnRecord } from './turn_types.js';
+import type { PendingReply, ReplyProgress } from './reply_types.js';
+import type { Admission, AdmissionRequest, CheckpointRecord, Lease, OwnerTerminalStatus, ResumeClaim, TurnRecord } from './turn_types.js';
 
 /** What the model answered at one step, recorded at WI-1 before any tool runs. */
 export interface ModelTurnRecord {
@@ -63,7 +63,6 @@ export interface TurnStore {
   admit(request: AdmissionRequest): Promise<Admission>;
 
   getTurn(turnId: string): Promise<TurnRecord | undefined>;
-  findTurn(identity: TurnIdentity): Promise<TurnRecord | undefined>;
   /** Suspended turns of a channel, newest first, for `resume` and `/status`. */
   listSuspended(channel: { readonly source: string; readonly channelId: string }): Promise<TurnRecord[]>;
   /** The newest turn a requester started in a channel, whatever its status: tells an expired `resume` apart from a new message. */
@@ -95,7 +94,6 @@ export interface TurnStore {
 
   /** Records a step of a pending reply's delivery; a reply that is no longer pending is left as it is. */
   recordReplyDelivery(turnId: string, progress: ReplyProgress): Promise<void>;
-  getReply(turnId: string): Promise<ReplyRecord | undefined>;
   /** Replies whose delivery was never confirmed, oldest first. */
   listPendingReplies(): Promise<PendingReply[]>;
 

@@ -5,6 +5,7 @@ import { deliverPendingReplies, deliverReply } from '../../src/conversation/repl
 import type { TurnStore } from '../../src/turn_state/turn_store.js';
 import { useTempDir } from '../support/temp_dir.js';
 import { admitNew, openTestStore } from '../support/turn_store.js';
+import { storedReply } from '../support/stored_rows.js';
 
 const silent = pino({ level: 'silent' });
 
@@ -25,9 +26,10 @@ function transport(parts: number, failure?: Error): ReplySink & { asked: FinalRe
 describe('final reply delivery', () => {
   const temp = useTempDir();
   let store: TurnStore;
+  let dbPath: string;
 
   beforeEach(() => {
-    store = openTestStore(temp.path()).store;
+    ({ store, dbPath } = openTestStore(temp.path()));
   });
   afterEach(async () => {
     await store.close();
@@ -42,7 +44,7 @@ describe('final reply delivery', () => {
   it('records a reply the transport confirmed as delivered, keeping no text', async () => {
     const reply = await completed('m1', 'Hello.');
     expect(await deliverReply(store, transport(1), reply, silent)).toBe('delivered');
-    expect(await store.getReply(reply.turn)).toMatchObject({ state: 'delivered', text: null, partsDelivered: 1 });
+    expect(storedReply(dbPath, reply.turn)).toMatchObject({ state: 'delivered', text: null, partsDelivered: 1 });
   });
 
   it('keeps a reply pending with the parts confirmed so far when the transport fails, and posts only the rest after a restart', async () => {
@@ -60,7 +62,7 @@ describe('final reply delivery', () => {
   it('gives a reply up when the transport refuses it for good, so that no restart posts it', async () => {
     const reply = await completed('m1', 'Hello.');
     expect(await deliverReply(store, transport(0, new ReplyUndeliverable(reply.turn, 'Missing Access')), reply, silent)).toBe('abandoned');
-    expect(await store.getReply(reply.turn)).toMatchObject({ state: 'abandoned', failure: 'Missing Access' });
+    expect(storedReply(dbPath, reply.turn)).toMatchObject({ state: 'abandoned', failure: 'Missing Access' });
     expect(await store.listPendingReplies()).toEqual([]);
   });
 

@@ -17,6 +17,7 @@ import { runToCompletion, testRecoveryRuntime } from '../support/recovery_runtim
 import { useConversationHarness } from '../support/conversation_harness.js';
 import type { SeenEvent } from '../support/recording_sink.js';
 import type { ToolTarget } from '../support/tool_target.js';
+import { storedTurn } from '../support/stored_rows.js';
 
 const overloaded: FakeStep = { kind: 'reply', status: 529, body: { error: { type: 'overloaded_error' } } };
 const endlessOverload = (): FakeStep[] => Array.from({ length: 9 }, () => overloaded);
@@ -146,7 +147,7 @@ describe('explicit resume', () => {
     expect(notices()).toEqual(['suspended', 'rejected']);
     expect(fake.requests).toHaveLength(0);
     expect(await store.listSuspended({ source: 'console', channelId: 'c1' })).toEqual([]);
-    expect((await store.findTurn({ source: 'console', channelId: 'c1', messageId: original }))?.status).toBe('TERMINAL_REJECTED');
+    expect((storedTurn(harness.current.store.dbPath, { source: 'console', channelId: 'c1', messageId: original }))?.status).toBe('TERMINAL_REJECTED');
   });
 
   it('continues the saved request that /resume names, and says when the named one is not there', async () => {
@@ -216,7 +217,7 @@ describe('explicit resume', () => {
     const original = await suspendedTurn(bot);
     await storeClock.advance(24 * 3_600_000 + 1);
     await store.sweepRetention();
-    expect((await store.findTurn({ source: 'console', channelId: 'c1', messageId: original }))?.status).toBe('TERMINAL_EXPIRED');
+    expect((storedTurn(harness.current.store.dbPath, { source: 'console', channelId: 'c1', messageId: original }))?.status).toBe('TERMINAL_EXPIRED');
     bot.submit(inboundFromText(message('resume')));
     await settle(bot);
     expect(notices()).toEqual(['suspended', 'expired']);
@@ -230,7 +231,7 @@ describe('explicit resume', () => {
     bot.submit(inboundFromText(message('resume')));
     await settle(bot);
     expect(notices()).toEqual(['suspended', 'expired']);
-    const turn = await store.findTurn({ source: 'console', channelId: 'c1', messageId: original });
+    const turn = storedTurn(harness.current.store.dbPath, { source: 'console', channelId: 'c1', messageId: original });
     expect(turn?.status).toBe('TERMINAL_EXPIRED');
   });
 

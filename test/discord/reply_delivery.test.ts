@@ -6,6 +6,7 @@ import { useDiscordWorld } from '../support/discord_world.js';
 import { FakeDiscord, type RecordedRequest } from '../support/fake_discord/server.js';
 import { chatText } from '../support/fake_llm/openai_chat.js';
 import { openTestStore } from '../support/turn_store.js';
+import { storedReply, storedTurn } from '../support/stored_rows.js';
 
 /** A reply of two Discord messages: 40 lines of 60 characters. */
 const TWO_PART_REPLY = Array.from({ length: 40 }, (_, i) => `Line ${String(i).padStart(2, '0')}: ${'milk is a drink, '.repeat(3)}`).join('\n');
@@ -22,6 +23,7 @@ describe('final replies on Discord are never lost and never posted twice', { tim
     return openTestStore(join(world.temp.path(), 'data')).store;
   }
 
+  const storeFile = (): string => join(world.temp.path(), 'data', 'turn_state', 'turns.sqlite3');
   const botTexts = (): string[] => botMessages(world.discord).map((m) => m.content);
   const isFollowUp = (r: Pick<RecordedRequest, 'method' | 'path' | 'body'>): boolean => isPost(world.discord)(r) && (r.body as BotMessageBody).message_reference === undefined;
 
@@ -36,10 +38,9 @@ describe('final replies on Discord are never lost and never posted twice', { tim
     expect(messages.join('\n')).toBe(TWO_PART_REPLY);
     expect(world.discord.requests.filter((r) => isFollowUp(r) && r.status === 500)).toHaveLength(5);
 
-    const store = await storeAfterStop();
-    const turn = await store.findTurn({ source: 'discord', channelId: world.discord.world.channelId, messageId: question });
-    expect(await store.getReply(turn?.turnId ?? '')).toMatchObject({ state: 'delivered', text: null, partsDelivered: 2, deliveredAt: expect.any(Number) as unknown });
-    await store.close();
+    expect(await world.stop()).toBe(0);
+    const turn = storedTurn(storeFile(), { source: 'discord', channelId: world.discord.world.channelId, messageId: question });
+    expect(storedReply(storeFile(), turn?.turnId ?? '')).toMatchObject({ state: 'delivered', text: null, partsDelivered: 2, deliveredAt: expect.any(Number) as unknown });
   });
 
   it('after a restart, posts a reply whose delivery was not confirmed once, replacing the unfinished draft', async () => {
@@ -55,7 +56,7 @@ describe('final replies on Discord are never lost and never posted twice', { tim
     expect(botTexts()).toEqual(['Milk is a drink.']);
     expect(world.discord.requests.filter(isPost(world.discord))).toHaveLength(1);
     const after = await storeAfterStop();
-    expect(await after.getReply(lease.turnId)).toMatchObject({ state: 'delivered' });
+    expect(storedReply(storeFile(), lease.turnId)).toMatchObject({ state: 'delivered' });
     expect(await after.listPendingReplies()).toEqual([]);
     await after.close();
   });
@@ -72,9 +73,8 @@ describe('final replies on Discord are never lost and never posted twice', { tim
     const posted = await world.discord.whenRequest((r) => isFollowUp(r) && r.status === 200);
     expect(TWO_PART_REPLY.endsWith((posted.body as BotMessageBody).content)).toBe(true);
     expect(world.discord.requests.filter(isPost(world.discord))).toHaveLength(1);
-    const after = await storeAfterStop();
-    expect(await after.getReply(lease.turnId)).toMatchObject({ state: 'delivered', partsDelivered: 2 });
-    await after.close();
+    expect(await world.stop()).toBe(0);
+    expect(storedReply(storeFile(), lease.turnId)).toMatchObject({ state: 'delivered', partsDelivered: 2 });
   });
 
   it('keeps a reply Discord failed until the deadline, and posts the rest of it at the next start', async () => {
@@ -93,10 +93,9 @@ describe('final replies on Discord are never lost and never posted twice', { tim
     await world.start(yaml).logged('connected to Discord');
     await world.discord.whenRequest((r) => isFollowUp(r) && r.status === 200);
     expect(botTexts().join('\n')).toBe(TWO_PART_REPLY);
-    const store = await storeAfterStop();
-    const turn = await store.findTurn({ source: 'discord', channelId: world.discord.world.channelId, messageId: question });
-    expect(await store.getReply(turn?.turnId ?? '')).toMatchObject({ state: 'delivered', partsDelivered: 2 });
-    await store.close();
+    expect(await world.stop()).toBe(0);
+    const turn = storedTurn(storeFile(), { source: 'discord', channelId: world.discord.world.channelId, messageId: question });
+    expect(storedReply(storeFile(), turn?.turnId ?? '')).toMatchObject({ state: 'delivered', partsDelivered: 2 });
   });
 
   it('gives a reply up, logged and never posted again, when Discord refuses it for good', async () => {
@@ -107,8 +106,8 @@ describe('final replies on Discord are never lost and never posted twice', { tim
     const question = await say(world.discord, 'tell me about milk');
     await running.logged('the reply cannot be delivered: given up');
     const store = await storeAfterStop();
-    const turn = await store.findTurn({ source: 'discord', channelId: world.discord.world.channelId, messageId: question });
-    expect(await store.getReply(turn?.turnId ?? '')).toMatchObject({ state: 'abandoned', text: null, partsDelivered: 1 });
+    const turn = storedTurn(storeFile(), { source: 'discord', channelId: world.discord.world.channelId, messageId: question });
+    expect(storedReply(storeFile(), turn?.turnId ?? '')).toMatchObject({ state: 'abandoned', text: null, partsDelivered: 1 });
     expect(await store.listPendingReplies()).toEqual([]);
     await store.close();
   });
@@ -122,7 +121,7 @@ describe('final replies on Discord are never lost and never posted twice', { tim
     const running = start();
     await running.logged('the reply cannot be delivered: given up');
     const after = await storeAfterStop();
-    expect(await after.getReply(lease.turnId)).toMatchObject({ state: 'abandoned', text: null, failure: expect.stringContaining('Unknown Channel') as unknown });
+    expect(storedReply(storeFile(), lease.turnId)).toMatchObject({ state: 'abandoned', text: null, failure: expect.stringContaining('Unknown Channel') as unknown });
     expect(await after.listPendingReplies()).toEqual([]);
     await after.close();
   });

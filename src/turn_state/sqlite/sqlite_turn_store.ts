@@ -7,12 +7,12 @@ import type { OpKey, OpMove, OpRecord } from '../ledger_types.js';
 import { bumpTurn, extendLease } from './fence.js';
 import { SqliteLedger, validateIntents } from './ledger.js';
 import { blobDirectoryFor } from './open.js';
-import type { PendingReply, ReplyProgress, ReplyRecord } from '../reply_types.js';
+import type { PendingReply, ReplyProgress } from '../reply_types.js';
 import { SqliteReplies } from './replies.js';
 import { admitTurn } from './admission.js';
 import { claimResume, rejectSuspended } from './resume_claim.js';
 import { StoreCalls } from './store_calls.js';
-import { findTurnRow, latestTurnIn, suspendedTurnsIn, turnById, type ChannelRef } from './turn_reads.js';
+import { latestTurnIn, suspendedTurnsIn, turnById, type ChannelRef } from './turn_reads.js';
 import { suspendOwnerless, sweepRetention } from './sweeps.js';
 import { SqliteTranscript } from './transcript.js';
 import type { TurnStoreTimings } from '../store_options.js';
@@ -23,7 +23,6 @@ import {
   type Lease,
   type OwnerTerminalStatus,
   type ResumeClaim,
-  type TurnIdentity,
   type TurnRecord,
 } from '../turn_types.js';
 
@@ -71,10 +70,6 @@ class SqliteTurnStore implements TurnStore {
 
   getTurn(turnId: string): Promise<TurnRecord | undefined> {
     return this.#calls.run('read turn', () => turnById(this.db, turnId));
-  }
-
-  findTurn(identity: TurnIdentity): Promise<TurnRecord | undefined> {
-    return this.#calls.run('find turn', () => findTurnRow(this.db, identity));
   }
 
   listSuspended(channel: ChannelRef): Promise<TurnRecord[]> {
@@ -136,10 +131,6 @@ class SqliteTurnStore implements TurnStore {
 
   recordReplyDelivery(turnId: string, progress: ReplyProgress): Promise<void> {
     return this.#calls.write(`record reply ${progress.kind}`, () => this.#replies.record(turnId, progress, this.#now()));
-  }
-
-  getReply(turnId: string): Promise<ReplyRecord | undefined> {
-    return this.#calls.run('read reply', () => this.#replies.get(turnId));
   }
 
   listPendingReplies(): Promise<PendingReply[]> {

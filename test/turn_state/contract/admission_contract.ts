@@ -100,7 +100,7 @@ export function describeAdmission(makeHarness: MakeHarness): void {
     const harness = useHarness(makeHarness);
 
     it('admits a new message as an ACTIVE turn of generation 1 holding a fresh lease', async () => {
-      const { store, clock, timings } = harness();
+      const { store, clock, timings, storedTurn } = harness();
       await clock.advance(12_345);
       const now = clock.now();
       const admission = await store.admit(admissionRequest(identity('msg-7'), 'user-9'));
@@ -125,23 +125,23 @@ export function describeAdmission(makeHarness: MakeHarness): void {
       expect(lease).toMatchObject({ turnId: turn.turnId, generation: 1, revision: turn.revision, expiresAt: now + timings.leaseTtlMs });
       expect(lease.token).not.toBe('');
       expect(await store.getTurn(turn.turnId)).toEqual(turn);
-      expect(await store.findTurn(identity('msg-7'))).toEqual(turn);
+      expect(await storedTurn(identity('msg-7'))).toEqual(turn);
     });
 
     it('admits other messages, and the same message id in another channel or source, as separate turns', async () => {
-      const { store } = harness();
+      const { store, storedTurn } = harness();
       const ids = [identity('msg-1'), identity('msg-2'), identity('msg-1', 'chan-2'), identity('msg-1', 'chan-1', 'console')];
       const admitted: Awaited<ReturnType<typeof admitNew>>[] = [];
       for (const id of ids) admitted.push(await admitNew(store, id));
       expect(new Set(admitted.map((a) => a.turn.turnId)).size).toBe(ids.length);
       expect(new Set(admitted.map((a) => a.lease.token)).size).toBe(ids.length);
-      for (const [index, id] of ids.entries()) expect((await store.findTurn(id))?.turnId).toBe(admitted[index]?.turn.turnId);
+      for (const [index, id] of ids.entries()) expect((await storedTurn(id))?.turnId).toBe(admitted[index]?.turn.turnId);
     });
 
     it('knows nothing of a message it never admitted', async () => {
-      const { store } = harness();
+      const { store, storedTurn } = harness();
       await admitNew(store, identity('msg-1'));
-      expect(await store.findTurn(identity('msg-2'))).toBeUndefined();
+      expect(await storedTurn(identity('msg-2'))).toBeUndefined();
       expect(await store.getTurn('no-such-turn')).toBeUndefined();
       expect(await store.loadResumable('no-such-turn')).toBeUndefined();
     });
@@ -158,7 +158,7 @@ export function describeAdmission(makeHarness: MakeHarness): void {
         expect(admission.disposition).toBe(c.disposition);
         const after = await turnOf(h.store, turnId);
         if (admission.disposition !== 'store_unavailable') expect(admission.turn.turnId).toBe(turnId);
-        expect((await h.store.findTurn(identity()))?.turnId).toBe(turnId);
+        expect((await h.storedTurn(identity()))?.turnId).toBe(turnId);
         expect(after.requesterId).toBe('user-1');
         if (!c.sweeps) expect(after).toEqual(before);
       });
@@ -187,10 +187,10 @@ export function describeAdmission(makeHarness: MakeHarness): void {
     });
 
     it('admits exactly one of two concurrent admissions of the same new message', async () => {
-      const { store } = harness();
+      const { store, storedTurn } = harness();
       const [first, second] = await Promise.all([store.admit(admissionRequest(identity())), store.admit(admissionRequest(identity()))]);
       expect([first.disposition, second.disposition].sort()).toEqual(['admitted', 'in_progress']);
-      const turn = await store.findTurn(identity());
+      const turn = await storedTurn(identity());
       for (const admission of [first, second]) {
         if (admission.disposition !== 'store_unavailable') expect(admission.turn.turnId).toBe(turn?.turnId);
       }

@@ -159,7 +159,7 @@ export function describeCheckpointsAndTranscript(makeHarness: MakeHarness): void
       await h.reopen();
 
       expect([await resumableOf(h.store, lease.turnId), await resumableOf(h.store, other.turnId)]).toEqual(before);
-      expect(await h.store.findTurn(identity('msg-1'))).toEqual(before[0]?.turn);
+      expect(await h.storedTurn(identity('msg-1'))).toEqual(before[0]?.turn);
       expect(byKey(await h.store.listOps(lease.turnId))).toEqual(byKey(before[0]?.ops ?? []));
       expect(await h.store.listSuspended({ source: 'discord', channelId: 'chan-1' })).toEqual(suspended);
       expect((await h.store.admit(admissionRequest(identity('msg-1')))).disposition).toBe('in_progress');

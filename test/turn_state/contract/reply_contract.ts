@@ -14,7 +14,7 @@ export function describeReplies(makeHarness: MakeHarness): void {
       await h.reopen();
       const turn = await turnOf(h.store, lease.turnId);
       expect(turn).toMatchObject({ status: 'TERMINAL_COMPLETED', leaseToken: null, payloadCompacted: true });
-      expect(await h.store.getReply(lease.turnId)).toEqual({
+      expect(await h.storedReply(lease.turnId)).toEqual({
         turnId: lease.turnId,
         state: 'pending',
         text: 'The answer.',
@@ -32,7 +32,7 @@ export function describeReplies(makeHarness: MakeHarness): void {
       await h.clock.advance(h.timings.leaseTtlMs + 1);
       await expectStale(h.store.complete(lease, 'Too late.'));
       expect((await turnOf(h.store, lease.turnId)).status).toBe('ACTIVE');
-      expect(await h.store.getReply(lease.turnId)).toBeUndefined();
+      expect(await h.storedReply(lease.turnId)).toBeUndefined();
       expect(await h.store.listPendingReplies()).toEqual([]);
     });
 
@@ -45,10 +45,10 @@ export function describeReplies(makeHarness: MakeHarness): void {
       expect((await h.store.listPendingReplies()).map((reply) => reply.partsDelivered)).toEqual([2]);
       await h.clock.advance(1_000);
       await h.store.recordReplyDelivery(lease.turnId, { kind: 'delivered' });
-      expect(await h.store.getReply(lease.turnId)).toMatchObject({ state: 'delivered', text: null, partsDelivered: 2, deliveredAt: h.clock.now() });
+      expect(await h.storedReply(lease.turnId)).toMatchObject({ state: 'delivered', text: null, partsDelivered: 2, deliveredAt: h.clock.now() });
       expect(await h.store.listPendingReplies()).toEqual([]);
       await h.store.recordReplyDelivery(lease.turnId, { kind: 'abandoned', reason: 'late failure' });
-      expect(await h.store.getReply(lease.turnId)).toMatchObject({ state: 'delivered', failure: null });
+      expect(await h.storedReply(lease.turnId)).toMatchObject({ state: 'delivered', failure: null });
     });
 
     it('an abandoned reply keeps why and loses its text; the retention sweep abandons one pending past payload retention', async () => {
@@ -56,7 +56,7 @@ export function describeReplies(makeHarness: MakeHarness): void {
       const refused = await admitNew(h.store, identity('refused'));
       await h.store.complete(refused.lease, 'Nobody may read this.');
       await h.store.recordReplyDelivery(refused.lease.turnId, { kind: 'abandoned', reason: 'Missing Access' });
-      expect(await h.store.getReply(refused.lease.turnId)).toMatchObject({ state: 'abandoned', text: null, failure: 'Missing Access', deliveredAt: null });
+      expect(await h.storedReply(refused.lease.turnId)).toMatchObject({ state: 'abandoned', text: null, failure: 'Missing Access', deliveredAt: null });
 
       const stuck = await admitNew(h.store, identity('stuck'));
       await h.store.complete(stuck.lease, 'Never confirmed.');
@@ -64,7 +64,7 @@ export function describeReplies(makeHarness: MakeHarness): void {
       expect((await h.store.sweepRetention()).abandonedReplies).toBe(0);
       await h.clock.advance(1);
       expect((await h.store.sweepRetention()).abandonedReplies).toBe(1);
-      expect(await h.store.getReply(stuck.lease.turnId)).toMatchObject({ state: 'abandoned', text: null });
+      expect(await h.storedReply(stuck.lease.turnId)).toMatchObject({ state: 'abandoned', text: null });
       expect(await h.store.listPendingReplies()).toEqual([]);
     });
 
@@ -78,7 +78,7 @@ export function describeReplies(makeHarness: MakeHarness): void {
       await h.store.finish(failed.lease, 'TERMINAL_FAILED', 'provider_auth');
       await h.store.complete(second.lease, 'Two.');
       expect((await h.store.listPendingReplies()).map((reply) => reply.text)).toEqual(['One.', 'Two.']);
-      expect(await h.store.getReply(failed.lease.turnId)).toBeUndefined();
+      expect(await h.storedReply(failed.lease.turnId)).toBeUndefined();
     });
   });
 }

@@ -4,6 +4,7 @@ import { SequentialIds } from '../../../src/core/ids.js';
 import { ManualClock } from '../../../src/core/manual_clock.js';
 import type { TurnStoreTimings } from '../../../src/turn_state/store_options.js';
 import type { TurnStore } from '../../../src/turn_state/turn_store.js';
+import { storedReply, storedTurn } from '../../support/stored_rows.js';
 import { openTurnStoreFile } from '../../support/turn_store.js';
 import { useTempDir } from '../../support/temp_dir.js';
 import { describeTurnStoreContract, type Harness } from './turn_store_contract.js';
@@ -38,6 +39,8 @@ async function makeSqliteHarness(): Promise<Harness> {
     },
     clock,
     timings: TIMINGS,
+    storedTurn: (identity) => Promise.resolve(storedTurn(dbPath, identity)),
+    storedReply: (turnId) => Promise.resolve(storedReply(dbPath, turnId)),
     reopen: async () => {
       await close();
       store = open();

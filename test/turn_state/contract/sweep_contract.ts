@@ -215,7 +215,7 @@ export function describeSweeps(makeHarness: MakeHarness): void {
         expect(await h.store.getTurn(gone.turnId)).toBeUndefined();
         expect(await h.store.listOps(gone.turnId)).toEqual([]);
       }
-      expect(await h.store.findTurn(identity('bare'))).toBeUndefined();
+      expect(await h.storedTurn(identity('bare'))).toBeUndefined();
 
       await h.clock.advance(10 * 366 * 24 * 3_600_000);
       expect(await h.store.sweepRetention()).toMatchObject({ deletedOps: 0, deletedTurns: 0 });
