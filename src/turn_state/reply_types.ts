@@ -8,21 +8,6 @@ import type { TurnRecord } from './turn_types.js';
 export const REPLY_STATES = ['pending', 'delivered', 'abandoned'] as const;
 export type ReplyState = (typeof REPLY_STATES)[number];
 
-/** A turn's final reply as the store holds it. Times are wall-clock epoch milliseconds. */
-export interface ReplyRecord {
-  readonly turnId: string;
-  readonly state: ReplyState;
-  /** The reply's text while it is pending; `null` once delivered or abandoned. */
-  readonly text: string | null;
-  /** How many parts of it the transport has confirmed; a redelivery starts after them. */
-  readonly partsDelivered: number;
-  readonly createdAt: number;
-  /** When the transport confirmed the last part; `null` until then. */
-  readonly deliveredAt: number | null;
-  /** Why an abandoned reply was given up. */
-  readonly failure: string | null;
-}
-
 /** A reply stored with its completed turn whose delivery was never confirmed: posted after a restart. */
 export interface PendingReply {
   readonly turn: TurnRecord;

@@ -1,19 +1,8 @@
 import type { Database } from 'better-sqlite3';
-import type { PendingReply, ReplyProgress, ReplyRecord, ReplyState } from '../reply_types.js';
+import type { PendingReply, ReplyProgress } from '../reply_types.js';
 import { statement } from './statements.js';
 import { turnFromRow, type TurnRow } from './rows.js';
 import { assertNever } from '../../core/assert_never.js';
-
-interface ReplyRow {
-  turn_id: string;
-  state: ReplyState;
-  text: string | null;
-  parts_delivered: number;
-  created_at: number;
-  updated_at: number;
-  delivered_at: number | null;
-  failure: string | null;
-}
 
 /**
  * The outbox of final replies: a completed turn's reply is stored in the transaction that ends
@@ -59,11 +48,6 @@ export class SqliteReplies {
     }
   }
 
-  get(turnId: string): ReplyRecord | undefined {
-    const row = statement(this.db, 'SELECT * FROM replies WHERE turn_id = ?').get(turnId) as ReplyRow | undefined;
-    return row === undefined ? undefined : replyFromRow(row);
-  }
-
   /** Pending replies with their turns, oldest first, so that a channel gets them in the order they were written. */
   pending(): PendingReply[] {
     const rows = statement(
@@ -73,16 +57,4 @@ export class SqliteReplies {
     ).all() as (TurnRow & { reply_text: string; reply_parts_delivered: number })[];
     return rows.map((row) => ({ turn: turnFromRow(row), text: row.reply_text, partsDelivered: row.reply_parts_delivered }));
   }
-}
-
-function replyFromRow(row: ReplyRow): ReplyRecord {
-  return {
-    turnId: row.turn_id,
-    state: row.state,
-    text: row.text,
-    partsDelivered: row.parts_delivered,
-    createdAt: row.created_at,
-    deliveredAt: row.delivered_at,
-    failure: row.failure,
-  };
 }

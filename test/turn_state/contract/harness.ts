@@ -1,8 +1,8 @@
 import { afterEach, beforeEach } from 'vitest';
 import type { ManualClock } from '../../../src/core/manual_clock.js';
 import type { TurnStoreTimings } from '../../../src/turn_state/store_options.js';
-import type { ReplyRecord } from '../../../src/turn_state/reply_types.js';
 import type { TurnStore } from '../../../src/turn_state/turn_store.js';
+import type { StoredReply } from '../../support/stored_rows.js';
 import type { TurnIdentity, TurnRecord } from '../../../src/turn_state/turn_types.js';
 
 /** One store under test, the manual clock it reads and the timings it was opened with. */
@@ -14,7 +14,7 @@ export interface Harness {
   /** What the storage holds for a message, read beside the store: the contract's view of what admission kept. */
   readonly storedTurn: (identity: TurnIdentity) => Promise<TurnRecord | undefined>;
   /** What the storage holds as a turn's final reply, read beside the store. */
-  readonly storedReply: (turnId: string) => Promise<ReplyRecord | undefined>;
+  readonly storedReply: (turnId: string) => Promise<StoredReply | undefined>;
   /** Closes the store and opens it again over the same storage, with the same clock and timings. */
   reopen(): Promise<void>;
   /** Closes the store; safe to call twice. */
