@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openBotServices, type BotServices } from '../../src/app/bot_services.js';
 import { configSchema } from '../../src/app/config_schema.js';
 import { loadHistory, SUMMARY_PREFIX } from '../../src/conversation/history_policy.js';
-import { ManualClock } from '../../src/core/manual_clock.js';
+import { ManualClock } from '../support/manual_clock.js';
 import type { MemoryStore } from '../../src/turn_state/memory_store.js';
 import { useTempDir } from '../support/temp_dir.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BotServices } from '../../src/app/bot_services.js';
 import { keepHouse } from '../../src/app/housekeeping.js';
-import { ManualClock } from '../../src/core/manual_clock.js';
+import { ManualClock } from '../support/manual_clock.js';
 
 /** Services whose store records each sweep; the first lease sweep fails. */
 function sweepingServices(): { readonly services: BotServices; readonly sweeps: string[] } {

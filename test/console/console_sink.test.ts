@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { FinalReply } from '../../src/conversation/transport.js';
 import { consoleMessageIds } from '../../src/console/console_adapter.js';
 import { jsonLinesSink, textSink } from '../../src/console/console_sink.js';
-import { ManualClock } from '../../src/core/manual_clock.js';
+import { ManualClock } from '../support/manual_clock.js';
 
 function reply(turn: string, text: string): FinalReply {
   return { channelId: 'console', inReplyTo: 'm', turn, text, partsDelivered: 0, redelivery: false };

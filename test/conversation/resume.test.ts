@@ -8,7 +8,7 @@ import { Intake } from '../../src/conversation/intake.js';
 import { messageDigest, type InboundMessage } from '../../src/conversation/transport.js';
 import { resumeCommand } from '../../src/conversation/resume.js';
 import { NO_FAULTS } from '../../src/engine/fault_points.js';
-import { type ManualClock } from '../../src/core/manual_clock.js';
+import { type ManualClock } from '../support/manual_clock.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';
 import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
 import { llmConfig, testProvider } from '../support/fake_llm/provider.js';

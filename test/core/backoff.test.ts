@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { backoffCeiling, backoffDelay, nextBackoff, type BackoffSchedule } from '../../src/core/backoff.js';
-import { SequenceRandom } from '../../src/core/random.js';
+import { SequenceRandom } from '../support/sequence_random.js';
 
 const doubling: BackoffSchedule = { initialMs: 1_000, factor: 2, capMs: 30_000, jitter: 'none' };
 

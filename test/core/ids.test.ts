@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RandomIds, SequentialIds } from '../../src/core/ids.js';
+import { RandomIds } from '../../src/core/ids.js';
+import { SequentialIds } from '../support/sequential_ids.js';
 
 describe('IdFactory', () => {
   it('gives predictable, distinct ids from the sequential factory', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SequenceRandom, SystemRandom } from '../../src/core/random.js';
+import { SystemRandom } from '../../src/core/random.js';
+import { SequenceRandom } from '../support/sequence_random.js';
 
 describe('Random', () => {
   it('repeats a fixed sequence for reproducible jitter', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/core/manual_clock.js';
+import { ManualClock } from '../support/manual_clock.js';
 import { repeatUntilAborted } from '../../src/core/repeat.js';
 
 describe('repeatUntilAborted', () => {

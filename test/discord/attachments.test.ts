@@ -2,7 +2,7 @@ import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { InboundMessage } from '../../src/conversation/transport.js';
 import { parseConfigText } from '../../src/app/config_schema.js';
-import { ManualClock } from '../../src/core/manual_clock.js';
+import { ManualClock } from '../support/manual_clock.js';
 import { attachmentSettings, prepareAttachments, withAttachments, type AttachmentSettings, type AttachmentView } from '../../src/discord/attachments.js';
 import { FileServer } from '../support/file_server.js';
 

@@ -1,6 +1,6 @@
 import { DiscordAPIError, HTTPError } from 'discord.js';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/core/manual_clock.js';
+import { ManualClock } from '../support/manual_clock.js';
 import { isRefusedByDiscord, withDiscordRetry } from '../../src/discord/discord_retry.js';
 
 const serverError = (): HTTPError => new HTTPError(500, 'Internal Server Error', 'POST', 'https://discord.test/api/v10/channels/1/messages', { body: undefined, files: undefined });

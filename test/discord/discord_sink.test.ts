@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ReplySink } from '../../src/conversation/transport.js';
-import { ManualClock } from '../../src/core/manual_clock.js';
+import { ManualClock } from '../support/manual_clock.js';
 import { CommandAnswers } from '../../src/discord/command_answers.js';
 import { discordSink } from '../../src/discord/discord_sink.js';
 import { TYPING_MAX_MS, TYPING_RENEW_MS } from '../../src/discord/typing.js';

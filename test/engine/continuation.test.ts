@@ -10,7 +10,7 @@ import { runTurn } from '../../src/engine/run_turn.js';
 import { rejectUnresumable, type TurnEnding } from '../../src/engine/terminal_writer.js';
 import { isInvalidCheckpointError } from '../../src/engine/turn_codec.js';
 import type { Config } from '../../src/app/config_schema.js';
-import { ManualClock } from '../../src/core/manual_clock.js';
+import { ManualClock } from '../support/manual_clock.js';
 import type { Message } from '../../src/llm/protocol.js';
 import { validateToolPairs } from '../../src/llm/tool_pairs.js';
 import { deriveCatalog } from '../../src/tools/catalog.js';

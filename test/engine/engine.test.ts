@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { noDurability } from '../../src/engine/durability.js';
 import { runTurn } from '../../src/engine/run_turn.js';
 import type { FaultInjector } from '../../src/engine/fault_points.js';
-import { type ManualClock } from '../../src/core/manual_clock.js';
+import { type ManualClock } from '../support/manual_clock.js';
 import { validateToolPairs } from '../../src/llm/tool_pairs.js';
 import { idempotencyKey } from '../../src/turn_state/call_fingerprint.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';

@@ -8,7 +8,7 @@ import type { MessageAttachment } from '../../src/conversation/message_attachmen
 import { runTurn } from '../../src/engine/run_turn.js';
 import { parseConfigText } from '../../src/app/config_schema.js';
 import type { Config } from '../../src/app/config_schema.js';
-import { ManualClock } from '../../src/core/manual_clock.js';
+import { ManualClock } from '../support/manual_clock.js';
 import { deriveCatalog } from '../../src/tools/catalog.js';
 import { engineHarness } from '../support/engine_harness.js';
 import { chatText } from '../support/fake_llm/openai_chat.js';

@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { formatConfigProblem, isConfigError } from '../../src/config/problems.js';
-import { ManualClock } from '../../src/core/manual_clock.js';
+import { ManualClock } from '../support/manual_clock.js';
 import { createProvider } from '../../src/llm/create_provider.js';
 import { collectResponse } from '../../src/llm/provider.js';
 import { FakeLLMServer, sse } from '../support/fake_llm/server.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LLMProviderName } from '../../src/llm/llm_settings.js';
-import { ManualClock } from '../../src/core/manual_clock.js';
+import { ManualClock } from '../support/manual_clock.js';
 import { isLLMError, isLLMErrorOfKind, type LLMError } from '../../src/llm/errors.js';
 import { collectResponse } from '../../src/llm/provider.js';
 import { closedPortUrl, FakeLLMServer, type FakeStep } from '../support/fake_llm/server.js';

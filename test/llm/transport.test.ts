@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/core/manual_clock.js';
+import { ManualClock } from '../support/manual_clock.js';
 import { isLLMError } from '../../src/llm/errors.js';
 import type { GenerateRequest } from '../../src/llm/protocol.js';
 import { collectResponse, type StreamEvent } from '../../src/llm/provider.js';

@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { SequentialIds } from '../../src/core/ids.js';
-import { ManualClock } from '../../src/core/manual_clock.js';
+import { SequentialIds } from '../support/sequential_ids.js';
+import { ManualClock } from '../support/manual_clock.js';
 import { ModelBreakerRegistry } from '../../src/recovery/breaker_registry.js';
 import { ModelCapacityBreaker, type Admission } from '../../src/recovery/capacity_breaker.js';
 import type { BreakerSettings } from '../../src/recovery/settings.js';

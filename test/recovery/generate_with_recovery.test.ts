@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/core/manual_clock.js';
+import { ManualClock } from '../support/manual_clock.js';
 import type { GenerateRequest } from '../../src/llm/protocol.js';
 import type { LLMProvider } from '../../src/llm/provider.js';
 import { isCircuitOpenError } from '../../src/recovery/circuit_open_error.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SequenceRandom } from '../../src/core/random.js';
+import { SequenceRandom } from '../support/sequence_random.js';
 import { LLMAuthError, LLMCapacityError, LLMRateLimitError, LLMRequestError, LLMTransportError, type LLMErrorDetails } from '../../src/llm/errors.js';
 import { CircuitOpenError } from '../../src/recovery/circuit_open_error.js';
 import { decideRetry, type RetryContext, type RetryDecision } from '../../src/recovery/retry_decision.js';

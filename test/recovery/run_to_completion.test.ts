@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/core/manual_clock.js';
+import { ManualClock } from '../support/manual_clock.js';
 import { runToCompletion } from '../support/recovery_runtime.js';
 
 describe('runToCompletion, the test driver of the manual clock', () => {

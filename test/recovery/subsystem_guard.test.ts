@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/core/manual_clock.js';
+import { ManualClock } from '../support/manual_clock.js';
 import { LLMAuthError, LLMCapacityError, LLMRateLimitError, LLMRequestError, LLMTransportError } from '../../src/llm/errors.js';
 import { CircuitOpenError } from '../../src/recovery/circuit_open_error.js';
 import { SubsystemGuard } from '../../src/recovery/subsystem_guard.js';

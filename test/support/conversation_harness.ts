@@ -3,7 +3,7 @@ import { afterEach, beforeEach } from 'vitest';
 import { consoleMessageSource } from '../../src/console/console_source.js';
 import type { ConversationDeps } from '../../src/conversation/conversation_deps.js';
 import type { InboundMessage } from '../../src/conversation/transport.js';
-import { ManualClock } from '../../src/core/manual_clock.js';
+import { ManualClock } from './manual_clock.js';
 import { NO_FAULTS } from '../../src/engine/fault_points.js';
 import { deriveCatalog } from '../../src/tools/catalog.js';
 import { targetToolsConfig } from './engine_harness.js';

@@ -6,7 +6,7 @@ import type { ChatTurn } from '../../src/engine/chat_turn.js';
 import { storeDurability, type TurnDurability } from '../../src/engine/durability.js';
 import { NO_FAULTS } from '../../src/engine/fault_points.js';
 import type { RunDeps } from '../../src/engine/run_turn.js';
-import { ManualClock } from '../../src/core/manual_clock.js';
+import { ManualClock } from './manual_clock.js';
 import type { LLMProvider } from '../../src/llm/provider.js';
 import { deriveCatalog } from '../../src/tools/catalog.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';

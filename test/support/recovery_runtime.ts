@@ -1,8 +1,8 @@
 import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import { pino } from 'pino';
-import { SequentialIds } from '../../src/core/ids.js';
-import type { ManualClock } from '../../src/core/manual_clock.js';
-import { SequenceRandom } from '../../src/core/random.js';
+import { SequentialIds } from './sequential_ids.js';
+import type { ManualClock } from './manual_clock.js';
+import { SequenceRandom } from './sequence_random.js';
 import { ModelBreakerRegistry } from '../../src/recovery/breaker_registry.js';
 import type { RecoveryRuntime } from '../../src/recovery/generate_with_recovery.js';
 import type { RecoverySettings } from '../../src/recovery/settings.js';

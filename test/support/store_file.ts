@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
-import { ManualClock } from '../../src/core/manual_clock.js';
+import { ManualClock } from './manual_clock.js';
 import type { HistoryStore } from '../../src/turn_state/history_store.js';
 import type { MemoryStore } from '../../src/turn_state/memory_store.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';

@@ -1,7 +1,7 @@
 import { dirname, join } from 'node:path';
 import { pino } from 'pino';
-import { SequentialIds } from '../../src/core/ids.js';
-import { ManualClock } from '../../src/core/manual_clock.js';
+import { SequentialIds } from './sequential_ids.js';
+import { ManualClock } from './manual_clock.js';
 import type { Message } from '../../src/llm/protocol.js';
 import type { Logger } from '../../src/core/logger.js';
 import type { IdFactory } from '../../src/core/ids.js';

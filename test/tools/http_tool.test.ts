@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/app/config_schema.js';
-import { ManualClock } from '../../src/core/manual_clock.js';
+import { ManualClock } from '../support/manual_clock.js';
 import type { JsonObject } from '../../src/llm/protocol.js';
 import { classifyFetchFailure } from '../../src/tools/http_failure.js';
 import { createHttpTool, type HttpToolConfig } from '../../src/tools/http_tool.js';

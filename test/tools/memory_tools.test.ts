@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/app/config_schema.js';
-import { ManualClock } from '../../src/core/manual_clock.js';
+import { ManualClock } from '../support/manual_clock.js';
 import type { JsonObject } from '../../src/llm/protocol.js';
 import { createMemoryTools } from '../../src/tools/memory_tools.js';
 import { runTool } from '../../src/tools/run_tool.js';

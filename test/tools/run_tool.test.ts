@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/core/manual_clock.js';
+import { ManualClock } from '../support/manual_clock.js';
 import type { JsonObject } from '../../src/llm/protocol.js';
 import { runTool } from '../../src/tools/run_tool.js';
 import type { Tool, ToolContext, ToolOutcome } from '../../src/tools/tool.js';

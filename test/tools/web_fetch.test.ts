@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/core/manual_clock.js';
+import { ManualClock } from '../support/manual_clock.js';
 import type { JsonObject } from '../../src/llm/protocol.js';
 import { runTool } from '../../src/tools/run_tool.js';
 import type { ToolContext, ToolOutcome } from '../../src/tools/tool.js';

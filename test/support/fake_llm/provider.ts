@@ -2,7 +2,7 @@ import { pino } from 'pino';
 import type { Config } from '../../../src/app/config_schema.js';
 import type { LLMProviderName } from '../../../src/llm/llm_settings.js';
 import type { Clock } from '../../../src/core/clock.js';
-import { ManualClock } from '../../../src/core/manual_clock.js';
+import { ManualClock } from '../manual_clock.js';
 import { createProvider } from '../../../src/llm/create_provider.js';
 import type { LLMProvider } from '../../../src/llm/provider.js';
 

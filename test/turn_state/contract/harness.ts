@@ -1,5 +1,5 @@
 import { afterEach, beforeEach } from 'vitest';
-import type { ManualClock } from '../../../src/core/manual_clock.js';
+import type { ManualClock } from '../../support/manual_clock.js';
 import type { TurnStoreTimings } from '../../../src/turn_state/store_options.js';
 import type { TurnStore } from '../../../src/turn_state/turn_store.js';
 import type { StoredReply } from '../../support/stored_rows.js';

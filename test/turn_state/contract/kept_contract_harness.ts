@@ -1,5 +1,5 @@
 import { afterEach, beforeEach } from 'vitest';
-import type { ManualClock } from '../../../src/core/manual_clock.js';
+import type { ManualClock } from '../../support/manual_clock.js';
 import type { HistoryStore } from '../../../src/turn_state/history_store.js';
 import type { MemoryStore } from '../../../src/turn_state/memory_store.js';
 

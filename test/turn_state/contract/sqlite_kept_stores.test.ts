@@ -1,6 +1,6 @@
 import { pino } from 'pino';
-import { SequentialIds } from '../../../src/core/ids.js';
-import { ManualClock } from '../../../src/core/manual_clock.js';
+import { SequentialIds } from '../../support/sequential_ids.js';
+import { ManualClock } from '../../support/manual_clock.js';
 import { openSqliteStore, type OpenedStore } from '../../../src/turn_state/sqlite/open_store.js';
 import { storeFileIn } from '../../support/store_file.js';
 import { useTempDir } from '../../support/temp_dir.js';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { SequentialIds } from '../../../src/core/ids.js';
-import { ManualClock } from '../../../src/core/manual_clock.js';
+import { SequentialIds } from '../../support/sequential_ids.js';
+import { ManualClock } from '../../support/manual_clock.js';
 import type { TurnStoreTimings } from '../../../src/turn_state/store_options.js';
 import type { TurnStore } from '../../../src/turn_state/turn_store.js';
 import { storedReply, storedTurn } from '../../support/stored_rows.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/core/manual_clock.js';
+import { ManualClock } from './manual_clock.js';
 
 function track(promise: Promise<void>): { readonly settled: () => string } {
   let state = 'pending';

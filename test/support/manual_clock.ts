@@ -1,5 +1,5 @@
 import { setImmediate as nextMacrotask } from 'node:timers/promises';
-import { abortReason, type Clock } from './clock.js';
+import { abortReason, type Clock } from '../../src/core/clock.js';
 
 interface Sleeper {
   readonly wakeAt: number;
