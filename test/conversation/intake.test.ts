@@ -7,7 +7,7 @@ import { Intake } from '../../src/conversation/intake.js';
 import type { InboundMessage } from '../../src/conversation/transport.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';
 import { chatText } from '../support/fake_llm/openai_chat.js';
-import { type FakeLLMServer, sse } from '../support/fake_llm/server.js';
+import { type FakeLLMServer, type FakeStep, sse } from '../support/fake_llm/server.js';
 import { useConversationHarness } from '../support/conversation_harness.js';
 import type { SeenEvent } from '../support/recording_sink.js';
 
@@ -125,5 +125,18 @@ describe('the intake pipeline', () => {
     const summaryRequest = fake.requests[2]?.body as { messages: { role: string; content: string }[] };
     expect(summaryRequest.messages.at(-1)?.content).toContain('user: first question');
     expect((await loadHistory(history, 'console:c1')).messages[0]).toEqual({ role: 'user', content: [{ type: 'text', text: 'Summary of the earlier conversation: Ada asked twice.' }] });
+  });
+
+  it('stops waiting for a history summary at shutdown instead of holding the bot until the recovery deadline', async () => {
+    const overloaded: FakeStep = { kind: 'reply', status: 529, body: { error: { type: 'overloaded_error' } } };
+    fake.enqueue(chatText('An answer long enough to be over the budget.'), ...Array.from({ length: 9 }, () => overloaded));
+    const bot = intake({}, 'chat:\n  history_max_chars: 20\n  compaction: summarize\n');
+    bot.submit(inboundFromText(message('a question')));
+    await fake.whenRequests(2);
+    await harness.current.recoveryClock.whenSleeping();
+    await bot.shutdown();
+    expect(replies()).toEqual(['An answer long enough to be over the budget.']);
+    expect(fake.requests).toHaveLength(2);
+    expect((await loadHistory(history, 'console:c1')).messages.map((m) => m.role)).toEqual(['assistant']);
   });
 });
