@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../src/app/config_schema.js';
-import { formatConfigProblem, isConfigError } from '../../src/config/problems.js';
+import { configProblems } from '../support/config_problems.js';
 import { recoverySettings } from '../../src/recovery/settings.js';
 
 describe('the llm_recovery section', () => {
@@ -20,18 +20,9 @@ describe('the llm_recovery section', () => {
     expect(recoverySettings(section)).toMatchObject({ deadlineMs: 2_500, backoffBaseMs: 50 });
   });
 
-  const problems = (text: string): string[] => {
-    try {
-      parseConfigText(text, 'c.yml', {});
-    } catch (error) {
-      if (isConfigError(error)) return error.problems.map(formatConfigProblem);
-      throw error;
-    }
-    return [];
-  };
 
   it('refuses a zero deadline and a fractional threshold, naming each key', () => {
-    expect(problems('llm_recovery:\n  generation_deadline_seconds: 0\n  breaker_generation_threshold: 1.5\n')).toEqual([
+    expect(configProblems('llm_recovery:\n  generation_deadline_seconds: 0\n  breaker_generation_threshold: 1.5\n')).toEqual([
       'c.yml:2:32: llm_recovery.generation_deadline_seconds: Too small: expected number to be >0; got 0',
       'c.yml:3:33: llm_recovery.breaker_generation_threshold: expected an integer, got 1.5',
     ]);
@@ -39,7 +30,7 @@ describe('the llm_recovery section', () => {
 
   it('refuses caps below their bases', () => {
     const text = 'llm_recovery:\n  backoff_base_seconds: 10\n  backoff_cap_seconds: 5\n  breaker_cooldown_base_seconds: 60\n  breaker_cooldown_cap_seconds: 30\n';
-    expect(problems(text)).toEqual([
+    expect(configProblems(text)).toEqual([
       'c.yml:3:24: llm_recovery.backoff_cap_seconds: must be at least backoff_base_seconds',
       'c.yml:5:33: llm_recovery.breaker_cooldown_cap_seconds: must be at least breaker_cooldown_base_seconds',
     ]);

@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../src/app/config_schema.js';
-import { formatConfigProblem, isConfigError } from '../../src/config/problems.js';
+import { configProblems } from '../support/config_problems.js';
 
-function problems(text: string, env: Record<string, string> = {}): string[] {
-  try {
-    parseConfigText(text, 'c.yml', env);
-  } catch (error) {
-    if (isConfigError(error)) return error.problems.map(formatConfigProblem);
-    throw error;
-  }
-  return [];
-}
 
 describe('the llm section', () => {
   it('reads a full provider setup with keys from the environment and fractional seconds', () => {
@@ -42,12 +33,12 @@ describe('the llm section', () => {
   });
 
   it('refuses api_key together with api_keys, naming both', () => {
-    expect(problems('llm:\n  api_key: a\n  api_keys: [b]\n')).toEqual(['c.yml:3:13: llm.api_keys: give api_key or api_keys, not both']);
+    expect(configProblems('llm:\n  api_key: a\n  api_keys: [b]\n')).toEqual(['c.yml:3:13: llm.api_keys: give api_key or api_keys, not both']);
   });
 
   it('refuses an unknown provider, a non-HTTP base_url, fractional max_tokens and non-positive timeouts', () => {
     const text = 'llm:\n  provider: gemini\n  base_url: ftp://host\n  max_tokens: 1.5\n  request_timeout_seconds: 0\n';
-    expect(problems(text)).toEqual([
+    expect(configProblems(text)).toEqual([
       'c.yml:2:13: llm.provider: expected one of "openai", "openai-responses", "anthropic"; got "gemini"',
       'c.yml:3:13: llm.base_url: Invalid URL; got "ftp://host"',
       'c.yml:4:15: llm.max_tokens: expected an integer, got 1.5',

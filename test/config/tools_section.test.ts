@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../src/app/config_schema.js';
-import { formatConfigProblem, isConfigError } from '../../src/config/problems.js';
+import { configProblems } from '../support/config_problems.js';
 
-function problems(text: string): string[] {
-  try {
-    parseConfigText(text, 'c.yml', {});
-  } catch (error) {
-    if (isConfigError(error)) return error.problems.map(formatConfigProblem);
-    throw error;
-  }
-  return [];
-}
 
 describe('the tools, permissions and chat sections', () => {
   it('offers the built-ins by default, with no HTTP tools and no permission rules, and the default budgets', () => {
@@ -45,7 +36,7 @@ describe('the tools, permissions and chat sections', () => {
 permissions:
   admins: [123456789012345678]
 `;
-    expect(problems(text)).toEqual([
+    expect(configProblems(text)).toEqual([
       'c.yml:3:15: tools.http[0].name: the tool name "web_fetch" is already taken',
       'c.yml:4:7: tools.http[1].idempotency_header: required for an idempotent tool: the header that carries the idempotency key',
       'c.yml:4:44: tools.http[1].url: expected an http(s) URL',
@@ -55,7 +46,7 @@ permissions:
   });
 
   it('refuses a tool name the model could not call', () => {
-    expect(problems('tools:\n  http:\n    - { name: "send mail", description: x, url: "https://a.example", effect: write }\n')).toEqual([
+    expect(configProblems('tools:\n  http:\n    - { name: "send mail", description: x, url: "https://a.example", effect: write }\n')).toEqual([
       'c.yml:3:15: tools.http[0].name: letters, digits, _ and - only, at most 64; got "send mail"',
     ]);
   });
