@@ -39,7 +39,7 @@ const store: TurnStore = opened.turns;
 let admissions = 0;
 async function admit(): Promise<Lease> {
   admissions += 1;
-  const admission = await store.admit({ identity: { source: 'bench', channelId: 'c', messageId: `m-${admissions}` }, requesterId: 'u', messageDigest: 'd' });
+  const admission = await store.admit({ identity: { source: 'bench', channelId: 'c', messageId: `m-${admissions}` }, requesterId: 'u', messageDigest: 'd', start: { transcript: [], state: {} } });
   if (admission.disposition !== 'admitted') throw new Error(admission.disposition);
   return admission.lease;
 }

@@ -4,7 +4,8 @@ import type { ToolCatalog } from '../tools/catalog.js';
 import { permittedTools } from '../tools/permissions.js';
 import type { TurnStore } from '../turn_state/turn_store.js';
 import type { ChatTurn } from '../engine/chat_turn.js';
-import { freshChatTurn, type TurnDefaults } from '../engine/fresh_turn.js';
+import { freshChatTurn, initialCheckpoint, type TurnDefaults } from '../engine/fresh_turn.js';
+import type { Message } from '../llm/protocol.js';
 import { noDurability, storeDurability, type TurnDurability } from '../engine/durability.js';
 import { messageDigest, type InboundMessage, type NoticeKind } from './transport.js';
 import type { MessageAttachment } from './message_attachment.js';
@@ -27,12 +28,14 @@ export function turnDefaults(config: ConversationSettings): TurnDefaults {
   };
 }
 
-/**
- * A turn that has done nothing yet: its transcript is the user's message (the history goes in
- * front of it): the text, then the attachments as `llm.vision` lets the model see them.
- */
-export function newChatTurn(parts: ReconstructedParts, text: string, config: ConversationSettings, attachments: readonly MessageAttachment[] = []): ChatTurn {
-  return freshChatTurn(parts, turnDefaults(config), [{ role: 'user', content: userContent(text, attachments, config.llm.vision) }]);
+/** The user's message as the model sees it: the text, then the attachments as `llm.vision` lets the model see them. */
+export function userMessage(text: string, config: ConversationSettings, attachments: readonly MessageAttachment[] = []): Message {
+  return { role: 'user', content: userContent(text, attachments, config.llm.vision) };
+}
+
+/** A turn that has done nothing yet, over `history` and then the user's message. */
+export function newChatTurn(parts: ReconstructedParts, text: string, config: ConversationSettings, attachments: readonly MessageAttachment[] = [], history: readonly Message[] = []): ChatTurn {
+  return freshChatTurn(parts, turnDefaults(config), [...history, userMessage(text, config, attachments)]);
 }
 
 /** A new turn ready to run, or the notice that says why this message will not run fresh. */
@@ -42,10 +45,11 @@ export type MessageAdmission =
 
 /**
  * Admission (DESIGN §8): a message whose identity the store already holds never runs fresh; a new
- * one becomes a turn with the tools its requester may use here and the configured budgets. With
- * durability off the turn runs without a ledger.
+ * one becomes a turn over `history` with the tools its requester may use here and the configured
+ * budgets, stored with the user's message and that history in one transaction. With durability
+ * off the turn runs without a ledger.
  */
-export async function admitMessage(message: InboundMessage, signal: AbortSignal, deps: AdmissionDeps): Promise<MessageAdmission> {
+export async function admitMessage(message: InboundMessage, history: readonly Message[], signal: AbortSignal, deps: AdmissionDeps): Promise<MessageAdmission> {
   const { config } = deps;
   const identity = { source: message.source, channelId: message.channelId, messageId: message.messageId };
   const requester = { userId: message.authorId, roleIds: message.authorRoleIds };
@@ -55,12 +59,14 @@ export async function admitMessage(message: InboundMessage, signal: AbortSignal,
       message.text,
       config,
       message.attachments,
+      history,
     );
   if (deps.store === undefined) {
     const turnId = `${message.source}:${message.channelId}:${message.messageId}`;
     return { kind: 'admitted', turn: fresh(turnId), durability: noDurability(turnId) };
   }
-  const admission = await deps.store.admit({ identity, requesterId: message.authorId, messageDigest: messageDigest(message.text) });
+  const start = initialCheckpoint(turnDefaults(config), [...history, userMessage(message.text, config, message.attachments)]);
+  const admission = await deps.store.admit({ identity, requesterId: message.authorId, messageDigest: messageDigest(message.text), start });
   switch (admission.disposition) {
     case 'admitted':
       return { kind: 'admitted', turn: fresh(admission.lease.turnId), durability: storeDurability(deps.store, admission.lease) };

@@ -43,10 +43,10 @@ export class TurnRunner {
     if (deps.provider === undefined) return this.#noModel(message);
     const controller = new AbortController();
     const history = await loadHistory(deps.history, channelKey(message));
-    const admitted = await admitMessage(message, controller.signal, deps);
+    const admitted = await admitMessage(message, history.messages, controller.signal, deps);
     if (admitted.kind === 'notice') return void postNotice(deps.sink, message, admitted.turn, admitted.notice, admitted.text);
     const { turn, durability } = admitted;
-    turn.transcript.unshift(...history.messages);
+    deps.faults.reach('after_admission', 0);
     await deps.history.append(channelKey(message), { role: 'user', text: message.text, authorId: message.authorId, messageId: message.messageId });
     return this.#run(message, turn.turnId, controller, (engine) => runTurn(turn, { kind: 'fresh' }, durability, engine));
   }

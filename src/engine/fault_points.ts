@@ -1,10 +1,12 @@
 import { marked } from '../core/marked.js';
 
 /**
- * The durable points of a step (DESIGN §7.3), the moments around a tool's effect, and the moment
- * a completed turn's reply is stored but not yet handed to the transport.
+ * The moment a new turn is stored with its request, the durable points of a step (DESIGN §7.3),
+ * the moments around a tool's effect, and the moment a completed turn's reply is stored but not
+ * yet handed to the transport.
  */
 export const FAULT_POINTS = [
+  'after_admission',
   'after_deadline',
   'after_wi1',
   'after_wi2',

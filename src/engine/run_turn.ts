@@ -2,10 +2,8 @@ import type { ChatTurn } from './chat_turn.js';
 import type { TurnDurability } from './durability.js';
 import type { EngineDeps } from './generation.js';
 import { endTurn, type TurnEnding } from './terminal_writer.js';
-import { encodeCheckpointState } from './turn_codec.js';
 import { TurnLog } from './turn_log.js';
 import { runLoop } from './tool_loop.js';
-import { outcomeOfError } from './turn_stop.js';
 
 export interface RunDeps extends EngineDeps {
   /** How often the owner beats its lease: a third of the lease TTL. */
@@ -18,21 +16,14 @@ export type TurnStart = { readonly kind: 'fresh' } | { readonly kind: 'resumed';
 /**
  * Runs a turn to its end, fresh or resumed, through the one loop: the lease is kept alive while
  * the loop works, and the terminal writer ends the turn with the loop's outcome. A new turn's
- * transcript (the frozen history and the user's message) is durable before the first model
- * call; a resumed one's first model call gets what is left of its persisted deadline. A
- * SimulatedCrash stops everything where it stands.
+ * transcript (the frozen history and the user's message) was stored with its admission; a
+ * resumed one's first model call gets what is left of its persisted deadline. A SimulatedCrash
+ * stops everything where it stands.
  */
 export async function runTurn(turn: ChatTurn, start: TurnStart, durability: TurnDurability, deps: RunDeps): Promise<TurnEnding> {
   const stopBeating = new AbortController();
   const beating = durability.keepAlive(deps.clock, deps.heartbeatMs, stopBeating.signal);
   try {
-    if (start.kind === 'fresh') {
-      try {
-        await durability.checkpoint(turn.transcript, encodeCheckpointState(turn), false);
-      } catch (error) {
-        return await endTurn(outcomeOfError(error, turn), durability);
-      }
-    }
     const log = start.kind === 'fresh' ? TurnLog.empty() : start.log;
     const remaining = start.kind === 'resumed' && turn.recoveryDeadlineAt !== null ? turn.recoveryDeadlineAt - deps.clock.now() : undefined;
     return await endTurn(await runLoop(turn, log, durability, deps, remaining), durability);

@@ -22,7 +22,7 @@ const CAP_MINIMUMS: { readonly [K in keyof TurnBudgets]-?: number } = { maxItera
 const COUNTER_CAPS = { iteration: 'maxIterations', toolCallsUsed: 'maxToolCalls', continuationsUsed: 'maxContinuations' } as const satisfies Partial<Record<PayloadFieldName, keyof TurnBudgets>>;
 
 /** A copy of each payload field as plain JSON. Typed over the census: a new payload field needs an encoder. */
-const FIELD_ENCODERS: { readonly [K in PayloadFieldName]: (turn: ChatTurn) => PersistedFields[K] } = {
+const FIELD_ENCODERS: { readonly [K in PayloadFieldName]: (turn: PersistedFields) => PersistedFields[K] } = {
   systemPrompt: (turn) => turn.systemPrompt,
   iteration: (turn) => turn.iteration,
   toolCallsUsed: (turn) => turn.toolCallsUsed,
@@ -60,7 +60,7 @@ const FIELD_DECODERS: { readonly [K in PayloadFieldName]: FieldDecoder<Persisted
 };
 
 /** The checkpoint payload of `turn`: its persisted fields except the transcript, as plain JSON. */
-export function encodeCheckpointState(turn: ChatTurn): CheckpointState {
+export function encodeCheckpointState(turn: PersistedFields): CheckpointState {
   const entries = PAYLOAD_FIELDS.map((name) => [name, FIELD_ENCODERS[name](turn)] as const);
   // Every name has an encoder (the table's type) and the list is the census' (a test pins it).
   return { codecVersion: CODEC_VERSION, fields: Object.fromEntries(entries) as PersistedFields };

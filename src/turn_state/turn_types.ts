@@ -1,3 +1,5 @@
+import type { Message } from '../llm/protocol.js';
+
 /** A turn's lifecycle (DESIGN §8). */
 export const TURN_STATUSES = [
   'ACTIVE',
@@ -73,10 +75,21 @@ export type Admission =
   | { readonly disposition: 'resumable'; readonly turn: TurnRecord }
   | { readonly disposition: 'store_unavailable'; readonly error: unknown };
 
+/**
+ * What a new turn starts from, stored in its admission's transaction (DESIGN §7.3): the
+ * transcript (the frozen history and the user's message) and the loop state of its first
+ * checkpoint.
+ */
+export interface InitialCheckpoint {
+  readonly transcript: readonly Message[];
+  readonly state: unknown;
+}
+
 export interface AdmissionRequest {
   readonly identity: TurnIdentity;
   readonly requesterId: string;
   readonly messageDigest: string;
+  readonly start: InitialCheckpoint;
 }
 
 /** The outcome of asking for a suspended turn's resume lease: exactly one caller wins. */

@@ -133,6 +133,21 @@ tools:
     expect(lastRequest.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'w1', content: 'ok' });
   });
 
+  it('keeps the request of a turn killed right after its admission: resume sends the model the user\'s message', async () => {
+    const dir = join(temp.path(), 'admitted');
+    const first = start(dir, 'after_admission');
+    await first.waitFor((e) => e['type'] === 'ready');
+    first.send('Note: buy milk');
+    expect(await first.exited).toBeNull();
+    expect(fake.requests).toHaveLength(0);
+
+    fake.enqueue(chatText('Noted: buy milk.'));
+    const again = await restartAndResume(dir);
+    expect(await again.waitFor(isReply)).toMatchObject({ text: 'Noted: buy milk.' });
+    const request = fake.requests[0]?.body as { messages: { role: string; content: unknown }[] };
+    expect(request.messages.at(-1)).toEqual({ role: 'user', content: 'Note: buy milk' });
+  });
+
   it('prints a reply stored just before a kill once, at the next start, without asking the model or the tool again', async () => {
     fake.enqueue(chatToolCalls([{ id: 'w1', name: 'save_note', args: '{"text":"buy milk"}' }]), chatText('Your note is saved.'));
     const dir = join(temp.path(), 'completed');

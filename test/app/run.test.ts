@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/app/run.js';
 import { useTempDir } from '../support/temp_dir.js';
 import { closedPortUrl } from '../support/fake_llm/server.js';
-import { openTestStore } from '../support/turn_store.js';
+import { openTestStore, startingWith } from '../support/turn_store.js';
 
 function io(cwd: string, env: Record<string, string> = {}) {
   const out: string[] = [];
@@ -71,7 +71,7 @@ describe('runCli', () => {
 
   it('tells each channel once, after ready, that a request was interrupted by the last stop', async () => {
     const { store } = openTestStore(join(temp.path(), 'data'));
-    await store.admit({ identity: { source: 'console', channelId: 'console', messageId: 'm-1' }, requesterId: 'console-user', messageDigest: 'd' });
+    await store.admit({ identity: { source: 'console', channelId: 'console', messageId: 'm-1' }, requesterId: 'console-user', messageDigest: 'd', start: startingWith() });
     await store.close();
     const first = io(temp.path());
     expect(await runCli(['--jsonl'], first.io)).toBe(0);

@@ -10,6 +10,7 @@ import { chatText } from '../support/fake_llm/openai_chat.js';
 import { type FakeLLMServer, type FakeStep, sse } from '../support/fake_llm/server.js';
 import { useConversationHarness } from '../support/conversation_harness.js';
 import type { SeenEvent } from '../support/recording_sink.js';
+import { startingWith } from '../support/turn_store.js';
 
 const stall = { kind: 'stream' as const, chunks: [sse({ choices: [{ index: 0, delta: { content: 'Working' } }] })], then: 'stall' as const };
 
@@ -105,7 +106,7 @@ describe('the intake pipeline', () => {
   });
 
   it('points an interrupted message at resume instead of running it again', async () => {
-    const admission = await store.admit({ identity: { source: 'console', channelId: 'c1', messageId: 'old' }, requesterId: 'ada', messageDigest: 'd' });
+    const admission = await store.admit({ identity: { source: 'console', channelId: 'c1', messageId: 'old' }, requesterId: 'ada', messageDigest: 'd', start: startingWith('redelivered') });
     if (admission.disposition !== 'admitted') throw new Error('not admitted');
     await store.suspend(admission.lease, 'interrupted');
     const bot = intake();

@@ -5,7 +5,7 @@ import { botMessages, discordConfigYaml, isPost, say, type BotMessageBody, type 
 import { useDiscordWorld } from '../support/discord_world.js';
 import { FakeDiscord, type RecordedRequest } from '../support/fake_discord/server.js';
 import { chatText } from '../support/fake_llm/openai_chat.js';
-import { openTestStore } from '../support/turn_store.js';
+import { openTestStore, startingWith } from '../support/turn_store.js';
 import { storedReply, storedTurn } from '../support/stored_rows.js';
 
 /** A reply of two Discord messages: 40 lines of 60 characters. */
@@ -136,7 +136,7 @@ describe('final replies on Discord are never lost and never posted twice', { tim
   }
 
   async function admitted(store: TurnStore, messageId: string, channelId = world.discord.world.channelId) {
-    const admission = await store.admit({ identity: { source: 'discord', channelId, messageId }, requesterId: world.discord.world.user.id, messageDigest: 'd' });
+    const admission = await store.admit({ identity: { source: 'discord', channelId, messageId }, requesterId: world.discord.world.user.id, messageDigest: 'd', start: startingWith() });
     if (admission.disposition !== 'admitted') throw new Error(`not admitted: ${admission.disposition}`);
     return admission.lease;
   }

@@ -5,7 +5,7 @@ import { chatText } from '../support/fake_llm/openai_chat.js';
 import { FakeLLMServer, type FakeStep } from '../support/fake_llm/server.js';
 import { FakeDiscord } from '../support/fake_discord/server.js';
 import { useTempDir } from '../support/temp_dir.js';
-import { openTestStore } from '../support/turn_store.js';
+import { openTestStore, startingWith } from '../support/turn_store.js';
 
 const overloaded: FakeStep = { kind: 'reply', status: 529, body: { error: { type: 'overloaded_error' } } };
 
@@ -159,7 +159,7 @@ describe('the Discord adapter in-process', { timeout: 60_000 }, () => {
 
   it('tells the channel once after a restart that a request was interrupted, answering that request', async () => {
     const { store } = openTestStore(join(temp.path(), 'data'));
-    await store.admit({ identity: { source: 'discord', channelId: discord.world.channelId, messageId: 'asked-before' }, requesterId: discord.world.user.id, messageDigest: 'd' });
+    await store.admit({ identity: { source: 'discord', channelId: discord.world.channelId, messageId: 'asked-before' }, requesterId: discord.world.user.id, messageDigest: 'd', start: startingWith() });
     await store.close();
     const bot = run();
     await bot.logged('connected to Discord');

@@ -1,7 +1,8 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { newChatTurn, turnDefaults } from '../../src/conversation/admission.js';
+import { newChatTurn, turnDefaults, userMessage } from '../../src/conversation/admission.js';
+import { initialCheckpoint } from '../../src/engine/fresh_turn.js';
 import { restoreFromLog } from '../../src/engine/restore_from_log.js';
 import { storeDurability } from '../../src/engine/durability.js';
 import type { MessageAttachment } from '../../src/conversation/message_attachment.js';
@@ -43,7 +44,7 @@ describe('a turn whose message has attachments, against a real store and the rea
     const clock = new ManualClock();
     const first = openTestStore(temp.path(), clock);
     const before = engineHarness(first.store, clock, fake, config);
-    const admission = await first.store.admit(admissionFor('m-1'));
+    const admission = await first.store.admit(admissionFor('m-1', undefined, initialCheckpoint(turnDefaults(config), [userMessage('what is in the picture?', config, [image, notes])])));
     if (admission.disposition !== 'admitted') throw new Error(`expected admission, got ${admission.disposition}`);
     const parts = { turnId: admission.lease.turnId, identity: admission.turn.identity, requester: { userId: 'user-1', roleIds: [] }, tools: [], signal: new AbortController().signal, logger: pino({ level: 'silent' }) };
     const turn = newChatTurn(parts, 'what is in the picture?', config, [image, notes]);

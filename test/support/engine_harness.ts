@@ -1,7 +1,8 @@
 import { pino } from 'pino';
 import { afterEach, beforeEach } from 'vitest';
 import { parseConfigText, type Config } from '../../src/app/config_schema.js';
-import { newChatTurn } from '../../src/conversation/admission.js';
+import { newChatTurn, turnDefaults, userMessage } from '../../src/conversation/admission.js';
+import { initialCheckpoint } from '../../src/engine/fresh_turn.js';
 import type { ChatTurn } from '../../src/engine/chat_turn.js';
 import { storeDurability, type TurnDurability } from '../../src/engine/durability.js';
 import { NO_FAULTS } from '../../src/engine/fault_points.js';
@@ -76,7 +77,8 @@ export function engineHarness(store: TurnStore, clock: ManualClock, fake: FakeLL
     recoveryClock,
     provider,
     async admit(messageId, text, controller = new AbortController()) {
-      const admission = await store.admit(admissionFor(messageId));
+      const start = initialCheckpoint(turnDefaults(config), [userMessage(text, config)]);
+      const admission = await store.admit(admissionFor(messageId, undefined, start));
       if (admission.disposition !== 'admitted') throw new Error(`expected admission, got ${admission.disposition}`);
       const parts = { turnId: admission.lease.turnId, identity: admission.turn.identity, requester: { userId: admission.turn.requesterId, roleIds: [] }, tools: catalog.tools, signal: controller.signal, logger: pino({ level: 'silent' }) };
       const turn = newChatTurn(parts, text, config);

@@ -7,7 +7,8 @@ import type { Logger } from '../../src/core/logger.js';
 import type { IdFactory } from '../../src/core/ids.js';
 import { openSqliteStore, type OpenedStore } from '../../src/turn_state/sqlite/open_store.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';
-import type { AdmissionRequest, Lease } from '../../src/turn_state/turn_types.js';
+import type { AdmissionRequest, InitialCheckpoint, Lease } from '../../src/turn_state/turn_types.js';
+import { initialCheckpoint } from '../../src/engine/fresh_turn.js';
 
 /** Production retention figures (DESIGN §10) with a 30 s lease. */
 export const TEST_TIMINGS = { leaseTtlMs: 30_000, resumeTtlMs: 24 * 3_600_000, payloadRetentionMs: 7 * 86_400_000, ledgerRetentionMs: 90 * 86_400_000 };
@@ -39,8 +40,13 @@ export function openTestStore(dir: string, clock = new ManualClock()): { store: 
   return { store: openTurnStoreFile(dbPath, { clock }), clock, dbPath };
 }
 
-export function admissionFor(messageId: string, channelId = 'channel-1'): AdmissionRequest {
-  return { identity: { source: 'console', channelId, messageId }, requesterId: 'user-1', messageDigest: `digest-${messageId}` };
+/** What a turn admitted for `text` starts from: the user's message alone, and a fresh loop state. */
+export function startingWith(text = 'hello'): InitialCheckpoint {
+  return initialCheckpoint({ systemPrompt: 'You are a test bot.', budgets: { maxIterations: 10, maxToolCalls: 10, maxContinuations: 1 } }, [userText(text)]);
+}
+
+export function admissionFor(messageId: string, channelId = 'channel-1', start: InitialCheckpoint = startingWith()): AdmissionRequest {
+  return { identity: { source: 'console', channelId, messageId }, requesterId: 'user-1', messageDigest: `digest-${messageId}`, start };
 }
 
 /** Admits a new turn and returns its lease, failing the test if it was not admitted. */

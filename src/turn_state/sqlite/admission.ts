@@ -2,14 +2,16 @@ import type { Database } from 'better-sqlite3';
 import type { IdFactory } from '../../core/ids.js';
 import { statement } from './statements.js';
 import { suspendOwnerless } from './sweeps.js';
+import type { SqliteTranscript } from './transcript.js';
 import { findTurnRow, requireTurn } from './turn_reads.js';
 import { isTerminalStatus, type Admission, type AdmissionRequest, type Lease, type TurnRecord } from '../turn_types.js';
 
 /**
- * Admits a message as a new ACTIVE turn holding a fresh lease, or says why it must not run fresh
- * (DESIGN §8), inside the caller's write transaction.
+ * Admits a message as a new ACTIVE turn holding a fresh lease, with the transcript it starts from
+ * and its first checkpoint, or says why it must not run fresh (DESIGN §8), inside the caller's
+ * write transaction.
  */
-export function admitTurn(db: Database, request: AdmissionRequest, now: number, options: { readonly ids: IdFactory; readonly leaseTtlMs: number }): Admission {
+export function admitTurn(db: Database, transcript: SqliteTranscript, request: AdmissionRequest, now: number, options: { readonly ids: IdFactory; readonly leaseTtlMs: number }): Admission {
   const existing = findTurnRow(db, request.identity);
   if (existing !== undefined) return dispositionOf(db, existing, now);
   const lease: Lease = { turnId: options.ids.newId(), generation: 1, revision: 1, token: options.ids.newId(), expiresAt: now + options.leaseTtlMs };
@@ -19,6 +21,7 @@ export function admitTurn(db: Database, request: AdmissionRequest, now: number, 
        created_at, updated_at, last_progress_at)
      VALUES (@turnId, @source, @channelId, @messageId, @requesterId, @messageDigest, 'ACTIVE', 1, 1, @token, @expiresAt, @now, @now, @now)`,
   ).run({ ...request.identity, requesterId: request.requesterId, messageDigest: request.messageDigest, turnId: lease.turnId, token: lease.token, expiresAt: lease.expiresAt, now });
+  transcript.checkpoint(lease.turnId, transcript.append(lease.turnId, request.start.transcript), request.start.state, now);
   return { disposition: 'admitted', turn: requireTurn(db, lease.turnId), lease };
 }
 

@@ -61,7 +61,7 @@ class SqliteTurnStore implements TurnStore {
 
   admit(request: AdmissionRequest): Promise<Admission> {
     try {
-      return Promise.resolve(this.#calls.inWriteTransaction(() => admitTurn(this.db, request, this.#now(), this.options)));
+      return Promise.resolve(this.#calls.inWriteTransaction(() => admitTurn(this.db, this.#transcript, request, this.#now(), this.options)));
     } catch (error) {
       this.options.logger.error({ err: error }, 'turn admission failed: the store is unavailable');
       return Promise.resolve({ disposition: 'store_unavailable', error });

@@ -18,10 +18,17 @@ export function describeCheckpointsAndTranscript(makeHarness: MakeHarness): void
   describe('checkpoints and transcript', () => {
     const harness = useHarness(makeHarness);
 
-    it('loads a fresh turn with no checkpoint, no transcript and no ops', async () => {
-      const { store } = harness();
-      const { turn } = await admitNew(store);
-      expect(await store.loadResumable(turn.turnId)).toEqual({ turn, checkpoint: undefined, transcript: [], ops: [] });
+    it('loads a fresh turn with the request it was admitted with: its first checkpoint over the user\'s message, and no ops', async () => {
+      const { store, clock } = harness();
+      const request: Message = userMessage('hello');
+      const admission = await store.admit({ ...admissionRequest(identity()), start: { transcript: [request], state: { fresh: true } } });
+      if (admission.disposition !== 'admitted') throw new Error(admission.disposition);
+      expect(await store.loadResumable(admission.turn.turnId)).toEqual({
+        turn: admission.turn,
+        checkpoint: { seq: 1, transcriptLength: 1, state: { fresh: true }, createdAt: clock.now() },
+        transcript: [request],
+        ops: [],
+      });
     });
 
     it('returns every message ever appended, in order, with the model turns interleaved in call order', async () => {

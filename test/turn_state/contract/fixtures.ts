@@ -12,7 +12,7 @@ export function identity(messageId = 'msg-1', channelId = 'chan-1', source = 'di
 }
 
 export function admissionRequest(id: TurnIdentity, requesterId = 'user-1'): AdmissionRequest {
-  return { identity: id, requesterId, messageDigest: `digest:${id.source}/${id.channelId}/${id.messageId}` };
+  return { identity: id, requesterId, messageDigest: `digest:${id.source}/${id.channelId}/${id.messageId}`, start: { transcript: [], state: { fresh: true } } };
 }
 
 /** Admits a message that must be new, returning its turn and lease. */
