@@ -23,7 +23,8 @@ export interface BotRun {
 
 /**
  * Runs the bot on one transport, the same way for every transport: connect, hand its commands
- * to the conversation, keep house, catch up on what the last process left unsaid, and run until
+ * to the conversation, keep house, catch up on what the last process left unsaid and queued
+ * unanswered (before anything new), and run until
  * the input ends (then the queued turns finish or suspend) or SIGINT/SIGTERM arrives (then
  * intake stops and running turns are suspended with reason `shutdown`, their work kept).
  * @throws whatever `transport.connect()` throws (a refused Discord login).
@@ -40,6 +41,7 @@ export async function runBot(transport: Transport, run: BotRun): Promise<void> {
   const stopHousekeeping = new AbortController();
   const housekeeping = keepHouse(services, clock, config.turn_state.housekeeping_interval_seconds * 1000, stopHousekeeping.signal);
   const caughtUp = catchUpAfterRestart(services, sink, transport.source, logger);
+  await intake.restoreInbox(transport.source);
   const ended = await Promise.race([transport.listen((inbound) => intake.submit(inbound)).then(() => 'ended' as const), signalled]);
   if (ended === 'signal') {
     logger.info('shutting down: running turns are suspended with their work kept');

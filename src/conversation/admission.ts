@@ -46,10 +46,10 @@ export type MessageAdmission =
 /**
  * Admission (DESIGN §8): a message whose identity the store already holds never runs fresh; a new
  * one becomes a turn over `history` with the tools its requester may use here and the configured
- * budgets, stored with the user's message and that history in one transaction. With durability
- * off the turn runs without a ledger.
+ * budgets, stored with the user's message and that history in one transaction that also takes
+ * the message out of the inbox (`inboxId`). With durability off the turn runs without a ledger.
  */
-export async function admitMessage(message: InboundMessage, history: readonly Message[], signal: AbortSignal, deps: AdmissionDeps): Promise<MessageAdmission> {
+export async function admitMessage(message: InboundMessage, history: readonly Message[], inboxId: number | undefined, signal: AbortSignal, deps: AdmissionDeps): Promise<MessageAdmission> {
   const { config } = deps;
   const identity = { source: message.source, channelId: message.channelId, messageId: message.messageId };
   const requester = { userId: message.authorId, roleIds: message.authorRoleIds };
@@ -66,7 +66,7 @@ export async function admitMessage(message: InboundMessage, history: readonly Me
     return { kind: 'admitted', turn: fresh(turnId), durability: noDurability(turnId) };
   }
   const start = initialCheckpoint(turnDefaults(config), [...history, userMessage(message.text, config, message.attachments)]);
-  const admission = await deps.store.admit({ identity, requesterId: message.authorId, messageDigest: messageDigest(message.text), start });
+  const admission = await deps.store.admit({ identity, requesterId: message.authorId, messageDigest: messageDigest(message.text), start, ...(inboxId === undefined ? {} : { inboxId }) });
   switch (admission.disposition) {
     case 'admitted':
       return { kind: 'admitted', turn: fresh(admission.lease.turnId), durability: storeDurability(deps.store, admission.lease) };

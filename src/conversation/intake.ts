@@ -4,6 +4,7 @@ import { AutoResumer, type AutoResumeTarget } from './auto_resume.js';
 import { ChannelLanes } from './channel_lanes.js';
 import { statusCommand, stopCommand } from './channel_commands.js';
 import type { ConversationDeps } from './conversation_deps.js';
+import { dropKept, keepMessage, waitingMessages, type WaitingMessage } from './inbox.js';
 import { channelKey, postNotice } from './notices.js';
 import type { Inbound, InboundMessage } from './transport.js';
 import { TurnRunner, type TurnRun } from './turn_runner.js';
@@ -24,7 +25,7 @@ export class Intake {
   #accepting = true;
 
   constructor(private readonly deps: ConversationDeps) {
-    this.#lanes = new ChannelLanes(deps.config.chat.max_queued_per_channel);
+    this.#lanes = new ChannelLanes(deps.config.chat.max_queued_per_channel, deps.logger);
     this.#runner = new TurnRunner(deps, this.#stopping.signal);
     this.#auto = new AutoResumer(deps.recovery.clock, (target) => this.#autoResume(target));
   }
@@ -43,10 +44,38 @@ export class Intake {
       }
       case 'resume':
         return this.#queue(origin, () => this.#runner.resumeCommand(origin, inbound.turnId, inbound.spoken));
-      case 'message':
-        return this.#queue(origin, () => this.#runner.message(origin));
+      case 'message': {
+        const kept = keepMessage(this.deps.store, origin, this.deps.logger);
+        return this.#queue(origin, async () => this.#runner.message(origin, await kept));
+      }
       default:
         return assertNever(inbound);
+    }
+  }
+
+  /**
+   * Queues the messages of `source` that the last process accepted and never started (DESIGN
+   * §8.1), each in its channel's order and ahead of anything new; one whose resume window closed
+   * while it waited is answered `expired` instead. Call it once, before the transport's messages.
+   */
+  async restoreInbox(source: string): Promise<void> {
+    const { deps } = this;
+    if (deps.store === undefined) return;
+    const windowMs = deps.config.turn_state.resume_ttl_hours * 3_600_000;
+    let waiting: WaitingMessage[];
+    try {
+      waiting = await waitingMessages(deps.store, source, deps.logger);
+    } catch (error) {
+      deps.logger.error({ err: error }, 'the inbox could not be read: messages queued before the restart wait for the next start');
+      return;
+    }
+    for (const { message, kept, acceptedAt } of waiting) {
+      if (deps.clock.now() - acceptedAt >= windowMs) {
+        postNotice(deps.sink, message, null, 'expired', `This message waited longer than ${deps.config.turn_state.resume_ttl_hours} hours while the bot was stopped, so it was not answered. Please send it again.`);
+        await dropKept(deps.store, kept, deps.logger);
+        continue;
+      }
+      this.#lanes.enqueue(channelKey(message), () => this.#start(message, async () => this.#runner.message(message, kept)));
     }
   }
 
@@ -72,8 +101,24 @@ export class Intake {
   }
 
   #queue(origin: InboundMessage, work: () => Promise<TurnRun | undefined>): void {
-    const queued = this.#lanes.enqueue(channelKey(origin), async () => this.#watchIfOverloaded(origin, await work()));
-    if (!queued) postNotice(this.deps.sink, origin, null, 'busy', 'I am still working on earlier messages in this channel; please send this again in a moment.');
+    const channel = channelKey(origin);
+    if (!this.#lanes.hasRoom(channel)) return postNotice(this.deps.sink, origin, null, 'busy', 'I am still working on earlier messages in this channel; please send this again in a moment.');
+    this.#lanes.enqueue(channel, () => this.#start(origin, work));
+  }
+
+  /**
+   * A queued job's turn to run: nothing starts once shutdown began (a message stays in the
+   * inbox for the next start). A failure is logged at ERROR with the channel and its cause, and
+   * the user is told it failed.
+   */
+  async #start(origin: InboundMessage, work: () => Promise<TurnRun | undefined>): Promise<void> {
+    if (!this.#accepting) return;
+    try {
+      await this.#watchIfOverloaded(origin, await work());
+    } catch (error) {
+      this.deps.logger.error({ err: error, channel: origin.channelId, message: origin.messageId }, 'handling a message failed');
+      postNotice(this.deps.sink, origin, null, 'failed', 'Something went wrong inside the bot while handling this message. The operators can find the details in the log.');
+    }
   }
 
   /** A turn suspended by an overload is resumed by itself when its model's breaker lets a probe through. */
@@ -90,20 +135,22 @@ export class Intake {
   #autoResume(target: AutoResumeTarget): void {
     const original = this.#suspendedMessages.get(target.turnId);
     if (original === undefined || !this.#accepting) return;
-    this.#lanes.enqueue(target.channel, async () => {
-      this.#suspendedMessages.delete(target.turnId);
-      let revision: number | undefined;
-      try {
-        revision = await this.deps.history.revision(target.channel);
-      } catch {
-        revision = undefined;
-      }
-      const turn = revision === target.revision ? await this.deps.store?.getTurn(target.turnId) : undefined;
-      if (turn?.status !== 'SUSPENDED') {
-        this.deps.logger.info({ turn: target.turnId }, 'auto-resume stands down: the conversation moved on');
-        return;
-      }
-      await this.#watchIfOverloaded(original, await this.#runner.autoResume(turn, original, { ...original, messageId: `auto-${target.turnId}` }));
-    });
+    this.#lanes.enqueue(target.channel, () => this.#start(original, () => this.#autoResumeNow(target, original)));
+  }
+
+  async #autoResumeNow(target: AutoResumeTarget, original: InboundMessage): Promise<TurnRun | undefined> {
+    this.#suspendedMessages.delete(target.turnId);
+    let revision: number | undefined;
+    try {
+      revision = await this.deps.history.revision(target.channel);
+    } catch {
+      revision = undefined;
+    }
+    const turn = revision === target.revision ? await this.deps.store?.getTurn(target.turnId) : undefined;
+    if (turn?.status !== 'SUSPENDED') {
+      this.deps.logger.info({ turn: target.turnId }, 'auto-resume stands down: the conversation moved on');
+      return undefined;
+    }
+    return this.#runner.autoResume(turn, original, { ...original, messageId: `auto-${target.turnId}` });
   }
 }

@@ -8,7 +8,10 @@ import type { ConversationDeps } from './conversation_deps.js';
 import { channelKey, postNotice } from './notices.js';
 import { resumeCommand, resumeTurn, type ResumeAttempt } from './resume.js';
 import { deliverEnding } from './turn_ending.js';
-import type { InboundMessage } from './transport.js';
+import type { InboundMessage, NoticeKind } from './transport.js';
+import { dropKept, inboxIdOf, type KeptMessage } from './inbox.js';
+import { endTurn } from '../engine/terminal_writer.js';
+import { outcomeOfError } from '../engine/turn_stop.js';
 
 /** A turn in progress in a channel: whom it answers, and how /stop reaches it. */
 export interface RunningTurn {
@@ -37,18 +40,38 @@ export class TurnRunner {
     private readonly shutdown: AbortSignal,
   ) {}
 
-  /** A message for the model: admitted (an identity that exists never runs fresh), then run. */
-  async message(message: InboundMessage): Promise<TurnRun | undefined> {
+  /**
+   * A message for the model, kept in the inbox until now: admitted (an identity that exists
+   * never runs fresh; the admission takes it out of the inbox), then run. Nothing starts once
+   * shutdown began. A failure before admission leaves the inbox without it (the intake tells the
+   * user); one after admission ends the turn through the terminal writer, so no turn stays
+   * ACTIVE without an owner.
+   */
+  async message(message: InboundMessage, kept: KeptMessage = { kind: 'memory' }): Promise<TurnRun | undefined> {
     const { deps } = this;
-    if (deps.provider === undefined) return this.#noModel(message);
+    if (this.shutdown.aborted) return undefined;
+    if (kept.kind === 'unavailable') return this.#answered(message, kept, 'failed', 'My storage is unavailable, so I will not start work I could not keep track of. Please try again later.');
+    if (deps.provider === undefined) return this.#noModel(message, kept);
     const controller = new AbortController();
-    const history = await loadHistory(deps.history, channelKey(message));
-    const admitted = await admitMessage(message, history.messages, controller.signal, deps);
+    let history;
+    try {
+      history = await loadHistory(deps.history, channelKey(message));
+    } catch (error) {
+      await dropKept(deps.store, kept, deps.logger);
+      throw error;
+    }
+    const admitted = await admitMessage(message, history.messages, inboxIdOf(kept), controller.signal, deps);
     if (admitted.kind === 'notice') return void postNotice(deps.sink, message, admitted.turn, admitted.notice, admitted.text);
     const { turn, durability } = admitted;
     deps.faults.reach('after_admission', 0);
-    await deps.history.append(channelKey(message), { role: 'user', text: message.text, authorId: message.authorId, messageId: message.messageId });
-    return this.#run(message, turn.turnId, controller, (engine) => runTurn(turn, { kind: 'fresh' }, durability, engine));
+    return this.#run(message, turn.turnId, controller, async (engine) => {
+      try {
+        await deps.history.append(channelKey(message), { role: 'user', text: message.text, authorId: message.authorId, messageId: message.messageId });
+      } catch (error) {
+        return endTurn(outcomeOfError(error, turn), durability);
+      }
+      return runTurn(turn, { kind: 'fresh' }, durability, engine);
+    });
   }
 
   /** `resume` / `/resume [turn]`: the requester's saved turn continues; spoken words with nothing saved are a message. */
@@ -119,8 +142,14 @@ export class TurnRunner {
     };
   }
 
-  #noModel(message: InboundMessage): undefined {
-    postNotice(this.deps.sink, message, null, 'failed', 'No model is configured yet: set `llm.model` (and `llm.api_key` or `llm.base_url`) in the configuration, then restart the bot.');
+  #noModel(message: InboundMessage, kept: KeptMessage = { kind: 'memory' }): Promise<undefined> {
+    return this.#answered(message, kept, 'failed', 'No model is configured yet: set `llm.model` (and `llm.api_key` or `llm.base_url`) in the configuration, then restart the bot.');
+  }
+
+  /** Answers a message with a notice instead of a turn, and takes it out of the inbox. */
+  async #answered(message: InboundMessage, kept: KeptMessage, notice: NoticeKind, text: string): Promise<undefined> {
+    postNotice(this.deps.sink, message, null, notice, text);
+    await dropKept(this.deps.store, kept, this.deps.logger);
     return undefined;
   }
 }

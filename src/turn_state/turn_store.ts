@@ -1,4 +1,5 @@
 import type { Message } from '../llm/protocol.js';
+import type { InboundRecord, InboxEntry } from './inbox_types.js';
 import type { OpIntent, OpKey, OpMove, OpRecord } from './ledger_types.js';
 import type { PendingReply, ReplyProgress } from './reply_types.js';
 import type { Admission, AdmissionRequest, CheckpointRecord, Lease, OwnerTerminalStatus, ResumeClaim, TurnRecord } from './turn_types.js';
@@ -61,6 +62,13 @@ export interface RetentionSweepResult {
 export interface TurnStore {
   /** Admits a message as a new turn holding a fresh lease, or says why it must not run fresh. */
   admit(request: AdmissionRequest): Promise<Admission>;
+
+  /** Keeps a message accepted into its channel's queue until its admission takes it (DESIGN §8.1); resolves to its inbox id. */
+  acceptInbound(record: InboundRecord): Promise<number>;
+  /** The messages of a transport accepted and never admitted, oldest first. */
+  listInbox(source: string): Promise<InboxEntry[]>;
+  /** Takes a message out of the inbox without admitting it: it was answered with a notice instead. */
+  dropInbound(id: number): Promise<void>;
 
   getTurn(turnId: string): Promise<TurnRecord | undefined>;
   /** Suspended turns of a channel, newest first, for `resume` and `/status`. */

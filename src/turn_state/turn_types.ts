@@ -90,6 +90,8 @@ export interface AdmissionRequest {
   readonly requesterId: string;
   readonly messageDigest: string;
   readonly start: InitialCheckpoint;
+  /** The inbox entry the message waited in: taken out in the same transaction, whatever admission decides. */
+  readonly inboxId?: number;
 }
 
 /** The outcome of asking for a suspended turn's resume lease: exactly one caller wins. */

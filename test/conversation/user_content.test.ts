@@ -76,7 +76,7 @@ describe('admitting a message with attachments', () => {
     ({ store } = openTestStore(temp.path()));
     const config = parseConfigText('llm:\n  vision: true\ntools:\n  builtin: []\n', 'c.yml', {});
     const message: InboundMessage = { source: 'discord', channelId: 'c1', authorId: 'ada', authorRoleIds: [], messageId: 'm1', text: 'what is this?', attachments: [image] };
-    const admitted = await admitMessage(message, [], new AbortController().signal, { config, store, catalog: () => deriveCatalog(config.tools, { memory: undefined }), logger: pino({ level: 'silent' }) });
+    const admitted = await admitMessage(message, [], undefined, new AbortController().signal, { config, store, catalog: () => deriveCatalog(config.tools, { memory: undefined }), logger: pino({ level: 'silent' }) });
     if (admitted.kind !== 'admitted') throw new Error(`expected admission, got ${admitted.notice}`);
     expect(admitted.turn.transcript).toEqual([{ role: 'user', content: userContent('what is this?', [image], true) }]);
     expect((await store.getTurn(admitted.turn.turnId))?.messageDigest).toBe(messageDigest('what is this?'));

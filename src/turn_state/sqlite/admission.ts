@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import type { IdFactory } from '../../core/ids.js';
+import { dropInbound } from './inbox.js';
 import { statement } from './statements.js';
 import { suspendOwnerless } from './sweeps.js';
 import type { SqliteTranscript } from './transcript.js';
@@ -9,9 +10,10 @@ import { isTerminalStatus, type Admission, type AdmissionRequest, type Lease, ty
 /**
  * Admits a message as a new ACTIVE turn holding a fresh lease, with the transcript it starts from
  * and its first checkpoint, or says why it must not run fresh (DESIGN §8), inside the caller's
- * write transaction.
+ * write transaction; the inbox entry the message waited in is taken out either way (DESIGN §8.1).
  */
 export function admitTurn(db: Database, transcript: SqliteTranscript, request: AdmissionRequest, now: number, options: { readonly ids: IdFactory; readonly leaseTtlMs: number }): Admission {
+  if (request.inboxId !== undefined) dropInbound(db, request.inboxId);
   const existing = findTurnRow(db, request.identity);
   if (existing !== undefined) return dispositionOf(db, existing, now);
   const lease: Lease = { turnId: options.ids.newId(), generation: 1, revision: 1, token: options.ids.newId(), expiresAt: now + options.leaseTtlMs };

@@ -120,4 +120,15 @@ export const TURN_STORE_MIGRATIONS: readonly string[] = [
     imported_at INTEGER NOT NULL
   ) WITHOUT ROWID;
   `,
+  `
+  CREATE TABLE inbox (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    source TEXT NOT NULL,
+    channel_id TEXT NOT NULL,
+    message_id TEXT NOT NULL,
+    message TEXT NOT NULL,
+    accepted_at INTEGER NOT NULL,
+    UNIQUE (source, channel_id, message_id)
+  );
+  `,
 ];

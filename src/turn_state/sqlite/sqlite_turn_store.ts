@@ -10,6 +10,8 @@ import { blobDirectoryFor } from './open.js';
 import type { PendingReply, ReplyProgress } from '../reply_types.js';
 import { SqliteReplies } from './replies.js';
 import { admitTurn } from './admission.js';
+import { acceptInbound, dropInbound, listInbox } from './inbox.js';
+import type { InboundRecord, InboxEntry } from '../inbox_types.js';
 import { claimResume, rejectSuspended } from './resume_claim.js';
 import { StoreCalls } from './store_calls.js';
 import { latestTurnIn, suspendedTurnsIn, turnById, type ChannelRef } from './turn_reads.js';
@@ -66,6 +68,18 @@ class SqliteTurnStore implements TurnStore {
       this.options.logger.error({ err: error }, 'turn admission failed: the store is unavailable');
       return Promise.resolve({ disposition: 'store_unavailable', error });
     }
+  }
+
+  acceptInbound(record: InboundRecord): Promise<number> {
+    return this.#calls.write('accept inbound message', () => acceptInbound(this.db, record, this.#now()));
+  }
+
+  listInbox(source: string): Promise<InboxEntry[]> {
+    return this.#calls.run('list inbox', () => listInbox(this.db, source));
+  }
+
+  dropInbound(id: number): Promise<void> {
+    return this.#calls.write('drop inbound message', () => dropInbound(this.db, id));
   }
 
   getTurn(turnId: string): Promise<TurnRecord | undefined> {

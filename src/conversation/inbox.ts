@@ -1,0 +1,75 @@
+import { assertNever } from '../core/assert_never.js';
+import type { Logger } from '../core/logger.js';
+import type { TurnStore } from '../turn_state/turn_store.js';
+import { decodeInbound, encodeInbound } from './inbound_codec.js';
+import type { InboundMessage } from './transport.js';
+
+/**
+ * Where a queued message is kept until its turn starts (DESIGN §8.1): in the store's inbox, in
+ * memory alone when durability is off, or nowhere because the store failed to take it.
+ */
+export type KeptMessage =
+  | { readonly kind: 'inbox'; readonly id: number }
+  | { readonly kind: 'memory' }
+  | { readonly kind: 'unavailable'; readonly error: unknown };
+
+/** Keeps a message accepted into its channel's queue; never throws. */
+export async function keepMessage(store: TurnStore | undefined, message: InboundMessage, logger: Logger): Promise<KeptMessage> {
+  if (store === undefined) return { kind: 'memory' };
+  try {
+    const identity = { source: message.source, channelId: message.channelId, messageId: message.messageId };
+    return { kind: 'inbox', id: await store.acceptInbound({ identity, message: encodeInbound(message) }) };
+  } catch (error) {
+    logger.error({ err: error, channel: message.channelId, message: message.messageId }, 'a queued message could not be kept: the store is unavailable');
+    return { kind: 'unavailable', error };
+  }
+}
+
+/** The inbox id of a kept message, for its admission to take it out. */
+export function inboxIdOf(kept: KeptMessage): number | undefined {
+  switch (kept.kind) {
+    case 'inbox':
+      return kept.id;
+    case 'memory':
+    case 'unavailable':
+      return undefined;
+    default:
+      return assertNever(kept);
+  }
+}
+
+/** Takes a message out of the inbox that was answered with a notice instead of a turn; never throws. */
+export async function dropKept(store: TurnStore | undefined, kept: KeptMessage, logger: Logger): Promise<void> {
+  const id = inboxIdOf(kept);
+  if (store === undefined || id === undefined) return;
+  try {
+    await store.dropInbound(id);
+  } catch (error) {
+    logger.error({ err: error, inboxId: id }, 'an answered message could not be taken out of the inbox');
+  }
+}
+
+/** A message that waited in the inbox when the last process stopped. */
+export interface WaitingMessage {
+  readonly message: InboundMessage;
+  readonly kept: KeptMessage;
+  readonly acceptedAt: number;
+}
+
+/**
+ * The messages of `source` that were accepted and never started, oldest first. An entry this
+ * code cannot read is logged and dropped: it cannot be answered.
+ */
+export async function waitingMessages(store: TurnStore, source: string, logger: Logger): Promise<WaitingMessage[]> {
+  const waiting: WaitingMessage[] = [];
+  for (const entry of await store.listInbox(source)) {
+    const message = decodeInbound(entry.message);
+    if (message === undefined) {
+      logger.error({ inboxId: entry.id, channel: entry.identity.channelId, message: entry.identity.messageId }, 'an inbox entry is not a message this bot wrote: dropped unanswered');
+      await dropKept(store, { kind: 'inbox', id: entry.id }, logger);
+      continue;
+    }
+    waiting.push({ message, kept: { kind: 'inbox', id: entry.id }, acceptedAt: entry.acceptedAt });
+  }
+  return waiting;
+}
