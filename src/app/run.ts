@@ -4,6 +4,7 @@ import { loadConfig } from './config_schema.js';
 import { formatConfigProblem, isConfigError } from '../config/problems.js';
 import { createLogger, type LogOutput } from '../core/logger.js';
 import type { Readable } from 'node:stream';
+import { RandomIds } from '../core/ids.js';
 import { SystemClock } from '../core/system_clock.js';
 import { chooseAdapter, describeAdapterChoice } from './adapter_choice.js';
 import { openBotServices } from './bot_services.js';
@@ -76,7 +77,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     const transport =
       choice.kind === 'discord'
         ? discordTransport({ discord: config.discord, vision: config.llm.vision, token: choice.token, clock, logger })
-        : consoleTransport({ mode: choice.mode, input: io.stdin, output: io.stdout, clock });
+        : consoleTransport({ mode: choice.mode, input: io.stdin, output: io.stdout, ids: new RandomIds() });
     await runBot(transport, { config, services, clock, logger, signals: io.signals, faults });
   } catch (error) {
     if (!(error instanceof DiscordLoginError)) throw error;
