@@ -18,6 +18,7 @@ import { deriveCatalog } from '../tools/catalog.js';
 import type { HistoryStore } from '../turn_state/history_store.js';
 import type { MemoryStore } from '../turn_state/memory_store.js';
 import { openSqliteStore } from '../turn_state/sqlite/open_store.js';
+import { isStoreInUseError, lockStoreFile, type StoreLock } from '../turn_state/sqlite/store_lock.js';
 import { turnStoreTimings } from '../turn_state/store_options.js';
 import type { TurnStore } from '../turn_state/turn_store.js';
 import type { PendingReply } from '../turn_state/reply_types.js';
@@ -39,15 +40,19 @@ export interface BotServices {
 
 /**
  * Opens everything the bot needs, relative to `cwd`: the one store file (turns, history, memory
- * notes), importing the previous layout's files on its first open. A store that is off or cannot
- * open leaves durability off and history and notes in memory, loudly; a missing model leaves
- * `provider` undefined so that each message can be told what to configure.
+ * notes), held by this process until `close` (DESIGN §7.7), importing the previous layout's files
+ * on its first open. A store that is off or cannot open leaves durability off and history and
+ * notes in memory, loudly; a missing model leaves `provider` undefined so that each message can
+ * be told what to configure.
+ * @throws {StoreInUseError} when another bot process holds the store file.
  */
 export async function openBotServices(config: Config, cwd: string, clock: Clock, logger: Logger): Promise<BotServices> {
   const ids = new RandomIds();
+  const dbPath = resolve(cwd, config.turn_state.db_path);
+  const lock = config.turn_state.enabled ? lockStore(dbPath, clock, logger) : undefined;
   const opened = openSqliteStore({
     enabled: config.turn_state.enabled,
-    dbPath: resolve(cwd, config.turn_state.db_path),
+    dbPath,
     baseDir: cwd,
     clock,
     ids,
@@ -89,8 +94,27 @@ export async function openBotServices(config: Config, cwd: string, clock: Clock,
     recovery,
     interrupted,
     pendingReplies,
-    close: () => opened.close(),
+    close: async () => {
+      await opened.close();
+      lock?.release();
+    },
   };
+}
+
+/**
+ * Takes the store file for this process before anything reads or sweeps it. A file another bot
+ * process holds stops the start; a lock that cannot be made is said loudly, and the store opener
+ * then finds the file as unusable as the lock found it.
+ * @throws {StoreInUseError} when another bot process holds the file.
+ */
+function lockStore(dbPath: string, clock: Clock, logger: Logger): StoreLock | undefined {
+  try {
+    return lockStoreFile(dbPath, clock.now());
+  } catch (error) {
+    if (isStoreInUseError(error)) throw error;
+    logger.child({ component: 'turn_state' }).error({ err: error, dbPath }, 'the store file could not be locked: a second bot process on it would not be refused');
+    return undefined;
+  }
 }
 
 /** The intake pipeline over the bot's services, for a transport's sink and message source. */

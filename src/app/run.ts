@@ -4,6 +4,7 @@ import { loadConfig } from './config_schema.js';
 import { formatConfigProblem, isConfigError } from '../config/problems.js';
 import { createLogger, type LogOutput } from '../core/logger.js';
 import type { Readable } from 'node:stream';
+import { RandomIds } from '../core/ids.js';
 import { SystemClock } from '../core/system_clock.js';
 import { chooseAdapter, describeAdapterChoice } from './adapter_choice.js';
 import { openBotServices } from './bot_services.js';
@@ -12,6 +13,7 @@ import { runBot, type SignalSource } from './lifecycle.js';
 import { consoleTransport } from '../console/console_transport.js';
 import { DiscordLoginError, discordTransport } from '../discord/discord_transport.js';
 import { parseCliArgs, USAGE } from './args.js';
+import { isStoreInUseError } from '../turn_state/sqlite/store_lock.js';
 
 /** Exit statuses of the program. */
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
@@ -29,8 +31,9 @@ export interface CliIo {
 
 /**
  * The whole program behind `holdfast`: parses arguments, loads and validates the configuration,
- * starts logging and reports what it runs. Returns the exit status; bad arguments and bad
- * configuration are reported one problem a line, without a stack trace, with status 2.
+ * starts logging and reports what it runs. Returns the exit status; bad arguments, bad
+ * configuration and a store file another bot process holds are reported one problem a line,
+ * without a stack trace, with status 2.
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const parsed = parseCliArgs(argv);
@@ -62,12 +65,19 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   logger.info({ config: source.kind === 'file' ? source.path : 'defaults', adapter: choice }, `configuration loaded; starting ${describeAdapterChoice(choice)}`);
   const faults = faultHookFrom(io.env);
   const clock = new SystemClock();
-  const services = await openBotServices(config, io.cwd, clock, logger);
+  let services;
+  try {
+    services = await openBotServices(config, io.cwd, clock, logger);
+  } catch (error) {
+    if (!isStoreInUseError(error)) throw error;
+    io.stderr.write(`holdfast: ${error.message}\n`);
+    return EXIT.usage;
+  }
   try {
     const transport =
       choice.kind === 'discord'
         ? discordTransport({ discord: config.discord, vision: config.llm.vision, token: choice.token, clock, logger })
-        : consoleTransport({ mode: choice.mode, input: io.stdin, output: io.stdout, clock });
+        : consoleTransport({ mode: choice.mode, input: io.stdin, output: io.stdout, ids: new RandomIds() });
     await runBot(transport, { config, services, clock, logger, signals: io.signals, faults });
   } catch (error) {
     if (!(error instanceof DiscordLoginError)) throw error;

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { Clock } from '../core/clock.js';
+import type { IdFactory } from '../core/ids.js';
 import { inboundFromText } from '../conversation/command_words.js';
 import type { Transport } from '../conversation/transport.js';
 import { readConsoleLines } from './console_adapter.js';
@@ -10,7 +10,8 @@ export interface ConsoleTransportOptions {
   readonly mode: 'text' | 'jsonl';
   readonly input: Readable;
   readonly output: ConsoleOutput;
-  readonly clock: Clock;
+  /** Where each run's message identity comes from. */
+  readonly ids: IdFactory;
 }
 
 /**
@@ -26,7 +27,7 @@ export function consoleTransport(options: ConsoleTransportOptions): Transport {
       sink.ready();
       return Promise.resolve({ sink, messages: consoleMessageSource });
     },
-    listen: (submit) => readConsoleLines(options.input, options.clock, (message) => submit(inboundFromText(message))),
+    listen: (submit) => readConsoleLines(options.input, options.ids, (message) => submit(inboundFromText(message))),
     stopInput: () => void options.input.destroy(),
     close: () => Promise.resolve(),
   };

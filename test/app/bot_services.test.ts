@@ -156,6 +156,7 @@ describe('the bot services open one store file', () => {
     expect(await services.history.append('console:console', { role: 'user', text: 'hello' })).toBe(1);
     expect(logs.map((line) => line.msg)).toEqual(
       expect.arrayContaining([
+        'the store file could not be locked: a second bot process on it would not be refused',
         'the store could not open: turns are NOT durable, and history and memory notes are lost at restart, until this is fixed',
         'conversation history and memory notes are kept in memory only',
       ]),

@@ -139,6 +139,22 @@ ${extra}`,
     expect(existsSync(join(temp.path(), 'data'))).toBe(false);
   });
 
+  it('answers a message in each of two runs whose wall clocks read the same millisecond', async () => {
+    // The wall clock of each run stands still at one instant, as two runs in one millisecond see it.
+    const env = { PATH: process.env['PATH'], NODE_OPTIONS: '--import=data:text/javascript,Date.now=()=>1767225600000' };
+    const config = configFile();
+    for (const text of ['First question.', 'Second question.']) {
+      fake.enqueue(chatText(`Answer to: ${text}`));
+      program = startJsonLinesProgram(['--config', config], { cwd: temp.path(), env });
+      const bot = program;
+      await bot.waitFor((e) => e['type'] === 'ready');
+      bot.send(text);
+      expect(await bot.waitFor((e) => isReply(e) || e['kind'] === 'notice')).toMatchObject({ kind: 'reply', text: `Answer to: ${text}` });
+      bot.endInput();
+      expect(await bot.exited).toBe(0);
+    }
+  });
+
   it('keeps the conversation across a restart: the next request carries the earlier exchange', async () => {
     fake.enqueue(chatText('Nice to meet you, Ada.'));
     const first = start(configFile());

@@ -79,6 +79,8 @@ export function runProgram(args: readonly string[], options: ProgramOptions): Pr
 
 /** A running program speaking JSON lines: what it printed so far and ways to talk to it. */
 export interface JsonLinesProgram {
+  /** The process id, as other processes see it. */
+  readonly pid: number | undefined;
   readonly events: Record<string, unknown>[];
   readonly stderr: () => string;
   send(line: string): void;
@@ -124,6 +126,7 @@ export function startJsonLinesProgram(args: readonly string[], options: ProgramO
   const closed = new Promise<number | null>((resolve) => child.on('close', (status) => resolve(status)));
   const fail = (what: string, ms = deadlineMs) => () => missed(what, ms, stdout, stderr);
   return {
+    pid: child.pid,
     events,
     stderr: () => stderr,
     send: (line) => void child.stdin.write(`${line}\n`),
