@@ -43,11 +43,9 @@ export class Intake {
         return;
       }
       case 'resume':
-        return this.#queue(origin, () => this.#runner.resumeCommand(origin, inbound.turnId, inbound.spoken));
-      case 'message': {
-        const kept = keepMessage(this.deps.store, origin, this.deps.logger);
-        return this.#queue(origin, async () => this.#runner.message(origin, await kept));
-      }
+        return this.#queue(origin, () => undefined, () => this.#runner.resumeCommand(origin, inbound.turnId, inbound.spoken));
+      case 'message':
+        return this.#queue(origin, () => keepMessage(this.deps.store, origin, this.deps.logger), (kept) => this.#runner.message(origin, kept));
       default:
         return assertNever(inbound);
     }
@@ -100,10 +98,15 @@ export class Intake {
     await this.#auto.stop();
   }
 
-  #queue(origin: InboundMessage, work: () => Promise<TurnRun | undefined>): void {
+  /**
+   * Queues `work` in the origin's channel if its lane has room, else answers `busy`. What
+   * `keep` returns (it runs at once, only for a queued job) is handed to the work when it starts.
+   */
+  #queue<K>(origin: InboundMessage, keep: () => K, work: (kept: Awaited<K>) => Promise<TurnRun | undefined>): void {
     const channel = channelKey(origin);
     if (!this.#lanes.hasRoom(channel)) return postNotice(this.deps.sink, origin, null, 'busy', 'I am still working on earlier messages in this channel; please send this again in a moment.');
-    this.#lanes.enqueue(channel, () => this.#start(origin, work));
+    const kept = keep();
+    this.#lanes.enqueue(channel, () => this.#start(origin, async () => work(await kept)));
   }
 
   /**

@@ -1,11 +1,22 @@
 import { z } from 'zod';
 import { seconds } from '../config/schema_parts.js';
 import { EFFECT_CLASSES } from '../turn_state/ledger_types.js';
+import { createUrlGuard } from './url_guard.js';
 
 /** The tools Holdfast brings; `tools.builtin` picks which are offered. */
 export const BUILTIN_TOOLS = ['web_fetch', 'remember', 'recall'] as const;
 
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** Whether `entry` is one the web_fetch guard can be built from: a bad one is refused at start, never at the first message. */
+function isAllowEntry(entry: string): boolean {
+  try {
+    createUrlGuard([entry]);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 const httpTool = z
   .strictObject({
@@ -40,7 +51,7 @@ export const toolsSection = z
     web_fetch: z
       .strictObject({
         allow_private: z
-          .array(z.string().min(1))
+          .array(z.string().min(1).refine(isAllowEntry, 'not a host name, an IP address or a CIDR range (e.g. intranet.example, 10.1.2.3, 10.0.0.0/8, fd00::/8)'))
           .default([])
           .describe('Hosts or address ranges (CIDR) that web_fetch may reach even though they are private, loopback or link-local.'),
         timeout_seconds: seconds('How long one fetch may take', 20),

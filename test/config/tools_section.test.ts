@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../src/app/config_schema.js';
 import { configProblems } from '../support/config_problems.js';
 
-
 describe('the tools, permissions and chat sections', () => {
   it('offers the built-ins by default, with no HTTP tools and no permission rules, and the default budgets', () => {
     const config = parseConfigText('', 'c.yml', {});
@@ -25,6 +24,13 @@ describe('the tools, permissions and chat sections', () => {
       timeout_seconds: 30,
       max_response_bytes: 65_536,
     });
+  });
+
+  it('refuses a web_fetch allow-list entry that is no host, address or range at start, naming its key path', () => {
+    expect(configProblems('tools:\n  web_fetch:\n    allow_private: [10.0.0.0/8, "10.0.0.0/99", "http://x/"]\n')).toEqual([
+      'c.yml:3:33: tools.web_fetch.allow_private[1]: not a host name, an IP address or a CIDR range (e.g. intranet.example, 10.1.2.3, 10.0.0.0/8, fd00::/8)',
+      'c.yml:3:48: tools.web_fetch.allow_private[2]: not a host name, an IP address or a CIDR range (e.g. intranet.example, 10.1.2.3, 10.0.0.0/8, fd00::/8)',
+    ]);
   });
 
   it('refuses a tool name taken twice, an idempotent tool without its header, a bad URL and unquoted Discord ids', () => {
