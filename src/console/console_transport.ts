@@ -11,6 +11,8 @@ export interface ConsoleTransportOptions {
   readonly input: Readable;
   readonly output: ConsoleOutput;
   readonly clock: Clock;
+  /** `chat.max_message_chars`: a longer line is held only so far as shows it too long. */
+  readonly maxMessageChars: number;
 }
 
 /**
@@ -26,7 +28,7 @@ export function consoleTransport(options: ConsoleTransportOptions): Transport {
       sink.ready();
       return Promise.resolve({ sink, messages: consoleMessageSource });
     },
-    listen: (submit) => readConsoleLines(options.input, options.clock, (message) => submit(inboundFromText(message))),
+    listen: (submit) => readConsoleLines(options.input, options.clock, options.maxMessageChars, (message) => submit(inboundFromText(message))),
     stopInput: () => void options.input.destroy(),
     close: () => Promise.resolve(),
   };
