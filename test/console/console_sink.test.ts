@@ -86,6 +86,14 @@ describe('the text console, on what the model writes', () => {
     expect(terminalControlsIn(text)).toEqual([]);
   });
 
+  it('keeps the text after a sequence broken off, and ends an unterminated one at the end of its line', async () => {
+    const text = await printed(async (sink) => {
+      for (const piece of ['a\u001b\u001b[2Jb', 'c\u001b[12\nd\u001bé', ' \u001b]0;a title never ended\nvisible']) sink.post(delta(piece));
+      await sink.deliver(reply('t1', ''), confirm);
+    });
+    expect(text).toBe('bot> abc\ndé \nvisible\n');
+  });
+
   it('prints the same safe text however a reply is cut into deltas, and only the text between sequences', async () => {
     const plain = fc.string({ unit: fc.constantFrom('a', 'Z', '1', ' ', '[', ']', ';', '\\', 'é', '\n', '\t'), maxLength: 8 });
     const sequence = fc.constantFrom('\u001b[2J', '\u001b[31;1m', '\u001b[?25h', '\u001b]0;title\u0007', '\u001b]8;;http://e.x/\u001b\\', '\u009b2J', '\u009d0;t\u009c', '\u001bc', '\u001b(B', '\u001bP1$r\u001b\\', '\u0007', '\r', '\u0000', '\u0008', '\u007f', '\u0085');
