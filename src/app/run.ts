@@ -77,7 +77,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     const transport =
       choice.kind === 'discord'
         ? discordTransport({ discord: config.discord, vision: config.llm.vision, token: choice.token, clock, logger })
-        : consoleTransport({ mode: choice.mode, input: io.stdin, output: io.stdout, ids: new RandomIds() });
+        : consoleTransport({ mode: choice.mode, input: io.stdin, output: io.stdout, ids: new RandomIds(), maxMessageChars: config.chat.max_message_chars });
     await runBot(transport, { config, services, clock, logger, signals: io.signals, faults });
   } catch (error) {
     if (!(error instanceof DiscordLoginError)) throw error;

@@ -1,7 +1,7 @@
-import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { IdFactory } from '../core/ids.js';
 import type { InboundMessage } from '../conversation/transport.js';
+import { BoundedLines } from './bounded_lines.js';
 
 /** The console's one channel and one author. */
 export const CONSOLE_CHANNEL = 'console';
@@ -19,15 +19,25 @@ export function consoleMessageIds(ids: IdFactory): () => string {
 }
 
 /**
- * Reads lines from `input` until it ends, handing each non-empty one to `submit` as a message
- * from the console user in the console channel.
+ * Reads lines from `input` until it ends (or is destroyed), handing each non-empty one to
+ * `submit` as a message from the console user in the console channel. A line longer than
+ * `maxMessageChars` is not held whole: only enough of it goes on for the conversation to
+ * reject it as too long.
  */
-export async function readConsoleLines(input: Readable, ids: IdFactory, submit: (message: InboundMessage) => void): Promise<void> {
+export function readConsoleLines(input: Readable, ids: IdFactory, maxMessageChars: number, submit: (message: InboundMessage) => void): Promise<void> {
   const nextId = consoleMessageIds(ids);
-  const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
-  for await (const line of lines) {
-    const text = line.trim();
-    if (text === '') continue;
-    submit({ source: 'console', channelId: CONSOLE_CHANNEL, authorId: CONSOLE_AUTHOR, authorRoleIds: [], messageId: nextId(), text });
-  }
+  const lines = new BoundedLines(maxMessageChars + 1);
+  const hand = (texts: readonly string[]): void => {
+    for (const text of texts) submit({ source: 'console', channelId: CONSOLE_CHANNEL, authorId: CONSOLE_AUTHOR, authorRoleIds: [], messageId: nextId(), text });
+  };
+  return new Promise((resolve, reject) => {
+    input.setEncoding('utf8');
+    input.on('data', (chunk: string) => hand(lines.push(chunk)));
+    input.once('end', () => {
+      hand(lines.end());
+      resolve();
+    });
+    input.once('close', resolve);
+    input.once('error', reject);
+  });
 }

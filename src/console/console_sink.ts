@@ -1,5 +1,6 @@
 import type { BotEvent, ReplySink } from '../conversation/transport.js';
 import { assertNever } from '../core/assert_never.js';
+import { TerminalText, terminalSafe } from './terminal_text.js';
 
 /** Where the console writes. */
 export interface ConsoleOutput {
@@ -34,12 +35,18 @@ export function jsonLinesSink(output: ConsoleOutput): ReplySink & { ready(): voi
   };
 }
 
-/** Human-readable output: replies stream as they are written, notices are marked. */
+/**
+ * Human-readable output: replies stream as they are written, notices are marked. What the bot
+ * says is printed without control characters or escape sequences (see {@link TerminalText}),
+ * on a terminal or not: a log piped to a file is read on one later.
+ */
 export function textSink(output: ConsoleOutput): ReplySink & { ready(): void } {
   let streaming: string | undefined;
+  const stream = new TerminalText();
   const endStream = (): void => {
     if (streaming !== undefined) output.write('\n');
     streaming = undefined;
+    stream.reset();
   };
   return {
     ready: () => void output.write('Holdfast is ready. Type a message; `/stop` stops the running request, `/status` shows what is saved, `resume` continues a saved one.\n'),
@@ -51,11 +58,11 @@ export function textSink(output: ConsoleOutput): ReplySink & { ready(): void } {
             output.write('bot> ');
             streaming = event.turn;
           }
-          output.write(event.text);
+          output.write(stream.push(event.text));
           return;
         case 'message':
           endStream();
-          output.write(`[${event.notice}] ${event.text}\n`);
+          output.write(`[${event.notice}] ${terminalSafe(event.text)}\n`);
           return;
         case 'turn':
           return;
@@ -67,7 +74,7 @@ export function textSink(output: ConsoleOutput): ReplySink & { ready(): void } {
       // A reply that streamed is already on screen; only its line ends.
       const streamed = streaming === reply.turn;
       endStream();
-      if (!streamed) output.write(`bot> ${reply.text}\n`);
+      if (!streamed) output.write(`bot> ${terminalSafe(reply.text)}\n`);
       await confirmed(1);
     },
   };

@@ -12,6 +12,8 @@ export interface ConsoleTransportOptions {
   readonly output: ConsoleOutput;
   /** Where each run's message identity comes from. */
   readonly ids: IdFactory;
+  /** `chat.max_message_chars`: a longer line is held only so far as shows it too long. */
+  readonly maxMessageChars: number;
 }
 
 /**
@@ -27,7 +29,7 @@ export function consoleTransport(options: ConsoleTransportOptions): Transport {
       sink.ready();
       return Promise.resolve({ sink, messages: consoleMessageSource });
     },
-    listen: (submit) => readConsoleLines(options.input, options.ids, (message) => submit(inboundFromText(message))),
+    listen: (submit) => readConsoleLines(options.input, options.ids, options.maxMessageChars, (message) => submit(inboundFromText(message))),
     stopInput: () => void options.input.destroy(),
     close: () => Promise.resolve(),
   };

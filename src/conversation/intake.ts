@@ -5,6 +5,7 @@ import { ChannelLanes } from './channel_lanes.js';
 import { statusCommand, stopCommand } from './channel_commands.js';
 import type { ConversationDeps } from './conversation_deps.js';
 import { dropKept, keepMessage, waitingMessages, type WaitingMessage } from './inbox.js';
+import { rejectTooLong } from './message_length.js';
 import { channelKey, postNotice } from './notices.js';
 import type { Inbound, InboundMessage } from './transport.js';
 import { TurnRunner, type TurnRun } from './turn_runner.js';
@@ -30,10 +31,11 @@ export class Intake {
     this.#auto = new AutoResumer(deps.recovery.clock, (target) => this.#autoResume(target));
   }
 
-  /** Takes one command: `/stop` and `/status` at once, anything else in its channel's lane. */
+  /** Takes one command: `/stop` and `/status` at once, anything else in its channel's lane; one too long for `chat.max_message_chars` not at all. */
   submit(inbound: Inbound): void {
     if (!this.#accepting) return;
     const { origin } = inbound;
+    if (rejectTooLong(origin, this.deps)) return;
     switch (inbound.kind) {
       case 'stop':
         return stopCommand(origin, this.#runner.running, this.deps);

@@ -87,6 +87,21 @@ ${extra}`,
     expect(bot.events.filter((e) => e['type'] === 'turn').map((e) => e['status'])).toEqual(['ACTIVE', 'TERMINAL_COMPLETED']);
   });
 
+  it('answers a 10 MB line "rejected", naming the limit, without sending it to the model, and goes on with the next', async () => {
+    fake.enqueue(chatText('Hello.'));
+    const bot = start(configFile());
+    await bot.waitFor((e) => e['type'] === 'ready');
+    bot.send('x'.repeat(10 * 1024 * 1024));
+    bot.send('hello');
+    expect(await bot.waitFor((e) => e['notice'] === 'rejected')).toMatchObject({ kind: 'notice', text: expect.stringContaining('32000 characters') as unknown });
+    expect(await bot.waitFor(isReply)).toMatchObject({ text: 'Hello.' });
+    bot.endInput();
+    expect(await bot.exited).toBe(0);
+    expect(fake.requests).toHaveLength(1);
+    const messages = (fake.requests[0]?.body as { messages: { role: string; content: unknown }[] }).messages.filter((m) => m.role !== 'system');
+    expect(messages).toEqual([{ role: 'user', content: 'hello' }]);
+  });
+
   it('ends a turn TERMINAL_CANCELLED on /stop during a slow model stream', async () => {
     fake.enqueue({ kind: 'stream', chunks: [sse({ choices: [{ index: 0, delta: { content: 'Thinking' } }] })], then: 'stall' });
     const bot = start(configFile());

@@ -1,8 +1,11 @@
+import { PassThrough } from 'node:stream';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { FinalReply } from '../../src/conversation/transport.js';
 import { consoleMessageIds } from '../../src/console/console_adapter.js';
 import { jsonLinesSink, textSink } from '../../src/console/console_sink.js';
 import { RandomIds } from '../../src/core/ids.js';
+import { terminalControlsIn } from '../support/terminal_controls.js';
 
 function reply(turn: string, text: string): FinalReply {
   return { channelId: 'console', inReplyTo: 'm', turn, text, partsDelivered: 0, redelivery: false };
@@ -43,6 +46,73 @@ describe('the console output', () => {
     sink.post({ type: 'message', channelId: 'console', inReplyTo: 'm', turn: 't2', kind: 'notice', notice: 'suspended', text: 'Saved.' });
     await sink.deliver(reply('t3', 'Not streamed.'), confirm);
     expect(out.text()).toBe('bot> Hello.\n[suspended] Saved.\nbot> Not streamed.\n');
+  });
+});
+
+/** What `write` prints through a text sink into a real stream, read back once the stream ends. */
+async function printed(write: (sink: ReturnType<typeof textSink>) => Promise<void>): Promise<string> {
+  const out = new PassThrough();
+  out.setEncoding('utf8');
+  await write(textSink(out));
+  out.end();
+  let text = '';
+  for await (const chunk of out) text += String(chunk);
+  return text;
+}
+
+const confirm = (): Promise<void> => Promise.resolve();
+const delta = (text: string) => ({ type: 'delta', channelId: 'console', inReplyTo: 'm', turn: 't1', text }) as const;
+
+// A fixed seed keeps every run (and so the coverage ratchet) reproducible; change it to explore further.
+const RUNS = { numRuns: 300, seed: 20_260_514 };
+
+/** Cuts `text` into pieces at `cuts` (positions, taken modulo its length). */
+function pieces(text: string, cuts: readonly number[]): string[] {
+  const at = [...new Set(cuts.map((cut) => cut % (text.length + 1)))].sort((a, b) => a - b);
+  return [0, ...at].map((start, i) => text.slice(start, at[i] ?? text.length)).filter((piece) => piece !== '');
+}
+
+describe('the text console, on what the model writes', () => {
+  it('prints streamed and whole replies and notices without control characters or escape sequences, even one split between deltas', async () => {
+    const text = await printed(async (sink) => {
+      for (const piece of ['Hello \u001b]0;owned\u0007world', '\u001b[2', 'J, \u001b', '[31mred\u001b[0m', ' \u009b1;1H\u0008\r\n', 'then\u001b]8;;http://e.x/\u001b', '\\link\u001b]8;;\u001b\\.\u001b']) {
+        sink.post(delta(piece));
+      }
+      await sink.deliver(reply('t1', 'ignored: already streamed'), confirm);
+      sink.post({ type: 'message', channelId: 'console', inReplyTo: 'm', turn: 't2', kind: 'notice', notice: 'failed', text: 'The model said \u001b[2Jno\u0000.' });
+      await sink.deliver(reply('t3', '\u001bcReset\ttab \u001b[?25lhidden\u007f\u0007'), confirm);
+    });
+    expect(text).toBe('bot> Hello world, red \nthenlink.\n[failed] The model said no.\nbot> Reset\ttab hidden\n');
+    expect(terminalControlsIn(text)).toEqual([]);
+  });
+
+  it('keeps the text after a sequence broken off, and ends an unterminated one at the end of its line', async () => {
+    const text = await printed(async (sink) => {
+      for (const piece of ['a\u001b\u001b[2Jb', 'c\u001b[12\nd\u001bé', ' \u001b]0;a title never ended\nvisible']) sink.post(delta(piece));
+      await sink.deliver(reply('t1', ''), confirm);
+    });
+    expect(text).toBe('bot> abc\ndé \nvisible\n');
+  });
+
+  it('prints the same safe text however a reply is cut into deltas, and only the text between sequences', async () => {
+    const plain = fc.string({ unit: fc.constantFrom('a', 'Z', '1', ' ', '[', ']', ';', '\\', 'é', '\n', '\t'), maxLength: 8 });
+    const sequence = fc.constantFrom('\u001b[2J', '\u001b[31;1m', '\u001b[?25h', '\u001b]0;title\u0007', '\u001b]8;;http://e.x/\u001b\\', '\u009b2J', '\u009d0;t\u009c', '\u001bc', '\u001b(B', '\u001bP1$r\u001b\\', '\u0007', '\r', '\u0000', '\u0008', '\u007f', '\u0085');
+    const segments = fc.array(fc.oneof(plain.map((text) => ({ text, shown: text })), sequence.map((text) => ({ text, shown: '' }))), { maxLength: 12 });
+    await fc.assert(
+      fc.asyncProperty(segments, fc.array(fc.nat(), { maxLength: 10 }), async (parts, cuts) => {
+        const whole = parts.map((part) => part.text).join('');
+        const shown = parts.map((part) => part.shown).join('');
+        const streamed = await printed(async (sink) => {
+          for (const piece of pieces(whole, cuts)) sink.post(delta(piece));
+          await sink.deliver(reply('t1', whole), confirm);
+        });
+        const delivered = await printed((sink) => sink.deliver(reply('t1', whole), confirm));
+        expect(delivered).toBe(`bot> ${shown}\n`);
+        expect(streamed).toBe(delivered);
+        expect(terminalControlsIn(streamed)).toEqual([]);
+      }),
+      RUNS,
+    );
   });
 });
 

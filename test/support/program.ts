@@ -25,6 +25,8 @@ export interface ProgramOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** The deadline of each wait, in milliseconds (default {@link WAIT_DEADLINE_MS}). */
   readonly deadlineMs?: number;
+  /** What {@link runProgram} types into the program's stdin before closing it (nothing by default). */
+  readonly stdin?: string;
 }
 
 /** The end of an output, for a failure message. */
@@ -59,8 +61,9 @@ export function runProgram(args: readonly string[], options: ProgramOptions): Pr
   const child = spawn(process.execPath, [PROGRAM, ...args], {
     cwd: options.cwd,
     env: options.env ?? { PATH: process.env['PATH'] },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
+  child.stdin.end(options.stdin ?? '');
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
