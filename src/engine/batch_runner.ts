@@ -1,9 +1,10 @@
 import type { Clock } from '../core/clock.js';
-import type { ToolResultBlock } from '../llm/protocol.js';
+import type { JsonObject, ToolResultBlock } from '../llm/protocol.js';
 import { runTool } from '../tools/run_tool.js';
 import type { Tool, ToolOutcome } from '../tools/tool.js';
 import type { OpMove, OpRecord } from '../turn_state/ledger_types.js';
 import type { CallPlan } from './batch_plan.js';
+import { callArguments, WITHHELD_CALL, WITHHELD_RETRY, type BatchSource } from './call_arguments.js';
 import type { ChatTurn } from './chat_turn.js';
 import type { TurnDurability } from './durability.js';
 import type { FaultInjector } from './fault_points.js';
@@ -15,6 +16,7 @@ export interface BatchContext {
   readonly clock: Clock;
   readonly faults: FaultInjector;
   readonly step: number;
+  readonly source: BatchSource;
 }
 
 /** The answers of a batch, in call order; `manual` lists writes whose outcome nobody can know. */
@@ -30,7 +32,10 @@ export interface BatchResult {
  * already settled is answered from the ledger; a PREPARED call runs now, marked RUNNING first so
  * a crash can never hide that its effect may have begun; an uncertain outcome follows its effect
  * class (§6): a `read` just reports it, an `idempotent` call is re-sent once with the same key, a
- * `write` stops the turn for manual resolution. A batch of reads runs concurrently.
+ * `write` stops the turn for manual resolution. A batch of reads runs concurrently. A tool runs
+ * with the model's arguments as proposed; on a resume, a call whose stored arguments had a
+ * secret scrubbed out is never run with them: it is answered with an error instead (or, for an
+ * uncertain call with an effect, left to a person).
  */
 export async function runBatch(plans: readonly CallPlan[], ops: ReadonlyMap<string, OpRecord>, context: BatchContext): Promise<BatchResult> {
   const manual: OpRecord[] = [];
@@ -69,9 +74,14 @@ async function settle(plan: CallPlan, op: OpRecord, context: BatchContext): Prom
     case 'RECONCILED_FAILED':
       return { block: errorBlock(plan.use.id, op.error ?? 'the call failed') };
     case 'PREPARED': {
+      const input = callArguments(context.source, plan.use, op);
+      if (input === undefined) {
+        const withheld = await context.durability.moveOp(key, { to: 'DEFINITELY_FAILED', error: WITHHELD_CALL });
+        return { block: errorBlock(plan.use.id, withheld.error ?? WITHHELD_CALL) };
+      }
       await context.durability.moveOp(key, { to: 'RUNNING' });
       context.faults.reach('after_wi2', context.step);
-      const outcome = await execute(plan.tool, op, context);
+      const outcome = await execute(plan.tool, op, input, context);
       context.faults.reach('after_tool', context.step);
       const recorded = await context.durability.moveOp(key, moveFor(outcome));
       context.faults.reach('after_wi3', context.step);
@@ -87,16 +97,23 @@ async function settle(plan: CallPlan, op: OpRecord, context: BatchContext): Prom
   }
 }
 
-/** §6: a read may run again (its first attempt stays charged); an idempotent call is re-sent with its key; a write waits for a person. */
+/**
+ * §6: a read may run again (its first attempt stays charged); an idempotent call is re-sent with
+ * its key; a write waits for a person. A call whose arguments are not in hand as proposed is not
+ * run again: a read is answered with an error, an idempotent call waits for a person too.
+ */
 async function afterUncertain(plan: CallPlan & { kind: 'run' }, op: OpRecord, context: BatchContext): Promise<{ block: ToolResultBlock; manual?: OpRecord }> {
   const key = { turnId: op.turnId, step: op.step, toolCallId: op.toolCallId };
+  const input = callArguments(context.source, plan.use, op);
   switch (plan.tool.effect) {
     case 'read': {
-      const outcome = await execute(plan.tool, op, context);
+      if (input === undefined) return { block: errorBlock(plan.use.id, WITHHELD_RETRY) };
+      const outcome = await execute(plan.tool, op, input, context);
       return { block: outcome.kind === 'result' ? resultBlock(plan, outcome.text) : errorBlock(plan.use.id, outcome.error) };
     }
     case 'idempotent': {
-      const outcome = await execute(plan.tool, op, context);
+      if (input === undefined) return { block: errorBlock(plan.use.id, op.error ?? 'outcome unknown'), manual: op };
+      const outcome = await execute(plan.tool, op, input, context);
       if (outcome.kind === 'uncertain') return { block: errorBlock(plan.use.id, outcome.error), manual: op };
       const move: OpMove = outcome.kind === 'result' ? { to: 'RECONCILED_APPLIED', result: outcome.text } : { to: 'RECONCILED_FAILED', error: outcome.error };
       await context.durability.moveOp(key, move);
@@ -109,10 +126,10 @@ async function afterUncertain(plan: CallPlan & { kind: 'run' }, op: OpRecord, co
   }
 }
 
-function execute(tool: Tool, op: OpRecord, context: BatchContext): Promise<ToolOutcome> {
+function execute(tool: Tool, op: OpRecord, input: JsonObject, context: BatchContext): Promise<ToolOutcome> {
   const { turn } = context;
   // /stop does not reach a tool whose effect has begun: it settles within its own timeout.
-  return runTool(tool, op.input, { signal: new AbortController().signal, idempotencyKey: op.idempotencyKey, requesterId: turn.requester.userId, channel: { source: turn.identity.source, channelId: turn.identity.channelId }, logger: turn.logger }, context.clock);
+  return runTool(tool, input, { signal: new AbortController().signal, idempotencyKey: op.idempotencyKey, requesterId: turn.requester.userId, channel: { source: turn.identity.source, channelId: turn.identity.channelId }, logger: turn.logger }, context.clock);
 }
 
 function moveFor(outcome: ToolOutcome): OpMove {

@@ -50,7 +50,7 @@ export function noDurability(turnId: string): TurnDurability {
     recordModelTurn(step, _assistant, intents) {
       const records = intents.map((intent): OpRecord => {
         const key = { turnId, step, toolCallId: intent.toolCallId };
-        return { ...key, toolName: intent.toolName, effect: intent.effect, state: 'PREPARED', idempotencyKey: idempotencyKey(key), fingerprint: '', input: intent.input, result: null, error: null, createdAt: 0, updatedAt: 0 };
+        return { ...key, toolName: intent.toolName, effect: intent.effect, state: 'PREPARED', idempotencyKey: idempotencyKey(key), fingerprint: '', input: intent.input, inputRedacted: false, result: null, error: null, createdAt: 0, updatedAt: 0 };
       });
       for (const record of records) ops.set(keyOf(record), record);
       return Promise.resolve(records);

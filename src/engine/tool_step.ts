@@ -3,6 +3,7 @@ import { isLedgerIntentError } from '../turn_state/errors.js';
 import type { EffectClass, OpRecord } from '../turn_state/ledger_types.js';
 import { planBatch } from './batch_plan.js';
 import { runBatch } from './batch_runner.js';
+import type { BatchSource } from './call_arguments.js';
 import type { ChatTurn } from './chat_turn.js';
 import type { TurnDurability } from './durability.js';
 import type { EngineDeps } from './generation.js';
@@ -25,7 +26,7 @@ export async function toolStep(turn: ChatTurn, durability: TurnDurability, deps:
     const ops = log.opsOf(step);
     turn.transcript.push(assistant);
     const answer = log.takeAnswer();
-    if (answer === undefined) return answerBatch(turn, durability, deps, uses, ops);
+    if (answer === undefined) return answerBatch(turn, durability, deps, uses, ops, 'log');
     // A bounced batch recorded no ops and charged nothing.
     if (ops.length > 0) planBatch(turn, uses);
     turn.transcript.push(answer);
@@ -48,14 +49,14 @@ export async function toolStep(turn: ChatTurn, durability: TurnDurability, deps:
   }
   turn.transcript.push(assistant);
   deps.faults.reach('after_wi1', step);
-  return answerBatch(turn, durability, deps, uses, ops);
+  return answerBatch(turn, durability, deps, uses, ops, 'model');
 }
 
-/** Plans, runs and records one batch whose intents are in the ledger. */
-async function answerBatch(turn: ChatTurn, durability: TurnDurability, deps: EngineDeps, uses: readonly ToolUseBlock[], ops: readonly OpRecord[]): Promise<TurnOutcome | undefined> {
+/** Plans, runs and records one batch whose intents are in the ledger; `source` says whether its arguments are the model's or stored copies. */
+async function answerBatch(turn: ChatTurn, durability: TurnDurability, deps: EngineDeps, uses: readonly ToolUseBlock[], ops: readonly OpRecord[], source: BatchSource): Promise<TurnOutcome | undefined> {
   const step = turn.iteration;
   const plans = planBatch(turn, uses);
-  const batch = await runBatch(plans, new Map(ops.map((op) => [op.toolCallId, op])), { turn, durability, clock: deps.clock, faults: deps.faults, step });
+  const batch = await runBatch(plans, new Map(ops.map((op) => [op.toolCallId, op])), { turn, durability, clock: deps.clock, faults: deps.faults, step, source });
   if (batch.manual.length > 0) return { kind: 'needs_manual_resolution', calls: batch.manual };
   if (batch.stopped) return stopped(turn);
   const results: Message = { role: 'tool', content: batch.results };

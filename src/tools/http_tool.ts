@@ -5,12 +5,11 @@ import type { Tool, ToolContext, ToolOutcome } from './tool.js';
 import { classifyFetchFailure } from './http_failure.js';
 import { assertNever } from '../core/assert_never.js';
 import { readPrefix, withCutMarker } from './response_prefix.js';
+import { componentText, fillUrlTemplate } from './url_template.js';
 
 /** One tool of `tools.http`, with every default filled in. */
 export type HttpToolConfig = ToolsSettings['http'][number];
 
-/** `{name}` in the configured URL: the same pattern the config schema accepts. */
-const PLACEHOLDER = /\{([^{}]*)\}/g;
 /** The most of an error response's body quoted back to the model, in characters. */
 const EXCERPT_CHARS = 300;
 /** Enough bytes for {@link EXCERPT_CHARS} characters of UTF-8 (at most 4 bytes each). */
@@ -67,8 +66,17 @@ type Built = { readonly kind: 'request'; readonly request: Request; readonly tar
 /** The request for `input`, or why there is none; nothing here touches the network. */
 function buildRequest(config: HttpToolConfig, input: JsonObject, context: ToolContext): Built {
   const what = `${config.method} for ${config.name}`;
-  const filled = fillPlaceholders(config.url, input);
-  if (filled.kind === 'missing') return { kind: 'refused', error: `${what} was not sent: the URL needs the input field "${filled.name}", which is missing.` };
+  const filled = fillUrlTemplate(config.url, input);
+  switch (filled.kind) {
+    case 'filled':
+      break;
+    case 'missing':
+      return { kind: 'refused', error: `${what} was not sent: the URL needs the input field "${filled.name}", which is missing.` };
+    case 'escapes_segment':
+      return { kind: 'refused', error: `${what} was not sent: invalid input: ${pathFields(filled.names)} may not be empty, "." or "..", nor make its path segment one of those.` };
+    default:
+      return assertNever(filled);
+  }
   let url: URL;
   try {
     url = new URL(filled.url);
@@ -98,7 +106,7 @@ function placeInput(method: HttpToolConfig['method'], url: URL, fields: readonly
   switch (method) {
     case 'GET':
     case 'DELETE': {
-      const pairs = fields.flatMap(([key, value]) => (Array.isArray(value) ? value : [value]).map((item) => `${encodeURIComponent(key)}=${encodeURIComponent(asText(item))}`));
+      const pairs = fields.flatMap(([key, value]) => (Array.isArray(value) ? value : [value]).map((item) => `${encodeURIComponent(key)}=${encodeURIComponent(componentText(item))}`));
       if (pairs.length > 0) url.search = [url.search.slice(1), ...pairs].filter((part) => part !== '').join('&');
       return null;
     }
@@ -112,27 +120,9 @@ function placeInput(method: HttpToolConfig['method'], url: URL, fields: readonly
   }
 }
 
-type Filled = { readonly kind: 'filled'; readonly url: string; readonly used: ReadonlySet<string> } | { readonly kind: 'missing'; readonly name: string };
-
-/** Replaces each `{name}` with that input field, URL-encoded; names the first field that is missing. */
-function fillPlaceholders(template: string, input: JsonObject): Filled {
-  const used = new Set<string>();
-  let missing: string | undefined;
-  const url = template.replace(PLACEHOLDER, (whole, name: string) => {
-    const value = Object.hasOwn(input, name) ? input[name] : undefined;
-    if (value === undefined) {
-      missing ??= name;
-      return whole;
-    }
-    used.add(name);
-    return encodeURIComponent(asText(value));
-  });
-  return missing === undefined ? { kind: 'filled', url, used } : { kind: 'missing', name: missing };
-}
-
-/** A value as one URL component: strings as they are, numbers and booleans as written, the rest as JSON. */
-function asText(value: JsonValue): string {
-  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : JSON.stringify(value);
+/** `the URL path field "id"`, or `the URL path fields "a", "b"`. */
+function pathFields(names: readonly string[]): string {
+  return `the URL path field${names.length === 1 ? '' : 's'} ${names.map((name) => JSON.stringify(name)).join(', ')}`;
 }
 
 type StatusClass = 'success' | 'redirect' | 'client_error' | 'server_error';

@@ -26,7 +26,7 @@ const httpTool = z
     url: z
       .string()
       .refine((url) => URL.canParse(url.replace(/\{[^{}]*\}/g, 'x')) && /^https?:\/\//i.test(url), 'expected an http(s) URL')
-      .describe('The endpoint; `{param}` is replaced by that input field, URL-encoded, and not sent again.'),
+      .describe('The endpoint; `{param}` is replaced by that input field, URL-encoded, and not sent again. A field in the path must not be empty, `.` or `..`: such a call is refused.'),
     headers: z.record(z.string(), z.string()).default({}).describe('Headers sent with every call; put secrets in the environment, e.g. `Bearer ${WEATHER_TOKEN}`.'),
     parameters: z
       .record(z.string(), z.unknown())

@@ -1,4 +1,5 @@
 import { BlockList, isIP } from 'node:net';
+import { embeddedIPv4 } from './embedded_ipv4.js';
 
 /**
  * Why the guard refused an address: a code to decide on, never the message text.
@@ -62,19 +63,18 @@ const FORBIDDEN_IPV6: readonly (readonly [string, number])[] = [
   ['::', 96],
   ['fc00::', 7],
   ['fe80::', 10],
+  // Site-local (deprecated, RFC 3879): still routed inside some networks.
+  ['fec0::', 10],
   ['ff00::', 8],
   ['2001:db8::', 32],
+  // Teredo (RFC 4380) and local-use NAT64 (RFC 8215): they lead to IPv4 hosts no prefix can vouch for.
+  ['2001::', 32],
+  ['64:ff9b:1::', 48],
 ];
 
 const FORBIDDEN = new BlockList();
 for (const [network, prefix] of FORBIDDEN_IPV4) FORBIDDEN.addSubnet(network, prefix, 'ipv4');
 for (const [network, prefix] of FORBIDDEN_IPV6) FORBIDDEN.addSubnet(network, prefix, 'ipv6');
-
-/** Prefixes (first six 16-bit groups) of IPv6 addresses that carry an IPv4 address in their last 32 bits. */
-const EMBEDDING_PREFIXES: readonly (readonly number[])[] = [
-  [0, 0, 0, 0, 0, 0xffff], // IPv4-mapped, ::ffff:a.b.c.d
-  [0x64, 0xff9b, 0, 0, 0, 0], // NAT64 well-known prefix, 64:ff9b::/96
-];
 
 /** A refusal with `reason` and words for the model. */
 export function refusal(reason: RefusalReason, message: string): UrlRefusal {
@@ -97,29 +97,6 @@ function normaliseHost(host: string): string {
   return host.toLowerCase().replace(/\.+$/, '');
 }
 
-/** The eight 16-bit groups of a valid IPv6 address, via the WHATWG parser's canonical form. */
-function ipv6Groups(address: string): number[] | undefined {
-  const probe = `http://[${address}]/`;
-  if (!URL.canParse(probe)) return undefined;
-  const canonical = unbracket(new URL(probe).hostname);
-  const groups = (part: string | undefined): number[] => (part === undefined || part === '' ? [] : part.split(':').map((g) => Number.parseInt(g, 16)));
-  const [head, tail] = canonical.split('::');
-  const first = groups(head);
-  const last = groups(tail);
-  return [...first, ...new Array<number>(8 - first.length - last.length).fill(0), ...last];
-}
-
-/** The IPv4 address inside an IPv4-mapped or NAT64 IPv6 address, in dotted form. */
-function embeddedIPv4(ipv6: string): string | undefined {
-  const groups = ipv6Groups(ipv6);
-  if (groups === undefined) return undefined;
-  const embeds = EMBEDDING_PREFIXES.some((prefix) => prefix.every((group, index) => groups[index] === group));
-  if (!embeds) return undefined;
-  const high = groups[6] ?? 0;
-  const low = groups[7] ?? 0;
-  return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
-}
-
 /** Whether `list` holds `address`, judging an IPv6 address that embeds an IPv4 address by that too. */
 function listed(list: BlockList, address: string): boolean {
   switch (isIP(address)) {
@@ -138,11 +115,12 @@ function listed(list: BlockList, address: string): boolean {
 /**
  * Whether an IP literal is one web_fetch must never reach by default: private, loopback,
  * link-local (cloud metadata), shared, documentation, benchmark, multicast or reserved space,
- * IPv6 unique-local, link-local and multicast, and any IPv4-mapped or NAT64 address whose embedded
- * IPv4 address is one of those. Anything that is not an IP literal counts as forbidden.
+ * IPv6 unique-local, link-local, site-local and multicast, Teredo and local-use NAT64, and any
+ * IPv4-mapped, NAT64 or 6to4 address whose embedded IPv4 address is one of those. Anything that
+ * is not an IP literal counts as forbidden.
  *
- * (Node's BlockList already matches `::ffff:a.b.c.d` against IPv4 rules but not NAT64, so both
- * are unpacked here explicitly rather than relying on that.)
+ * (Node's BlockList already matches `::ffff:a.b.c.d` against IPv4 rules but not NAT64 or 6to4,
+ * so every embedding is unpacked here explicitly rather than relying on that.)
  */
 export function isForbiddenAddress(address: string): boolean {
   const bare = withoutZone(unbracket(address));

@@ -71,6 +71,11 @@ export interface OpRecord extends OpKey {
   /** A digest of the tool name and scrubbed input, kept as secondary evidence for reconciliation. */
   readonly fingerprint: string;
   readonly input: JsonObject;
+  /**
+   * Whether scrubbing took a secret out of `input`: the stored copy is then not the call the
+   * model proposed, and must never be run.
+   */
+  readonly inputRedacted: boolean;
   readonly result: string | null;
   readonly error: string | null;
   readonly createdAt: number;

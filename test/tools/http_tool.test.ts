@@ -207,6 +207,30 @@ describe('configured HTTP tools', () => {
       expect(JSON.parse(post?.body ?? '')).toEqual({ note: 'n' });
     });
 
+    it.each(['..', '.', ''])('refuses a URL path field that is %j: nothing reaches the server, and the model is told which field', async (id) => {
+      const t = tool({ url: `${server.origin}/users/{id}/page`, headers: { Authorization: 'Bearer secret-token' } });
+      const outcome = await call(t, { id });
+      expect(outcome).toEqual({ kind: 'failed', error: expect.stringContaining('was not sent: invalid input: the URL path field "id" may not be empty') as unknown });
+      expect(server.requests).toEqual([]);
+    });
+
+    it('refuses path fields that make a dot segment with the text beside them or together, naming each', async () => {
+      expect(await call(tool({ method: 'POST', effect: 'write', url: `${server.origin}/users/.{id}/page` }), { id: '.' })).toEqual({
+        kind: 'failed',
+        error: expect.stringContaining('the URL path field "id" may not') as unknown,
+      });
+      expect(await call(tool({ url: `${server.origin}/files/{id}{note}/raw` }), { id: '.', note: '.' })).toEqual({ kind: 'failed', error: expect.stringContaining('the URL path fields "id", "note" may not') as unknown });
+      expect(server.requests).toEqual([]);
+    });
+
+    it('sends dotted values that stay inside their path segment, and dots in the query as they are', async () => {
+      await call(tool({ url: `${server.origin}/users/{id}/page` }), { id: '...' });
+      await call(tool({ url: `${server.origin}/users/{id}/page` }), { id: '%2e%2e' });
+      await call(tool({ url: `${server.origin}/users/{id}.json` }), { id: 'v1.2' });
+      await call(tool({ url: `${server.origin}/search?q={note}` }), { note: '..' });
+      expect(server.requests.map((r) => r.url)).toEqual(['/users/.../page', '/users/%252e%252e/page', '/users/v1.2.json', '/search?q=..']);
+    });
+
     it('fails a call whose placeholder field is missing, and sends nothing', async () => {
       const outcome = await call(tool({ method: 'POST', effect: 'write', url: `${server.origin}/items/{id}` }), { note: 'n' });
       expect(outcome).toEqual({ kind: 'failed', error: expect.stringContaining('"id", which is missing') as unknown });

@@ -95,6 +95,17 @@ describe('isForbiddenAddress', () => {
     ['64:ff9b::169.254.169.254', 'NAT64 metadata, dotted'],
     ['64:ff9b::c0a8:101', 'NAT64 private'],
     ['::127.0.0.1', 'IPv4-compatible (deprecated)'],
+    ['fec0::1', 'IPv6 site-local (deprecated)'],
+    ['feff:ffff::1', 'IPv6 site-local, top of the range'],
+    ['2002:7f00:1::', '6to4 of loopback'],
+    ['2002:a9fe:a9fe::1', '6to4 of cloud metadata'],
+    ['2002:c0a8:101:5::1', '6to4 of private 192.168.1.1, with a subnet'],
+    ['2002:a00:1::', '6to4 of private 10.0.0.1'],
+    ['2002::', '6to4 of 0.0.0.0'],
+    ['2001::1', 'Teredo'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'Teredo, whatever client it encodes'],
+    ['64:ff9b:1::808:808', 'local-use NAT64, whatever it embeds'],
+    ['64:ff9b:1:ffff:ffff:ffff:ffff:ffff', 'local-use NAT64, top of the range'],
     ['[::1]', 'bracketed'],
     ['localhost', 'not an IP literal: refused, fail closed'],
     ['', 'empty'],
@@ -122,11 +133,15 @@ describe('isForbiddenAddress', () => {
     ['2606:4700:4700::1111', 'public IPv6'],
     ['2001:db9::1', 'just above 2001:db8::/32'],
     ['fbff:ffff::1', 'just below fc00::/7'],
-    ['fec0::1', 'just above fe80::/10'],
     ['::ffff:8.8.8.8', 'IPv4-mapped public'],
     ['::ffff:808:808', 'IPv4-mapped public, hex'],
     ['64:ff9b::8.8.8.8', 'NAT64 public'],
     ['64:ff9b::808:808', 'NAT64 public, hex'],
+    ['2002:808:808::1', '6to4 of a public IPv4 address'],
+    ['2002:5db8:d822:1::', '6to4 of a public IPv4 address, with a subnet'],
+    ['2003::1', 'just above 2002::/16'],
+    ['2001:1::1', 'just above Teredo'],
+    ['64:ff9b:2::1', 'just above local-use NAT64'],
   ])('lets %s through (%s)', (address) => {
     expect(isForbiddenAddress(address)).toBe(false);
   });
@@ -153,6 +168,11 @@ describe('createUrlGuard', () => {
     ['http://[64:ff9b::a9fe:a9fe]/', 'forbidden_address'],
     ['http://[fd00:ec2::254]/', 'forbidden_address'],
     ['http://[fe80::1]/', 'forbidden_address'],
+    ['http://[fec0::1]/', 'forbidden_address'],
+    ['http://[2002:a9fe:a9fe::]/', 'forbidden_address'],
+    ['http://[2002:808:808::]/', 'allowed'],
+    ['http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/', 'forbidden_address'],
+    ['http://[64:ff9b:1::a00:1]/', 'forbidden_address'],
     ['http://metadata.google.internal/computeMetadata/v1/', 'forbidden_host'],
     ['http://METADATA.google.internal./', 'forbidden_host'],
     ['http://metadata/', 'forbidden_host'],
@@ -178,6 +198,9 @@ describe('createUrlGuard', () => {
       ['::1', 6, 'forbidden_address'],
       ['::ffff:127.0.0.1', 6, 'forbidden_address'],
       ['64:ff9b::a9fe:a9fe', 6, 'forbidden_address'],
+      ['2002:7f00:1::1', 6, 'forbidden_address'],
+      ['2002:5db8:d822::1', 6, undefined],
+      ['2001::5efe:7f00:1', 6, 'forbidden_address'],
       ['127.0.0.1', 6, 'unresolvable'],
       ['::1', 4, 'unresolvable'],
       ['', 4, 'unresolvable'],
@@ -225,6 +248,8 @@ describe('createUrlGuard', () => {
       expect(verdict(guard, 'http://127.0.0.1/')).toBe('forbidden_address');
       expect(guard.checkAddress('::ffff:10.9.9.9', 6)).toBeUndefined();
       expect(guard.checkAddress('64:ff9b::a0a:a0a', 6)).toBeUndefined();
+      expect(guard.checkAddress('2002:a0a:a0a::1', 6)).toBeUndefined();
+      expect(guard.checkAddress('2002:c0a8:201::1', 6)?.reason).toBe('forbidden_address');
     });
 
     it('does not let a host name allow an address, nor an address a name', () => {

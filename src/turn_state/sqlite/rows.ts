@@ -1,5 +1,6 @@
 import type { EffectClass, OpRecord, OpState } from '../ledger_types.js';
 import type { TurnRecord, TurnStatus } from '../turn_types.js';
+import { holdsRedaction } from '../redaction_mark.js';
 
 /** A `turns` row as better-sqlite3 returns it. */
 export interface TurnRow {
@@ -64,6 +65,7 @@ export function turnFromRow(row: TurnRow): TurnRecord {
 
 /** An op from its row; a result kept in a blob is read back through `readBlob`. */
 export function opFromRow(row: OpRow, readBlob: (digest: string) => string): OpRecord {
+  const input = JSON.parse(row.input) as OpRecord['input'];
   return {
     turnId: row.turn_id,
     step: row.step,
@@ -73,7 +75,8 @@ export function opFromRow(row: OpRow, readBlob: (digest: string) => string): OpR
     state: row.state,
     idempotencyKey: row.idempotency_key,
     fingerprint: row.fingerprint,
-    input: JSON.parse(row.input) as OpRecord['input'],
+    input,
+    inputRedacted: holdsRedaction(input),
     result: row.result_blob === null ? row.result : readBlob(row.result_blob),
     error: row.error,
     createdAt: row.created_at,

@@ -105,6 +105,23 @@ export function describeLedger(makeHarness: MakeHarness): void {
       expect(findOp(ops, 2, 'z').fingerprint).not.toBe(findOp(ops, 1, 'x').fingerprint);
     });
 
+    it('says which ops had a secret scrubbed out of their stored input, when recorded, listed and resumed', async () => {
+      const { store } = harness();
+      const { lease } = await admitNew(store);
+      const record = modelTurn(1, [
+        { id: 'keyed', input: { query: 'oslo', api_key: 'opaque-key-value-9f8e7d' } },
+        { id: 'token', input: { query: 'oslo', note: 'use sk-proj-AbCdEf0123456789abcdefGHIJ for it', deep: [{ author: 'ada' }] } },
+        { id: 'plain', input: { query: 'oslo', deep: [{ author: 'ada', tokens: 3 }] } },
+      ]);
+      const redacted = (ops: readonly OpRecord[]): Record<string, boolean> => Object.fromEntries(ops.map((op) => [op.toolCallId, op.inputRedacted]));
+      const expected = { keyed: true, token: true, plain: false };
+
+      expect(redacted(await store.recordModelTurn(lease, record))).toEqual(expected);
+      expect(redacted(await store.listOps(lease.turnId))).toEqual(expected);
+      await suspendAndClaim(store, lease);
+      expect(redacted((await resumableOf(store, lease.turnId)).ops)).toEqual(expected);
+    });
+
     const BAD_BATCHES = [
       { name: 'an empty call id', calls: [{ id: 'call-ok' }, { id: '' }], reason: 'empty_id' },
       { name: 'a duplicate call id', calls: [{ id: 'call-dup' }, { id: 'call-ok' }, { id: 'call-dup' }], reason: 'duplicate_id' },
