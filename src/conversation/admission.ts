@@ -55,7 +55,7 @@ export async function admitMessage(message: InboundMessage, history: readonly Me
   const requester = { userId: message.authorId, roleIds: message.authorRoleIds };
   const fresh = (turnId: string): ChatTurn =>
     newChatTurn(
-      { turnId, identity, requester, tools: permittedTools(deps.catalog().tools, config.permissions, requester, message.channelId), signal, logger: deps.logger.child({ turn: turnId }) },
+      { turnId, identity, requester, tools: permittedTools(deps.catalog().tools, config.permissions, requester, message.channelId), signal, logger: deps.logger.child({ turn: turnId, channel: message.channelId }) },
       message.text,
       config,
       message.attachments,

@@ -1,0 +1,112 @@
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { inboundFromText } from '../../src/conversation/command_words.js';
+import type { ConversationDeps } from '../../src/conversation/conversation_deps.js';
+import { Intake } from '../../src/conversation/intake.js';
+import type { HistoryStore } from '../../src/turn_state/history_store.js';
+import type { TurnStore } from '../../src/turn_state/turn_store.js';
+import { chatText } from '../support/fake_llm/openai_chat.js';
+import { type FakeLLMServer, sse } from '../support/fake_llm/server.js';
+import { useConversationHarness } from '../support/conversation_harness.js';
+
+const stall = { kind: 'stream' as const, chunks: [sse({ choices: [{ index: 0, delta: { content: 'Working' } }] })], then: 'stall' as const };
+const HOUR = 3_600_000;
+
+/** A logger whose lines at ERROR and above land in `lines`. */
+function errorLog(lines: Record<string, unknown>[]): ConversationDeps['logger'] {
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+      done();
+    },
+  });
+  return pino({ level: 'error' }, sink);
+}
+
+describe('the inbox: messages accepted into a channel’s queue', () => {
+  const harness = useConversationHarness();
+  let fake: FakeLLMServer;
+  let store: TurnStore;
+  beforeEach(() => {
+    fake = harness.current.fake;
+    store = harness.current.store.turns;
+  });
+
+  const intake = (overrides: Partial<ConversationDeps> = {}): Intake => new Intake(harness.current.deps('', overrides));
+  const submitted = (bot: Intake, text: string): void => bot.submit(inboundFromText(harness.current.message(text)));
+
+  /** An intake running a turn the model never finishes, with `queued` messages behind it, shut down. */
+  async function shutDownWithQueued(...queued: string[]): Promise<void> {
+    fake.enqueue(stall);
+    const bot = intake();
+    submitted(bot, 'first');
+    await fake.whenRequests(1);
+    for (const text of queued) submitted(bot, text);
+    await bot.shutdown();
+  }
+
+  it('keeps a queued message in the store before anything is said, starts none at shutdown, and answers it after the next start', async () => {
+    await shutDownWithQueued('second');
+    expect((await store.listInbox('console')).map((entry) => entry.identity.messageId)).toEqual(['m-2']);
+    expect(fake.requests).toHaveLength(1);
+
+    fake.enqueue(chatText('Answer to second.'));
+    const again = intake();
+    await again.restoreInbox('console');
+    await again.idle();
+    expect(harness.current.replies()).toEqual(['Answer to second.']);
+    expect(await store.listInbox('console')).toEqual([]);
+  });
+
+  it('answers a message whose resume window closed while it waited with one `expired` notice, and never runs it', async () => {
+    await shutDownWithQueued('second', 'third');
+    await harness.current.store.clock.advance(24 * HOUR);
+    const again = intake();
+    await again.restoreInbox('console');
+    await again.idle();
+    expect(harness.current.notices().filter((notice) => notice === 'expired')).toHaveLength(2);
+    expect(fake.requests).toHaveLength(1);
+
+    await intake().restoreInbox('console');
+    expect(harness.current.notices().filter((notice) => notice === 'expired')).toHaveLength(2);
+  });
+
+  it('tells the user a message failed, logs why at ERROR, and keeps nothing of it when the history cannot be read', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const real = harness.current.store.history;
+    const history: HistoryStore = { ...bound(real), read: () => Promise.reject(new Error('database is locked')) };
+    const bot = intake({ history, logger: errorLog(lines) });
+    submitted(bot, 'hello');
+    await bot.idle();
+    expect(harness.current.notices()).toEqual(['failed']);
+    expect(lines).toEqual([expect.objectContaining({ level: 50, channel: 'c1', err: expect.objectContaining({ message: 'database is locked' }) as unknown })]);
+    expect(await store.listInbox('console')).toEqual([]);
+    expect(await store.latestTurnOf({ source: 'console', channelId: 'c1' }, 'ada')).toBeUndefined();
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it('ends a turn whose request cannot join the history TERMINAL_FAILED, told and logged with its turn and channel, never left ACTIVE', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const real = harness.current.store.history;
+    const history: HistoryStore = { ...bound(real), append: () => Promise.reject(new Error('database is locked')) };
+    const bot = intake({ history, logger: errorLog(lines) });
+    submitted(bot, 'hello');
+    await bot.idle();
+    const turn = await store.latestTurnOf({ source: 'console', channelId: 'c1' }, 'ada');
+    expect(turn?.status).toBe('TERMINAL_FAILED');
+    expect(harness.current.notices()).toEqual(['failed']);
+    expect(lines).toEqual([expect.objectContaining({ level: 50, turn: turn?.turnId, channel: 'c1', err: expect.objectContaining({ message: 'database is locked' }) as unknown })]);
+    expect(fake.requests).toHaveLength(0);
+  });
+});
+
+/** The history store's methods bound to it, so that a test can replace one of them. */
+function bound(history: HistoryStore): HistoryStore {
+  return {
+    append: (channel, entry) => history.append(channel, entry),
+    read: (channel) => history.read(channel),
+    revision: (channel) => history.revision(channel),
+    compact: (channel, plan) => history.compact(channel, plan),
+  };
+}
