@@ -65,10 +65,12 @@ describe('openai-responses: streaming text', () => {
     });
   });
 
-  it('ends with max_tokens when the response is incomplete for max_output_tokens, keeping the text so far', async () => {
+  it('ends with max_tokens when the response is incomplete for max_output_tokens, keeping the text so far and no reasoning', async () => {
     fake.enqueue(
       responsesStream([
         responsesCreated(),
+        responsesEvent('response.reasoning_text.delta', { delta: 'A fairy tale, then.' }),
+        responsesEvent('response.reasoning_summary_text.delta', {}),
         responsesEvent('response.output_text.delta', { delta: 'Once upon' }),
         responsesEvent('response.incomplete', { response: { id: RESPONSES_ID, model: RESPONSES_MODEL, status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } } }),
       ]),

@@ -111,6 +111,7 @@ function applyEvent(item: { readonly event: string | undefined; readonly data: s
       const key = indexKey(data);
       const deltaType = stringAt(delta, 'type');
       if (deltaType === 'text_delta') assembler.addText(stringAt(delta, 'text') ?? '');
+      else if (deltaType === 'thinking_delta') assembler.addReasoning(stringAt(delta, 'thinking') ?? '');
       else if (deltaType === 'input_json_delta' && key !== undefined) assembler.toolCallDelta(key, { arguments: stringAt(delta, 'partial_json') });
       return false;
     }

@@ -134,6 +134,8 @@ function applyChunk(chunk: JsonRecord, assembler: ResponseAssembler): void {
 function applyDelta(delta: JsonRecord, assembler: ResponseAssembler): void {
   const text = stringAt(delta, 'content');
   if (text !== undefined) assembler.addText(text);
+  // DeepSeek names the reasoning `reasoning_content`, OpenRouter `reasoning`.
+  assembler.addReasoning(stringAt(delta, 'reasoning_content') ?? stringAt(delta, 'reasoning') ?? '');
   const calls = delta['tool_calls'];
   if (!Array.isArray(calls)) return;
   (calls as unknown[]).forEach((call, position) => {

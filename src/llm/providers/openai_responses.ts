@@ -63,6 +63,10 @@ export const openAIResponsesProtocol: WireProtocol = {
       case 'response.output_text.delta':
         assembler.addText(stringAt(data, 'delta') ?? '');
         return false;
+      case 'response.reasoning_text.delta':
+      case 'response.reasoning_summary_text.delta':
+        assembler.addReasoning(stringAt(data, 'delta') ?? '');
+        return false;
       case 'response.output_item.added':
         addFunctionCall(data, assembler);
         return false;
