@@ -97,7 +97,6 @@ describe('anthropic provider', () => {
         anthropicEvent('content_block_stop', { index: 0 }),
         anthropicEvent('ping', {}),
         anthropicEvent('something_new', { index: 7, delta: { type: 'text_delta', text: 'not this' } }),
-        'event: ping\ndata: not json\n\n',
       ];
       const events = await run({ kind: 'stream', chunks: [...anthropicStart(), ...thinking, ...anthropicTextBlock(1, ['Answer']), ...anthropicFinish('end_turn')] });
       expect(events.filter((e) => e.type !== 'done')).toEqual([{ type: 'text_delta', text: 'Answer' }]);
@@ -264,6 +263,13 @@ describe('anthropic provider', () => {
       const error = await failure([{ kind: 'stream', chunks: [...anthropicStart(), 'event: error\ndata: upstream exploded\n\n'] }]);
       expect(isLLMErrorOfKind(error, 'transport')).toBe(true);
       expect(error).toMatchObject({ message: expect.stringContaining('upstream exploded') as unknown });
+    });
+
+    it('fails with a retryable transport error on a frame that is not JSON, instead of answering with a hole in the text', async () => {
+      const broken = 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hel\n\n';
+      const text = anthropicTextBlock(0, ['lo']);
+      const error = await failure([{ kind: 'stream', chunks: [...anthropicStart(), text[0]!, broken, ...text.slice(1), ...anthropicFinish('end_turn')] }]);
+      expect(error).toMatchObject({ kind: 'transport', code: 'malformed_frame', isRetryable: true, provider: 'anthropic' });
     });
 
     const TABLE: readonly (readonly [type: string, status: number, kind: LLMErrorKind, extra: { quota?: boolean }])[] = [

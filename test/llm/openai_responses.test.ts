@@ -91,6 +91,12 @@ describe('openai-responses: streaming text', () => {
     const error = await failureOf();
     expect(isLLMErrorOfKind(error, 'transport') && error.code).toBe('stream_truncated');
   });
+
+  it('fails with a retryable transport error on a frame that is not JSON, instead of answering with a hole in the text', async () => {
+    const broken = 'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":"hel\n\n';
+    fake.enqueue(responsesStream([responsesCreated(), broken, responsesEvent('response.output_text.delta', { delta: 'lo' }), responsesCompleted()]));
+    expect(await failureOf()).toMatchObject({ kind: 'transport', code: 'malformed_frame', isRetryable: true, provider: 'openai-responses' });
+  });
 });
 
 describe('openai-responses: the request', () => {

@@ -124,6 +124,14 @@ describe('generateWithRecovery against the fake model server', () => {
     expect(clock.monotonicNow()).toBe(60_000);
   });
 
+  it('retries an attempt whose stream carried a frame that is not JSON, and answers with the whole text', async () => {
+    const broken = 'data: {"choices":[{"index":0,"delta":{"content":"hel"\n\n';
+    fake.enqueue({ kind: 'stream', chunks: [broken, ...chatText('lo').chunks] }, chatText('hello'));
+    const response = await runToCompletion(clock, generate());
+    expect(response.content).toEqual([{ type: 'text', text: 'hello' }]);
+    expect(events.filter((e) => e.type === 'attempt_failed')).toMatchObject([{ attempt: 1, error: { kind: 'transport', code: 'malformed_frame' } }]);
+  });
+
   it('holds a reply at most max_response_seconds past the deadline when the model streams forever', async () => {
     runtime = testRecoveryRuntime(clock, { ...runtime.settings, deadlineMs: 30_000 });
     provider = testProvider(llmConfig('openai', fake.baseUrl, { request_timeout_seconds: 60, stream_stall_timeout_seconds: 60, max_response_seconds: 20 }), clock);

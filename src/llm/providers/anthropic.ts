@@ -6,6 +6,7 @@ import type { ResponseAssembler } from '../assembler.js';
 import { errorFieldsOf, errorFromStreamPayload, throwIfStreamError, type ErrorContext } from '../classify.js';
 import type { ProviderSettings, WireProtocol } from '../http_provider.js';
 import { isRecord, numberAt, parseJson, recordAt, stringAt, type JsonRecord } from '../json_fields.js';
+import { malformedFrame } from '../malformed_frame.js';
 import type { ContentBlock, GenerateRequest, JsonObject, Message, StopReason } from '../protocol.js';
 import type { SseItem, SseRequest } from '../sse_stream.js';
 import { inlineImage } from './inline_image.js';
@@ -87,7 +88,7 @@ function applyEvent(item: { readonly event: string | undefined; readonly data: s
   const data = parseJson(item.data);
   if (!isRecord(data)) {
     if (item.event === 'error') throw errorFromStreamPayload(context, { message: item.data });
-    return false;
+    throw malformedFrame(item.data, context);
   }
   const type = stringAt(data, 'type') ?? item.event ?? '';
   switch (type) {
