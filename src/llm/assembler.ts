@@ -62,6 +62,11 @@ export class ResponseAssembler {
     }
   }
 
+  /** Whether a tool call was started under `key`. */
+  hasToolCall(key: string): boolean {
+    return this.#calls.has(key);
+  }
+
   /** Replaces a tool call's arguments with the complete text, for protocols that resend them whole at the end. */
   toolCallArguments(key: string, complete: string): void {
     this.#onData();

@@ -13,6 +13,7 @@ import {
   anthropicText,
   anthropicTextBlock,
   anthropicToolUse,
+  anthropicToolUseBlock,
 } from '../support/fake_llm/anthropic.js';
 import { llmConfig, testProvider } from '../support/fake_llm/provider.js';
 import { FakeLLMServer, type FakeStep } from '../support/fake_llm/server.js';
@@ -218,6 +219,22 @@ describe('anthropic provider', () => {
           { type: 'tool_use', id: 'toolu_b', name: 'remember', input: { note: 'likes cats' } },
         ],
       });
+    });
+
+    it('makes tool calls of tool_use blocks only: a server_tool_use block and its input_json_delta fragments are not a call', async () => {
+      const serverTool = [
+        anthropicEvent('content_block_start', { index: 0, content_block: { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: {} } }),
+        anthropicEvent('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: '{"query":' } }),
+        anthropicEvent('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: '"cats"}' } }),
+        anthropicEvent('content_block_stop', { index: 0 }),
+        anthropicEvent('content_block_start', { index: 1, content_block: { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: [] } }),
+        anthropicEvent('content_block_stop', { index: 1 }),
+      ];
+      const call = { id: 'toolu_a', name: 'lookup', args: '{"q":"cats"}' };
+      const events = await run({ kind: 'stream', chunks: [...anthropicStart(), ...serverTool, ...anthropicToolUseBlock(2, call, 4), ...anthropicFinish('tool_use')] });
+      expect(events.filter((event) => event.type !== 'done')).toEqual([{ type: 'tool_call_started', id: 'toolu_a', name: 'lookup' }]);
+      expect(responseOf(events)).toMatchObject({ stopReason: 'tool_use', content: [{ type: 'tool_use', id: 'toolu_a', name: 'lookup', input: { q: 'cats' } }] });
+      expect(toolUses(responseOf(events))).toHaveLength(1);
     });
 
     it('keeps malformed input JSON as that call’s malformedInput with an empty input', async () => {

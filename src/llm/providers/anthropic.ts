@@ -83,7 +83,12 @@ export const anthropicProtocol: WireProtocol = {
   },
 };
 
-/** Applies one event, decided on its data's `type`; the event name stands in only when the data has none. */
+/**
+ * Applies one event, decided on its data's `type`; the event name stands in only when the data
+ * has none. Only `text` and `tool_use` blocks make the answer: any other block (`thinking`,
+ * `server_tool_use` and its result, …) is the server's own business, its deltas included, so a
+ * server tool never becomes a call of ours.
+ */
 function applyEvent(item: { readonly event: string | undefined; readonly data: string }, assembler: ResponseAssembler, context: ErrorContext): boolean {
   const data = parseJson(item.data);
   if (!isRecord(data)) {
@@ -113,7 +118,7 @@ function applyEvent(item: { readonly event: string | undefined; readonly data: s
       const deltaType = stringAt(delta, 'type');
       if (deltaType === 'text_delta') assembler.addText(stringAt(delta, 'text') ?? '');
       else if (deltaType === 'thinking_delta') assembler.addReasoning(stringAt(delta, 'thinking') ?? '');
-      else if (deltaType === 'input_json_delta' && key !== undefined) assembler.toolCallDelta(key, { arguments: stringAt(delta, 'partial_json') });
+      else if (deltaType === 'input_json_delta' && key !== undefined && assembler.hasToolCall(key)) assembler.toolCallDelta(key, { arguments: stringAt(delta, 'partial_json') });
       return false;
     }
     case 'message_delta': {
