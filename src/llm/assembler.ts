@@ -13,7 +13,9 @@ type PendingBlock = { readonly kind: 'text'; readonly parts: string[] } | { read
 /**
  * Builds one response out of streamed pieces, whatever the protocol: text deltas, tool calls
  * whose arguments arrive in fragments, the stop reason, usage and provenance. Adapters feed it;
- * it queues the stream events to yield and turns tool-call arguments into parsed inputs.
+ * it queues the stream events to yield and turns tool-call arguments into parsed inputs. Each
+ * piece of data it is fed (anything but provenance and empty pieces) is reported to `onData`,
+ * the proof that the stream is alive.
  */
 export class ResponseAssembler {
   readonly #blocks: PendingBlock[] = [];
@@ -22,13 +24,16 @@ export class ResponseAssembler {
   #stopReason: StopReason = 'other';
   #usage: { inputTokens: number | null; outputTokens: number | null } = { inputTokens: null, outputTokens: null };
   #provenance: Provenance;
+  readonly #onData: () => void;
 
-  constructor(provenance: Provenance) {
+  constructor(provenance: Provenance, onData: () => void = () => undefined) {
     this.#provenance = provenance;
+    this.#onData = onData;
   }
 
   addText(text: string): void {
     if (text === '') return;
+    this.#onData();
     const last = this.#blocks.at(-1);
     if (last?.kind === 'text') last.parts.push(text);
     else this.#blocks.push({ kind: 'text', parts: [text] });
@@ -41,6 +46,7 @@ export class ResponseAssembler {
    * an index across calls.
    */
   toolCallDelta(key: string, part: { readonly id?: string | undefined; readonly name?: string | undefined; readonly arguments?: string | undefined }): void {
+    if ([part.id, part.name, part.arguments].some((piece) => piece !== undefined && piece !== '')) this.#onData();
     let call = this.#calls.get(key);
     if (call === undefined || (part.id !== undefined && part.id !== '' && call.id !== '' && part.id !== call.id)) {
       call = { id: '', name: '', args: [], announced: false };
@@ -56,18 +62,32 @@ export class ResponseAssembler {
     }
   }
 
+  /** Whether a tool call was started under `key`. */
+  hasToolCall(key: string): boolean {
+    return this.#calls.has(key);
+  }
+
   /** Replaces a tool call's arguments with the complete text, for protocols that resend them whole at the end. */
   toolCallArguments(key: string, complete: string): void {
+    this.#onData();
     const call = this.#calls.get(key);
     if (call !== undefined) call.args.splice(0, call.args.length, complete);
   }
 
+  /** The model's reasoning as it streams: not part of the response, but data all the same. */
+  addReasoning(text: string): void {
+    if (text !== '') this.#onData();
+  }
+
   setStopReason(reason: StopReason): void {
+    this.#onData();
     this.#stopReason = reason;
   }
 
   /** Records the token counts the stream reported; an absent count leaves the one known before. */
   setUsage(usage: { readonly inputTokens?: number | undefined; readonly outputTokens?: number | undefined }): void {
+    if (usage.inputTokens === undefined && usage.outputTokens === undefined) return;
+    this.#onData();
     this.#usage = {
       inputTokens: usage.inputTokens ?? this.#usage.inputTokens,
       outputTokens: usage.outputTokens ?? this.#usage.outputTokens,

@@ -39,8 +39,11 @@ export function createProvider(llm: LlmSettings, deps: { readonly clock: Clock; 
     },
     protocol: PROTOCOLS[llm.provider],
     apiKeys: llm.api_keys ?? (llm.api_key === undefined ? [] : [llm.api_key]),
-    requestTimeoutMs: llm.request_timeout_seconds * 1000,
-    stallTimeoutMs: llm.stream_stall_timeout_seconds * 1000,
+    limits: {
+      requestTimeoutMs: llm.request_timeout_seconds * 1000,
+      stallTimeoutMs: llm.stream_stall_timeout_seconds * 1000,
+      maxResponseMs: llm.max_response_seconds * 1000,
+    },
     clock: deps.clock,
     logger: deps.logger.child({ component: 'llm' }),
   });

@@ -1,6 +1,7 @@
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { ResponseAssembler } from './assembler.js';
+import { AttemptLimits, type AttemptLimitSettings } from './attempt_limits.js';
 import type { ErrorContext } from './classify.js';
 import { isLLMErrorOfKind, LLMTransportError } from './errors.js';
 import type { GenerateRequest } from './protocol.js';
@@ -34,8 +35,7 @@ export interface HttpProviderOptions {
   readonly protocol: WireProtocol;
   /** Keys tried in turn when one is rate limited; empty for servers that need none. */
   readonly apiKeys: readonly string[];
-  readonly requestTimeoutMs: number;
-  readonly stallTimeoutMs: number;
+  readonly limits: AttemptLimitSettings;
   readonly clock: Clock;
   readonly logger: Logger;
 }
@@ -63,16 +63,11 @@ export class HttpProvider implements LLMProvider {
     const keyCount = Math.max(1, apiKeys.length);
     for (let tried = 1; ; tried++) {
       const keyIndex = this.#keyIndex % keyCount;
-      const assembler = new ResponseAssembler({ provider: this.provider, model: this.model });
+      const limits = new AttemptLimits(clock, context, this.#options.limits, signal);
+      const assembler = new ResponseAssembler({ provider: this.provider, model: this.model }, () => limits.dataArrived());
       let yielded = false;
       try {
-        const items = streamSse(protocol.buildRequest(request, settings, apiKeys[keyIndex]), {
-          context,
-          clock,
-          requestTimeoutMs: this.#options.requestTimeoutMs,
-          stallTimeoutMs: this.#options.stallTimeoutMs,
-          signal,
-        });
+        const items = streamSse(protocol.buildRequest(request, settings, apiKeys[keyIndex]), { context, clock, limits });
         let finished = false;
         for await (const item of items) {
           finished = protocol.apply(item, assembler, context);
@@ -85,14 +80,17 @@ export class HttpProvider implements LLMProvider {
         if (!finished) {
           throw new LLMTransportError(`${this.provider} ${this.model}: the stream ended before its final event`, { ...context, code: 'stream_truncated' });
         }
-        yield { type: 'done', response: assembler.toResponse() };
-        return;
       } catch (error) {
         const rotate = !yielded && tried < keyCount && isLLMErrorOfKind(error, 'rate_limit') && error.status === 429;
         if (!rotate) throw error;
         this.#keyIndex = keyIndex + 1;
         this.#options.logger.warn({ provider: this.provider, model: this.model, key: keyIndex + 1, of: keyCount }, 'API key rate limited; trying the next key');
+        continue;
+      } finally {
+        limits.close();
       }
+      yield { type: 'done', response: assembler.toResponse() };
+      return;
     }
   }
 }

@@ -28,7 +28,14 @@ export const llmSection = z
     max_tokens: z.int().positive().default(4096).describe('The most tokens one model reply may use.'),
     temperature: z.number().min(0).max(2).optional().describe('Sampling temperature; the provider default when absent.'),
     request_timeout_seconds: seconds('How long to wait for a response to begin', 60),
-    stream_stall_timeout_seconds: seconds('How long a streaming response may send nothing before it counts as broken', 60),
+    stream_stall_timeout_seconds: seconds(
+      'How long a streaming response may send no data (text, tool calls, usage; keep-alive comments do not count) before it counts as broken and is retried',
+      60,
+    ),
+    max_response_seconds: seconds(
+      'The longest one response may take, however steadily it streams; a longer one is cut off and retried within `llm_recovery.generation_deadline_seconds`, so a reply never holds a channel longer than this plus that deadline',
+      600,
+    ),
     headers: z.record(z.string(), z.string()).default({}).describe('Extra HTTP headers sent with every request (e.g. OpenRouter `HTTP-Referer`).'),
     vision: z
       .boolean()

@@ -1,9 +1,9 @@
 import { createParser } from 'eventsource-parser';
 import { abortReason, type Clock } from '../core/clock.js';
+import type { AttemptLimits } from './attempt_limits.js';
 import { errorFieldsOf, errorFromStatus, type ErrorContext } from './classify.js';
-import { LLMTransportError, type LLMError } from './errors.js';
+import { LLMTransportError } from './errors.js';
 import { parseJson } from './json_fields.js';
-import { StallWatchdog } from './stall_watchdog.js';
 
 /** One POST that answers with a stream of server-sent events. */
 export interface SseRequest {
@@ -15,11 +15,8 @@ export interface SseRequest {
 export interface SseOptions {
   readonly context: ErrorContext;
   readonly clock: Clock;
-  /** How long to wait for the response headers. */
-  readonly requestTimeoutMs: number;
-  /** How long the body may stay silent before the stream counts as stalled. */
-  readonly stallTimeoutMs: number;
-  readonly signal: AbortSignal;
+  /** The attempt's time limits: told when the response begins; their signal aborts the request. */
+  readonly limits: AttemptLimits;
 }
 
 /**
@@ -32,67 +29,52 @@ export type SseItem =
 
 /**
  * POSTs `request` and yields what the response streams back. Failures come out typed: a non-2xx
- * status as the {@link LLMError} its status and body call for; a refused or broken connection, a
- * missed header deadline, a silent body or an empty one as an {@link LLMTransportError}; an abort
- * of `options.signal` as the signal's own reason, with the request aborted at once. Comments
- * (`: OPENROUTER PROCESSING`) are skipped. Stopping the iteration closes the connection.
+ * status as the `LLMError` its status and body call for; a refused or broken connection or
+ * an empty body as an {@link LLMTransportError}; an abort of the limits' signal as its reason (the
+ * limit that ran out, or the caller's abort), with the request aborted at once. Comments
+ * (`: OPENROUTER PROCESSING`) are skipped. Closing the limits closes the connection.
  */
 export async function* streamSse(request: SseRequest, options: SseOptions): AsyncGenerator<SseItem> {
-  const { signal, clock, context } = options;
+  const { clock, context, limits } = options;
+  const { signal } = limits;
   if (signal.aborted) throw abortReason(signal);
-  const controller = new AbortController();
-  let failure: LLMError | undefined;
-  const fail = (code: string, message: string) => (): void => {
-    failure = new LLMTransportError(`${context.provider} ${context.model}: ${message}`, { ...context, code });
-    controller.abort(failure);
-  };
-  const onAbort = (): void => controller.abort(abortReason(signal));
-  signal.addEventListener('abort', onAbort, { once: true });
-  const watchdog = new StallWatchdog(clock, options.requestTimeoutMs, fail('request_timeout', `no response within ${options.requestTimeoutMs} ms`));
   const failed = (cause: unknown): unknown => {
     if (signal.aborted) return abortReason(signal);
-    return failure ?? new LLMTransportError(`${context.provider} ${context.model}: connection failed: ${describeCause(cause)}`, { ...context, code: 'connection_failed', cause });
+    return new LLMTransportError(`${context.provider} ${context.model}: connection failed: ${describeCause(cause)}`, { ...context, code: 'connection_failed', cause });
   };
+  let response: Response;
   try {
-    let response: Response;
+    response = await fetch(request.url, { method: 'POST', headers: request.headers, body: JSON.stringify(request.body), signal });
+  } catch (error) {
+    throw failed(error);
+  }
+  if (!response.ok) {
+    let text: string;
     try {
-      response = await fetch(request.url, { method: 'POST', headers: request.headers, body: JSON.stringify(request.body), signal: controller.signal });
+      text = await response.text();
     } catch (error) {
       throw failed(error);
     }
-    if (!response.ok) {
-      let text: string;
-      try {
-        text = await response.text();
-      } catch (error) {
-        throw failed(error);
-      }
-      throw errorFromStatus(context, response.status, errorFieldsOf(parseJson(text)) ?? bodyExcerpt(text), response.headers, clock.now());
-    }
-    watchdog.rearm(options.stallTimeoutMs, fail('stream_stalled', `the stream sent nothing for ${options.stallTimeoutMs} ms`));
-    const lines = new LineSplitter();
-    let received = 0;
-    const reader = response.body?.getReader();
-    const read = async (): Promise<Uint8Array | undefined> => {
-      try {
-        const chunk = await reader?.read();
-        return chunk === undefined || chunk.done ? undefined : (chunk.value as Uint8Array);
-      } catch (error) {
-        throw failed(error);
-      }
-    };
-    for (let bytes = await read(); bytes !== undefined; bytes = await read()) {
-      watchdog.progress();
-      received += bytes.byteLength;
-      yield* lines.push(bytes);
-    }
-    yield* lines.end();
-    if (received === 0) throw new LLMTransportError(`${context.provider} ${context.model}: the response body was empty`, { ...context, code: 'empty_body', status: response.status });
-  } finally {
-    watchdog.stop();
-    signal.removeEventListener('abort', onAbort);
-    controller.abort();
+    throw errorFromStatus(context, response.status, errorFieldsOf(parseJson(text)) ?? bodyExcerpt(text), response.headers, clock.now());
   }
+  limits.responseStarted();
+  const lines = new LineSplitter();
+  let received = 0;
+  const reader = response.body?.getReader();
+  const read = async (): Promise<Uint8Array | undefined> => {
+    try {
+      const chunk = await reader?.read();
+      return chunk === undefined || chunk.done ? undefined : (chunk.value as Uint8Array);
+    } catch (error) {
+      throw failed(error);
+    }
+  };
+  for (let bytes = await read(); bytes !== undefined; bytes = await read()) {
+    received += bytes.byteLength;
+    yield* lines.push(bytes);
+  }
+  yield* lines.end();
+  if (received === 0) throw new LLMTransportError(`${context.provider} ${context.model}: the response body was empty`, { ...context, code: 'empty_body', status: response.status });
 }
 
 /** Splits the body into lines, hands SSE lines to the parser and picks out bare JSON lines. */

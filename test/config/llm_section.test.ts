@@ -15,6 +15,7 @@ describe('the llm section', () => {
       '  temperature: 0.2',
       '  request_timeout_seconds: 2.5',
       '  stream_stall_timeout_seconds: 0.5',
+      '  max_response_seconds: 90',
       '  headers: { HTTP-Referer: https://example.org }',
       '',
     ].join('\n');
@@ -27,6 +28,7 @@ describe('the llm section', () => {
       temperature: 0.2,
       request_timeout_seconds: 2.5,
       stream_stall_timeout_seconds: 0.5,
+      max_response_seconds: 90,
       headers: { 'HTTP-Referer': 'https://example.org' },
       vision: false,
     });

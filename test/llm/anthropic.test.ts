@@ -13,6 +13,7 @@ import {
   anthropicText,
   anthropicTextBlock,
   anthropicToolUse,
+  anthropicToolUseBlock,
 } from '../support/fake_llm/anthropic.js';
 import { llmConfig, testProvider } from '../support/fake_llm/provider.js';
 import { FakeLLMServer, type FakeStep } from '../support/fake_llm/server.js';
@@ -97,7 +98,6 @@ describe('anthropic provider', () => {
         anthropicEvent('content_block_stop', { index: 0 }),
         anthropicEvent('ping', {}),
         anthropicEvent('something_new', { index: 7, delta: { type: 'text_delta', text: 'not this' } }),
-        'event: ping\ndata: not json\n\n',
       ];
       const events = await run({ kind: 'stream', chunks: [...anthropicStart(), ...thinking, ...anthropicTextBlock(1, ['Answer']), ...anthropicFinish('end_turn')] });
       expect(events.filter((e) => e.type !== 'done')).toEqual([{ type: 'text_delta', text: 'Answer' }]);
@@ -221,6 +221,22 @@ describe('anthropic provider', () => {
       });
     });
 
+    it('makes tool calls of tool_use blocks only: a server_tool_use block and its input_json_delta fragments are not a call', async () => {
+      const serverTool = [
+        anthropicEvent('content_block_start', { index: 0, content_block: { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: {} } }),
+        anthropicEvent('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: '{"query":' } }),
+        anthropicEvent('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: '"cats"}' } }),
+        anthropicEvent('content_block_stop', { index: 0 }),
+        anthropicEvent('content_block_start', { index: 1, content_block: { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: [] } }),
+        anthropicEvent('content_block_stop', { index: 1 }),
+      ];
+      const call = { id: 'toolu_a', name: 'lookup', args: '{"q":"cats"}' };
+      const events = await run({ kind: 'stream', chunks: [...anthropicStart(), ...serverTool, ...anthropicToolUseBlock(2, call, 4), ...anthropicFinish('tool_use')] });
+      expect(events.filter((event) => event.type !== 'done')).toEqual([{ type: 'tool_call_started', id: 'toolu_a', name: 'lookup' }]);
+      expect(responseOf(events)).toMatchObject({ stopReason: 'tool_use', content: [{ type: 'tool_use', id: 'toolu_a', name: 'lookup', input: { q: 'cats' } }] });
+      expect(toolUses(responseOf(events))).toHaveLength(1);
+    });
+
     it('keeps malformed input JSON as that call’s malformedInput with an empty input', async () => {
       const calls = [
         { id: 'toolu_ok', name: 'lookup', args: '{"q":"x"}' },
@@ -264,6 +280,13 @@ describe('anthropic provider', () => {
       const error = await failure([{ kind: 'stream', chunks: [...anthropicStart(), 'event: error\ndata: upstream exploded\n\n'] }]);
       expect(isLLMErrorOfKind(error, 'transport')).toBe(true);
       expect(error).toMatchObject({ message: expect.stringContaining('upstream exploded') as unknown });
+    });
+
+    it('fails with a retryable transport error on a frame that is not JSON, instead of answering with a hole in the text', async () => {
+      const broken = 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hel\n\n';
+      const text = anthropicTextBlock(0, ['lo']);
+      const error = await failure([{ kind: 'stream', chunks: [...anthropicStart(), text[0]!, broken, ...text.slice(1), ...anthropicFinish('end_turn')] }]);
+      expect(error).toMatchObject({ kind: 'transport', code: 'malformed_frame', isRetryable: true, provider: 'anthropic' });
     });
 
     const TABLE: readonly (readonly [type: string, status: number, kind: LLMErrorKind, extra: { quota?: boolean }])[] = [

@@ -68,6 +68,28 @@ describe('ResponseAssembler', () => {
     expect(a.toResponse().content).toEqual([{ type: 'tool_use', id: 'c', name: 'n', input: { a: 2 } }]);
   });
 
+  it('reports each piece of data to onData — text, reasoning, tool-call fragments, usage, the finish — but not provenance or empty pieces', () => {
+    const seen: string[] = [];
+    let label = '';
+    const a = new ResponseAssembler({ provider: 'openai', model: 'configured-model' }, () => seen.push(label));
+    const feed = (name: string, step: () => void): void => {
+      label = name;
+      step();
+    };
+    feed('provenance', () => a.setProvenance({ model: 'served-model', responseId: 'r' }));
+    feed('empty text', () => a.addText(''));
+    feed('empty reasoning', () => a.addReasoning(''));
+    feed('empty call fragment', () => a.toolCallDelta('0', { arguments: '' }));
+    feed('no usage', () => a.setUsage({}));
+    feed('text', () => a.addText('Hi'));
+    feed('reasoning', () => a.addReasoning('hmm'));
+    feed('call fragment', () => a.toolCallDelta('0', { name: 'n', arguments: '{' }));
+    feed('complete arguments', () => a.toolCallArguments('0', '{}'));
+    feed('usage', () => a.setUsage({ outputTokens: 3 }));
+    feed('finish', () => a.setStopReason('tool_use'));
+    expect(seen).toEqual(['text', 'reasoning', 'call fragment', 'complete arguments', 'usage', 'finish']);
+  });
+
   it('keeps malformed arguments with the reason instead of failing the response, and keeps max_tokens', () => {
     const a = fresh();
     a.toolCallDelta('0', { id: 'bad', name: 'n', arguments: '{"a": tru' });

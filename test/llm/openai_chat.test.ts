@@ -83,7 +83,6 @@ describe('OpenAI chat completions: answers', () => {
         sse({ choices: [null] }),
         sse({ choices: [{ delta: null, finish_reason: 7 }] }),
         sse({ choices: [{ delta: { tool_calls: 'none', content: 42 } }] }),
-        sse('not json'),
         chatChunk({ content: 'Answer' }),
         chatChunk({}, { finishReason: 'stop' }),
         CHAT_DONE,
@@ -392,6 +391,16 @@ describe('OpenAI chat completions: broken and cancelled streams', () => {
     expect(textDeltas(events)).toEqual(['Hel', 'lo']);
     expect(isLLMErrorOfKind(error, 'transport')).toBe(true);
     expect(error).toMatchObject({ ...errorSource, code: 'stream_truncated' });
+  });
+
+  it('fails with a retryable transport error on a frame that is not JSON, instead of answering with a hole in the text', async () => {
+    const broken = 'data: {"id":"chatcmpl-test","choices":[{"index":0,"delta":{"content":"hel"\n\n';
+    fake.enqueue({ kind: 'stream', chunks: [chatChunk({ role: 'assistant', content: '' }), broken, chatChunk({ content: 'lo' }), chatChunk({}, { finishReason: 'stop' }), CHAT_DONE] });
+
+    const { events, error } = await run();
+
+    expect(error).toMatchObject({ ...errorSource, kind: 'transport', code: 'malformed_frame', isRetryable: true });
+    expect(events.some((event) => event.type === 'done')).toBe(false);
   });
 
   it('fails with transport empty_body on an empty 200 response', async () => {

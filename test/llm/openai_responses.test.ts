@@ -65,10 +65,12 @@ describe('openai-responses: streaming text', () => {
     });
   });
 
-  it('ends with max_tokens when the response is incomplete for max_output_tokens, keeping the text so far', async () => {
+  it('ends with max_tokens when the response is incomplete for max_output_tokens, keeping the text so far and no reasoning', async () => {
     fake.enqueue(
       responsesStream([
         responsesCreated(),
+        responsesEvent('response.reasoning_text.delta', { delta: 'A fairy tale, then.' }),
+        responsesEvent('response.reasoning_summary_text.delta', {}),
         responsesEvent('response.output_text.delta', { delta: 'Once upon' }),
         responsesEvent('response.incomplete', { response: { id: RESPONSES_ID, model: RESPONSES_MODEL, status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } } }),
       ]),
@@ -88,6 +90,12 @@ describe('openai-responses: streaming text', () => {
     fake.enqueue(responsesStream([responsesCreated(), responsesEvent('response.output_text.delta', { delta: 'Half a sen' })]));
     const error = await failureOf();
     expect(isLLMErrorOfKind(error, 'transport') && error.code).toBe('stream_truncated');
+  });
+
+  it('fails with a retryable transport error on a frame that is not JSON, instead of answering with a hole in the text', async () => {
+    const broken = 'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":"hel\n\n';
+    fake.enqueue(responsesStream([responsesCreated(), broken, responsesEvent('response.output_text.delta', { delta: 'lo' }), responsesCompleted()]));
+    expect(await failureOf()).toMatchObject({ kind: 'transport', code: 'malformed_frame', isRetryable: true, provider: 'openai-responses' });
   });
 });
 

@@ -59,6 +59,30 @@ describe('the HTTP transport under every provider', () => {
     expect(clock.monotonicNow()).toBe(12_000);
   });
 
+  it('counts a stream of SSE comments as silence: keep-alives alone stall after stream_stall_timeout_seconds', async () => {
+    fake.enqueue({ kind: 'stream', chunks: [': keepalive\n\n'], then: { repeat: ': OPENROUTER PROCESSING\n\n' } });
+    let outcome: unknown;
+    void settle(collectResponse(provider({ request_timeout_seconds: 600 }).stream(REQUEST, { signal: new AbortController().signal }))).then((settled) => (outcome = settled));
+    for (let second = 0; second < 60 && outcome === undefined; second++) await clock.advance(1_000);
+    expect(outcome).toMatchObject({ kind: 'transport', code: 'stream_stalled', isRetryable: true });
+    await fake.whenClientClosed();
+  });
+
+  it('cuts a response that never ends at max_response_seconds as a transport timeout, however steadily it streams', async () => {
+    fake.enqueue({ kind: 'stream', chunks: [], then: { repeat: delta('la ') } });
+    const streaming = deferred();
+    const onEvent = (event: StreamEvent): void => {
+      if (event.type === 'text_delta') streaming.resolve();
+    };
+    const bot = provider({ stream_stall_timeout_seconds: 60, max_response_seconds: 20 });
+    const result = settle(collectResponse(bot.stream(REQUEST, { signal: new AbortController().signal }), onEvent));
+    await streaming.promise;
+    await clock.advance(19_999);
+    await clock.advance(1);
+    expect(await result).toMatchObject({ kind: 'transport', code: 'response_timeout', isRetryable: true, provider: 'openai' });
+    await fake.whenClientClosed();
+  });
+
   it('makes a connection dropped mid-stream a transport error', async () => {
     fake.enqueue({ kind: 'stream', chunks: [delta('partial')], then: 'hang_up' });
     expect(await settle(collectResponse(provider().stream(REQUEST, { signal: new AbortController().signal })))).toMatchObject({ kind: 'transport', code: 'connection_failed' });

@@ -5,6 +5,7 @@ import type { LLMProvider } from '../../src/llm/provider.js';
 import { isCircuitOpenError } from '../../src/recovery/circuit_open_error.js';
 import { generateWithRecovery, type RecoveryEvent, type RecoveryOptions, type RecoveryRuntime } from '../../src/recovery/generate_with_recovery.js';
 import { isRecoveryGiveUpError, type RecoveryGiveUpError } from '../../src/recovery/give_up_error.js';
+import { deferred } from '../support/deferred.js';
 import { chatText } from '../support/fake_llm/openai_chat.js';
 import { llmConfig, testProvider } from '../support/fake_llm/provider.js';
 import { FakeLLMServer, sse, type FakeStep } from '../support/fake_llm/server.js';
@@ -121,6 +122,39 @@ describe('generateWithRecovery against the fake model server', () => {
     });
     expect((await work).content).toEqual([{ type: 'text', text: 'Long answer.' }]);
     expect(clock.monotonicNow()).toBe(60_000);
+  });
+
+  it('retries an attempt whose stream carried a frame that is not JSON, and answers with the whole text', async () => {
+    const broken = 'data: {"choices":[{"index":0,"delta":{"content":"hel"\n\n';
+    fake.enqueue({ kind: 'stream', chunks: [broken, ...chatText('lo').chunks] }, chatText('hello'));
+    const response = await runToCompletion(clock, generate());
+    expect(response.content).toEqual([{ type: 'text', text: 'hello' }]);
+    expect(events.filter((e) => e.type === 'attempt_failed')).toMatchObject([{ attempt: 1, error: { kind: 'transport', code: 'malformed_frame' } }]);
+  });
+
+  it('holds a reply at most max_response_seconds past the deadline when the model streams forever', async () => {
+    runtime = testRecoveryRuntime(clock, { ...runtime.settings, deadlineMs: 30_000 });
+    provider = testProvider(llmConfig('openai', fake.baseUrl, { request_timeout_seconds: 60, stream_stall_timeout_seconds: 60, max_response_seconds: 20 }), clock);
+    const forever: FakeStep = { kind: 'stream', chunks: [], then: { repeat: sse({ choices: [{ index: 0, delta: { content: 'la ' } }] }) } };
+    fake.enqueue(forever, forever);
+    let streaming = deferred();
+    const waiting = deferred();
+    const work = generate({
+      onStreamEvent: () => streaming.resolve(),
+      onEvent: (event) => {
+        events.push(event);
+        if (event.type === 'waiting') waiting.resolve();
+      },
+    }).catch((thrown: unknown) => thrown);
+    await streaming.promise;
+    await clock.advance(20_000);
+    await waiting.promise;
+    streaming = deferred();
+    await clock.advance(50);
+    await streaming.promise;
+    await clock.advance(20_000);
+    expect(await work).toMatchObject({ reason: 'deadline', attempts: 2, elapsedMs: 40_050, lastError: { kind: 'transport', code: 'response_timeout' } });
+    expect(events.filter((e) => e.type === 'attempt_failed')).toMatchObject([{ error: { code: 'response_timeout' } }, { error: { code: 'response_timeout' } }]);
   });
 
   it('stops waiting the moment it is cancelled, without time passing, and makes no further request', async () => {

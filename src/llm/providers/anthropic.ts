@@ -6,6 +6,7 @@ import type { ResponseAssembler } from '../assembler.js';
 import { errorFieldsOf, errorFromStreamPayload, throwIfStreamError, type ErrorContext } from '../classify.js';
 import type { ProviderSettings, WireProtocol } from '../http_provider.js';
 import { isRecord, numberAt, parseJson, recordAt, stringAt, type JsonRecord } from '../json_fields.js';
+import { malformedFrame } from '../malformed_frame.js';
 import type { ContentBlock, GenerateRequest, JsonObject, Message, StopReason } from '../protocol.js';
 import type { SseItem, SseRequest } from '../sse_stream.js';
 import { inlineImage } from './inline_image.js';
@@ -82,12 +83,17 @@ export const anthropicProtocol: WireProtocol = {
   },
 };
 
-/** Applies one event, decided on its data's `type`; the event name stands in only when the data has none. */
+/**
+ * Applies one event, decided on its data's `type`; the event name stands in only when the data
+ * has none. Only `text` and `tool_use` blocks make the answer: any other block (`thinking`,
+ * `server_tool_use` and its result, …) is the server's own business, its deltas included, so a
+ * server tool never becomes a call of ours.
+ */
 function applyEvent(item: { readonly event: string | undefined; readonly data: string }, assembler: ResponseAssembler, context: ErrorContext): boolean {
   const data = parseJson(item.data);
   if (!isRecord(data)) {
     if (item.event === 'error') throw errorFromStreamPayload(context, { message: item.data });
-    return false;
+    throw malformedFrame(item.data, context);
   }
   const type = stringAt(data, 'type') ?? item.event ?? '';
   switch (type) {
@@ -111,7 +117,8 @@ function applyEvent(item: { readonly event: string | undefined; readonly data: s
       const key = indexKey(data);
       const deltaType = stringAt(delta, 'type');
       if (deltaType === 'text_delta') assembler.addText(stringAt(delta, 'text') ?? '');
-      else if (deltaType === 'input_json_delta' && key !== undefined) assembler.toolCallDelta(key, { arguments: stringAt(delta, 'partial_json') });
+      else if (deltaType === 'thinking_delta') assembler.addReasoning(stringAt(delta, 'thinking') ?? '');
+      else if (deltaType === 'input_json_delta' && key !== undefined && assembler.hasToolCall(key)) assembler.toolCallDelta(key, { arguments: stringAt(delta, 'partial_json') });
       return false;
     }
     case 'message_delta': {

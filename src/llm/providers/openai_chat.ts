@@ -5,7 +5,8 @@
 import type { ResponseAssembler } from '../assembler.js';
 import { throwIfStreamError, type ErrorContext } from '../classify.js';
 import type { WireProtocol } from '../http_provider.js';
-import { isRecord, numberAt, parseJson, recordAt, stringAt, type JsonRecord } from '../json_fields.js';
+import { isRecord, numberAt, recordAt, stringAt, type JsonRecord } from '../json_fields.js';
+import { frameObject } from '../malformed_frame.js';
 import type { ContentBlock, GenerateRequest, Message, StopReason, ToolResultBlock, ToolUseBlock } from '../protocol.js';
 import { bearerJsonHeaders } from './bearer_headers.js';
 import { imageDataUrl } from './inline_image.js';
@@ -56,9 +57,9 @@ export const openAIChatProtocol: WireProtocol = {
       return false;
     }
     if (item.data.trim() === '[DONE]') return true;
-    const chunk = parseJson(item.data);
+    const chunk = frameObject(item.data, context);
     throwIfStreamError(chunk, context);
-    if (isRecord(chunk)) applyChunk(chunk, assembler);
+    applyChunk(chunk, assembler);
     return false;
   },
 };
@@ -134,6 +135,8 @@ function applyChunk(chunk: JsonRecord, assembler: ResponseAssembler): void {
 function applyDelta(delta: JsonRecord, assembler: ResponseAssembler): void {
   const text = stringAt(delta, 'content');
   if (text !== undefined) assembler.addText(text);
+  // DeepSeek names the reasoning `reasoning_content`, OpenRouter `reasoning`.
+  assembler.addReasoning(stringAt(delta, 'reasoning_content') ?? stringAt(delta, 'reasoning') ?? '');
   const calls = delta['tool_calls'];
   if (!Array.isArray(calls)) return;
   (calls as unknown[]).forEach((call, position) => {

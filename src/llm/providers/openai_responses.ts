@@ -2,7 +2,8 @@ import type { ResponseAssembler } from '../assembler.js';
 import { errorFieldsOf, errorFromStreamPayload, throwIfStreamError, type ErrorContext } from '../classify.js';
 import { LLMTransportError } from '../errors.js';
 import type { WireProtocol } from '../http_provider.js';
-import { numberAt, parseJson, recordAt, stringAt } from '../json_fields.js';
+import { numberAt, recordAt, stringAt } from '../json_fields.js';
+import { frameObject } from '../malformed_frame.js';
 import type { ContentBlock, Message, StopReason } from '../protocol.js';
 import { bearerJsonHeaders } from './bearer_headers.js';
 import { imageDataUrl } from './inline_image.js';
@@ -53,7 +54,7 @@ export const openAIResponsesProtocol: WireProtocol = {
       throwIfStreamError(item.value, context);
       return false;
     }
-    const data = parseJson(item.data);
+    const data = frameObject(item.data, context);
     const type = stringAt(data, 'type') ?? item.event ?? '';
     switch (type) {
       case 'response.created':
@@ -62,6 +63,10 @@ export const openAIResponsesProtocol: WireProtocol = {
         return false;
       case 'response.output_text.delta':
         assembler.addText(stringAt(data, 'delta') ?? '');
+        return false;
+      case 'response.reasoning_text.delta':
+      case 'response.reasoning_summary_text.delta':
+        assembler.addReasoning(stringAt(data, 'delta') ?? '');
         return false;
       case 'response.output_item.added':
         addFunctionCall(data, assembler);

@@ -16,6 +16,7 @@ export function llmConfig(provider: LLMProviderName, baseUrl: string, overrides:
     max_tokens: 256,
     request_timeout_seconds: 30,
     stream_stall_timeout_seconds: 30,
+    max_response_seconds: 600,
     headers: {},
     vision: false,
     ...overrides,

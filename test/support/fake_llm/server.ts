@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import { Conditions } from '../conditions.js';
 
 /**
@@ -16,8 +17,11 @@ export type FakeStep =
       readonly chunks: readonly (string | Promise<void>)[];
       readonly status?: number;
       readonly headers?: Readonly<Record<string, string>>;
-      /** `end` (default) finishes the response; `stall` keeps it open sending nothing; `hang_up` destroys the socket. */
-      readonly then?: 'end' | 'stall' | 'hang_up';
+      /**
+       * `end` (default) finishes the response; `stall` keeps it open sending nothing; `hang_up`
+       * destroys the socket; `{ repeat }` writes that chunk again and again until the client hangs up.
+       */
+      readonly then?: 'end' | 'stall' | 'hang_up' | { readonly repeat: string };
     }
   /** A whole response at once, as errors arrive: a status, headers and a JSON (or text) body. */
   | { readonly kind: 'reply'; readonly status: number; readonly body?: unknown; readonly headers?: Readonly<Record<string, string>> }
@@ -115,7 +119,12 @@ export class FakeLLMServer {
           if (res.destroyed) return;
           if (typeof chunk === 'string') res.write(chunk);
         }
-        if (step.then === 'hang_up') res.socket?.destroy();
+        if (typeof step.then === 'object') {
+          while (!res.destroyed) {
+            res.write(step.then.repeat);
+            await nextMacrotask();
+          }
+        } else if (step.then === 'hang_up') res.socket?.destroy();
         else if (step.then !== 'stall') res.end();
         return;
       }
