@@ -9,7 +9,9 @@ import { isInvalidCheckpointError } from '../engine/turn_codec.js';
 import type { ToolCatalog } from '../tools/catalog.js';
 import { permittedTools } from '../tools/permissions.js';
 import type { TurnStore } from '../turn_state/turn_store.js';
-import type { TurnRecord } from '../turn_state/turn_types.js';
+import type { TurnRecord, TurnStatus } from '../turn_state/turn_types.js';
+import type { ResumableTurn } from '../turn_state/turn_store.js';
+import { isUndecodableTurnError } from '../turn_state/errors.js';
 import { turnDefaults } from './admission.js';
 import type { InboundMessage, MessageSource, NoticeKind } from './transport.js';
 
@@ -27,6 +29,8 @@ export interface ResumeDeps {
 export type ResumeAttempt =
   | { readonly kind: 'not_a_resume' }
   | { readonly kind: 'notice'; readonly turn: string | null; readonly notice: NoticeKind; readonly text: string }
+  /** The resume ended the turn without running it (expired, or refused for good): the change is announced with the notice. */
+  | { readonly kind: 'ended'; readonly turn: string; readonly status: TurnStatus; readonly notice: NoticeKind; readonly text: string }
   | { readonly kind: 'resumed'; readonly turn: TurnRecord; readonly continued: Promise<TurnEnding> };
 
 /**
@@ -68,17 +72,20 @@ async function resume(turn: TurnRecord, requester: InboundMessage, signal: Abort
   const { store, config } = deps;
   if (deps.clock.now() - turn.lastProgressAt >= config.turn_state.resume_ttl_hours * 3_600_000) {
     await store.sweepRetention();
-    return expired(turn, config);
+    return { ...expired(turn, config), kind: 'ended', status: 'TERMINAL_EXPIRED' };
   }
   const original = await deps.source.fetchOriginal({ channelId: turn.identity.channelId, messageId: turn.identity.messageId, authorId: turn.requesterId, digest: turn.messageDigest });
   if (original === undefined || original.authorId !== turn.requesterId || original.digest !== turn.messageDigest) {
-    await rejectUnresumable(store, turn, 'the original message was edited or deleted');
-    return { kind: 'notice', turn: turn.turnId, notice: 'rejected', text: 'Your original message was edited or deleted since, so I will not continue the old request. Please ask again.' };
+    return refuse(turn, 'the original message was edited or deleted', 'Your original message was edited or deleted since, so I will not continue the old request. Please ask again.', deps);
   }
-  const resumable = await store.loadResumable(turn.turnId);
-  if (resumable === undefined || resumable.turn.status !== 'SUSPENDED') {
-    return { kind: 'notice', turn: turn.turnId, notice: 'in_progress', text: 'That request is already being continued.' };
+  let resumable: ResumableTurn | undefined;
+  try {
+    resumable = await store.loadResumable(turn.turnId);
+  } catch (error) {
+    if (!isUndecodableTurnError(error)) throw error;
+    return refuseDamaged(turn, [error.message], deps);
   }
+  if (resumable === undefined || resumable.turn.status !== 'SUSPENDED') return alreadyContinued(turn);
   const asker = { userId: requester.authorId, roleIds: requester.authorRoleIds };
   const reconstructed = {
     turnId: turn.turnId,
@@ -86,16 +93,14 @@ async function resume(turn: TurnRecord, requester: InboundMessage, signal: Abort
     requester: asker,
     tools: permittedTools(deps.catalog().tools, config.permissions, asker, requester.channelId),
     signal,
-    logger: deps.logger.child({ turn: turn.turnId }),
+    logger: deps.logger.child({ turn: turn.turnId, channel: turn.identity.channelId }),
   };
   let restored;
   try {
     restored = restoreFromLog(resumable, reconstructed, turnDefaults(config));
   } catch (error) {
     if (!isInvalidCheckpointError(error)) throw error;
-    deps.logger.warn({ turn: turn.turnId, problems: error.problems }, 'a saved turn is not usable');
-    await rejectUnresumable(store, resumable.turn, 'invalid saved state');
-    return { kind: 'notice', turn: turn.turnId, notice: 'rejected', text: 'The saved state of that request is not usable, so I will not continue it. Please ask again.' };
+    return refuseDamaged(resumable.turn, error.problems, deps);
   }
   const claim = await store.claimResume(turn.turnId, resumable.turn.generation);
   if (!claim.won) return { kind: 'notice', turn: turn.turnId, notice: 'in_progress', text: 'Another resume already picked that request up.' };
@@ -103,6 +108,23 @@ async function resume(turn: TurnRecord, requester: InboundMessage, signal: Abort
   return { kind: 'resumed', turn: claim.turn, continued };
 }
 
-function expired(turn: TurnRecord, config: ConversationSettings): ResumeAttempt {
+/** A saved turn whose stored state this code cannot use ends TERMINAL_REJECTED (DESIGN §7.5): a retry could never succeed. */
+function refuseDamaged(turn: TurnRecord, problems: readonly string[], deps: ResumeDeps): Promise<ResumeAttempt> {
+  deps.logger.warn({ turn: turn.turnId, channel: turn.identity.channelId, problems }, 'a saved turn is not usable');
+  return refuse(turn, 'invalid saved state', 'The saved state of that request is not usable, so I will not continue it. Please ask again.', deps);
+}
+
+/** Ends a suspended turn for good before any lease is taken, or finds it already picked up by someone else. */
+async function refuse(turn: TurnRecord, reason: string, text: string, deps: ResumeDeps): Promise<ResumeAttempt> {
+  const ending = await rejectUnresumable(deps.store, turn, reason);
+  if (ending.status === 'untouched') return alreadyContinued(turn);
+  return { kind: 'ended', turn: turn.turnId, status: 'TERMINAL_REJECTED', notice: 'rejected', text };
+}
+
+function alreadyContinued(turn: TurnRecord): ResumeAttempt {
+  return { kind: 'notice', turn: turn.turnId, notice: 'in_progress', text: 'That request is already being continued.' };
+}
+
+function expired(turn: TurnRecord, config: ConversationSettings): { readonly kind: 'notice'; readonly turn: string; readonly notice: NoticeKind; readonly text: string } {
   return { kind: 'notice', turn: turn.turnId, notice: 'expired', text: `That request waited longer than ${config.turn_state.resume_ttl_hours} hours and can no longer be resumed.` };
 }

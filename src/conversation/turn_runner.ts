@@ -102,6 +102,9 @@ export class TurnRunner {
         return undefined;
       case 'notice':
         return void postNotice(this.deps.sink, answerTo, attempt.turn, attempt.notice, attempt.text);
+      case 'ended':
+        this.deps.sink.post({ type: 'turn', channelId: answerTo.channelId, turn: attempt.turn, status: attempt.status });
+        return void postNotice(this.deps.sink, answerTo, attempt.turn, attempt.notice, attempt.text);
       case 'resumed':
         streaming.turnId = attempt.turn.turnId;
         postNotice(this.deps.sink, answerTo, attempt.turn.turnId, 'resumed', 'Continuing your saved request.');

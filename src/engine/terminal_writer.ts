@@ -3,11 +3,16 @@ import type { OwnerTerminalStatus, TurnRecord, TurnStatus } from '../turn_state/
 import type { TurnDurability } from './durability.js';
 import type { FailureReason, TurnOutcome } from './turn_outcome.js';
 import { assertNever } from '../core/assert_never.js';
+import { isStaleTurnError } from '../turn_state/errors.js';
 
 /** How a turn ended: the status it was left in and what the user is told. */
 export interface TurnEnding {
-  /** `untouched` when the turn was fenced: it belongs to another owner now. */
-  readonly status: TurnStatus | 'untouched';
+  /**
+   * `untouched` when the turn was fenced: it belongs to another owner now. `unrecorded` when the
+   * store failed to record the ending: the turn is still ACTIVE there, and the next start's sweep
+   * will say what became of it.
+   */
+  readonly status: TurnStatus | 'untouched' | 'unrecorded';
   /** The reply, or a short notice; `undefined` when the user must be told nothing. */
   readonly message: string | undefined;
   /** Why a SUSPENDED turn was suspended: only a capacity suspension waits for the provider to recover. */
@@ -42,32 +47,27 @@ export async function endTurn(outcome: TurnOutcome, durability: TurnDurability):
   switch (outcome.kind) {
     case 'completed':
       // The reply is stored with the ending, so that one the transport never confirmed is posted after a restart.
-      await quietly(() => durability.complete(outcome.reply));
-      return { status: 'TERMINAL_COMPLETED', message: outcome.reply };
+      return recorded(() => durability.complete(outcome.reply), { status: 'TERMINAL_COMPLETED', message: outcome.reply });
     case 'failed':
-      await finishQuietly(durability, 'TERMINAL_FAILED', outcome.reason);
-      return { status: 'TERMINAL_FAILED', message: FAILURE_NOTICES[outcome.reason] };
+      return finished(durability, 'TERMINAL_FAILED', outcome.reason, FAILURE_NOTICES[outcome.reason]);
     case 'cancelled':
-      await finishQuietly(durability, 'TERMINAL_CANCELLED', 'cancelled');
-      return { status: 'TERMINAL_CANCELLED', message: 'Stopped.' };
-    case 'suspended':
-      try {
-        await durability.suspend(outcome.detail);
-      } catch {
-        await finishQuietly(durability, 'TERMINAL_FAILED', 'suspension_not_stored');
-        return { status: 'TERMINAL_FAILED', message: 'The model provider is overloaded and I could not finish this request. Please try again later.' };
-      }
-      return { status: 'SUSPENDED', message: SUSPENSION_NOTICES[outcome.cause], suspendedFor: outcome.cause };
+      return finished(durability, 'TERMINAL_CANCELLED', 'cancelled', 'Stopped.');
+    case 'suspended': {
+      const suspended = await recorded(() => durability.suspend(outcome.detail), { status: 'SUSPENDED', message: SUSPENSION_NOTICES[outcome.cause], suspendedFor: outcome.cause });
+      if (suspended.status !== 'unrecorded') return suspended;
+      return finished(durability, 'TERMINAL_FAILED', 'suspension_not_stored', 'The model provider is overloaded and I could not finish this request. Please try again later.');
+    }
     case 'needs_manual_resolution': {
       for (const call of outcome.calls) {
         await durability.moveOp(call, { to: 'MANUAL_RESOLUTION_REQUIRED', error: call.error ?? 'outcome unknown' }).catch(() => undefined);
       }
-      await finishQuietly(durability, 'TERMINAL_REJECTED', 'manual_resolution_required');
       const list = outcome.calls.map((call) => `\`${call.toolName}\` (call ${call.toolCallId})`).join(', ');
-      return {
-        status: 'TERMINAL_REJECTED',
-        message: `I stopped: I cannot tell whether ${list} took effect, and running it again could do it twice. Please check, and ask an operator to resolve it.`,
-      };
+      return finished(
+        durability,
+        'TERMINAL_REJECTED',
+        'manual_resolution_required',
+        `I stopped: I cannot tell whether ${list} took effect, and running it again could do it twice. Please check, and ask an operator to resolve it.`,
+      );
     }
     case 'fenced':
       return { status: 'untouched', message: undefined };
@@ -76,16 +76,25 @@ export async function endTurn(outcome: TurnOutcome, durability: TurnDurability):
   }
 }
 
-/** Ends the turn, unless the store is gone or the lease lost: the notice still reaches the user. */
-function finishQuietly(durability: TurnDurability, status: OwnerTerminalStatus, reason: string | undefined): Promise<void> {
-  return quietly(() => durability.finish(status, reason));
+/** What the user is told when the store could not record how a turn ended: nothing is promised. */
+const UNRECORDED_NOTICE = 'I lost access to my storage, so I could not record how this request ended, and I stopped working on it. Once the bot can reach its storage again it will tell you what became of it.';
+
+/** Ends the turn in `status` and tells `message`, if the store records it. */
+function finished(durability: TurnDurability, status: OwnerTerminalStatus, reason: string, message: string): Promise<TurnEnding> {
+  return recorded(() => durability.finish(status, reason), { status, message });
 }
 
-async function quietly(write: () => Promise<void>): Promise<void> {
+/**
+ * `ending` once `write` recorded it (DESIGN §8: only the ending the store recorded is told). A
+ * lost lease means another owner has the turn: nothing is told. A dead store is said plainly.
+ */
+async function recorded(write: () => Promise<void>, ending: TurnEnding): Promise<TurnEnding> {
   try {
     await write();
-  } catch {
-    // Nothing more can be recorded; the turn's lease expires and the sweep suspends it for a person to look at.
+    return ending;
+  } catch (error) {
+    if (isStaleTurnError(error)) return { status: 'untouched', message: undefined };
+    return { status: 'unrecorded', message: UNRECORDED_NOTICE };
   }
 }
 

@@ -4,6 +4,7 @@ const STALE_TURN = marked<StaleTurnError>('StaleTurnError');
 const UNAVAILABLE = marked<TurnStateUnavailable>('TurnStateUnavailable');
 const ILLEGAL_MOVE = marked<IllegalOpMoveError>('IllegalOpMoveError');
 const INTENT = marked<LedgerIntentError>('LedgerIntentError');
+const UNDECODABLE = marked<UndecodableTurnError>('UndecodableTurnError');
 
 /** A fenced write changed nothing: the writer's lease is no longer the turn's. It must stop, not retry. */
 export class StaleTurnError extends Error {
@@ -45,7 +46,33 @@ export class LedgerIntentError extends Error {
   }
 }
 
+/** Which stored part of a turn could not be read back. */
+export type TurnPart = 'checkpoint' | 'transcript' | 'ledger';
+
+/**
+ * A turn's stored state is readable from the store but is not data this code wrote: it can never
+ * be resumed (DESIGN §7.5), unlike a store that failed, which may work again later.
+ */
+export class UndecodableTurnError extends Error {
+  override readonly name = 'UndecodableTurnError';
+
+  constructor(readonly turnId: string, readonly part: TurnPart, readonly detail: string) {
+    super(`turn ${turnId}: a stored ${part} row cannot be decoded: ${detail}`);
+    UNDECODABLE.mark(this);
+  }
+}
+
+/** `decode()`, with any failure reported as an {@link UndecodableTurnError} of `turnId`'s `part`. */
+export function decodedPart<T>(turnId: string, part: TurnPart, decode: () => T): T {
+  try {
+    return decode();
+  } catch (error) {
+    throw new UndecodableTurnError(turnId, part, error instanceof Error ? error.message : String(error));
+  }
+}
+
 export const isStaleTurnError = STALE_TURN.is;
+export const isUndecodableTurnError = UNDECODABLE.is;
 export const isTurnStateUnavailable = UNAVAILABLE.is;
 export const isIllegalOpMoveError = ILLEGAL_MOVE.is;
 export const isLedgerIntentError = INTENT.is;

@@ -135,20 +135,34 @@ describe('explicit resume', () => {
     expect(await store.listSuspended({ source: 'console', channelId: 'c1' })).toEqual([]);
   });
 
-  it('answers a corrupt saved state with a notice and never starts a fresh turn from the trigger', async () => {
-    const bot = new Intake(deps());
-    const original = await suspendedTurn(bot);
-    const raw = new BetterSqlite3(harness.current.store.dbPath);
-    raw.prepare(`UPDATE checkpoints SET state = '{}'`).run();
-    raw.close();
-    fake.reset();
-    bot.submit(inboundFromText(message('continue')));
-    await settle(bot);
-    expect(notices()).toEqual(['suspended', 'rejected']);
-    expect(fake.requests).toHaveLength(0);
-    expect(await store.listSuspended({ source: 'console', channelId: 'c1' })).toEqual([]);
-    expect((storedTurn(harness.current.store.dbPath, { source: 'console', channelId: 'c1', messageId: original }))?.status).toBe('TERMINAL_REJECTED');
-  });
+  const damages = [
+    ['a checkpoint payload that parses but is wrong', `UPDATE checkpoints SET state = '{}'`],
+    ['a checkpoint that is not JSON', `UPDATE checkpoints SET state = 'not json'`],
+    ['a transcript row that is null', `UPDATE transcript SET message = 'null' WHERE seq = 0`],
+    ['a transcript row whose content is [42]', `UPDATE transcript SET message = '{"role":"user","content":[42]}' WHERE seq = 0`],
+    ['a ledger row whose input is not JSON', `UPDATE ops SET input = '{'`],
+  ] as const;
+  for (const [damage, update] of damages) {
+    it(`ends a turn with ${damage} TERMINAL_REJECTED, announced once, and never starts a fresh turn from the trigger`, async () => {
+      const bot = new Intake(deps());
+      const original = await suspendedTurn(bot);
+      const raw = new BetterSqlite3(harness.current.store.dbPath);
+      raw.prepare(update).run();
+      raw.close();
+      fake.reset();
+      bot.submit(inboundFromText(message('continue')));
+      await settle(bot);
+      expect(notices()).toEqual(['suspended', 'rejected']);
+      const turn = storedTurn(harness.current.store.dbPath, { source: 'console', channelId: 'c1', messageId: original });
+      expect(turn?.status).toBe('TERMINAL_REJECTED');
+      expect(events.filter((e) => e.type === 'turn').map((e) => e.type === 'turn' && e.status)).toEqual(['ACTIVE', 'SUSPENDED', 'TERMINAL_REJECTED']);
+      expect(fake.requests).toHaveLength(0);
+
+      bot.submit(inboundFromText(message('/resume')));
+      await settle(bot);
+      expect(notices()).toEqual(['suspended', 'rejected', 'status']);
+    });
+  }
 
   it('continues the saved request that /resume names, and says when the named one is not there', async () => {
     const bot = new Intake(deps());

@@ -1,7 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import type { BlobStore } from '../blob_store.js';
 import { callFingerprint, idempotencyKey } from '../call_fingerprint.js';
-import { IllegalOpMoveError, LedgerIntentError, StaleTurnError } from '../errors.js';
+import { decodedPart, IllegalOpMoveError, LedgerIntentError, StaleTurnError } from '../errors.js';
 import { LEGAL_PRIOR_STATES, type OpIntent, type OpKey, type OpMove, type OpRecord } from '../ledger_types.js';
 import { scrubJsonText, scrubSecrets } from '../scrub.js';
 import { FENCE, fenceHolds, fenceParams } from './fence.js';
@@ -86,7 +86,7 @@ export class SqliteLedger {
 
   list(turnId: string): OpRecord[] {
     const rows = statement(this.db, 'SELECT * FROM ops WHERE turn_id = ? ORDER BY step, created_at, tool_call_id').all(turnId) as OpRow[];
-    return rows.map((row) => opFromRow(row, (digest) => this.blobs.get(digest).toString('utf8')));
+    return rows.map((row) => decodedPart(turnId, 'ledger', () => opFromRow(row, (digest) => this.blobs.get(digest).toString('utf8'))));
   }
 
   require(key: OpKey): OpRecord {

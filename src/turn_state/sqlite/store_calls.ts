@@ -1,6 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import type { Logger } from '../../core/logger.js';
-import { isIllegalOpMoveError, isLedgerIntentError, isStaleTurnError, TurnStateUnavailable } from '../errors.js';
+import { isIllegalOpMoveError, isLedgerIntentError, isStaleTurnError, isUndecodableTurnError, TurnStateUnavailable } from '../errors.js';
 import type { RetentionSweepResult, StartupSweepResult } from '../turn_store.js';
 import type { Lease } from '../turn_types.js';
 
@@ -45,7 +45,7 @@ export class StoreCalls {
     try {
       return Promise.resolve(work());
     } catch (error) {
-      if (isStaleTurnError(error) || isIllegalOpMoveError(error) || isLedgerIntentError(error)) return Promise.reject(error);
+      if (isStaleTurnError(error) || isIllegalOpMoveError(error) || isLedgerIntentError(error) || isUndecodableTurnError(error)) return Promise.reject(error);
       return Promise.reject(new TurnStateUnavailable(operation, error));
     }
   }

@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import type { Message } from '../../llm/protocol.js';
 import type { BlobStore } from '../blob_store.js';
+import { decodedPart } from '../errors.js';
 import { statement } from './statements.js';
 import { decodeMessage, encodeMessage } from '../stored_message.js';
 import { CHECKPOINTS_KEPT } from '../turn_store.js';
@@ -49,15 +50,16 @@ export class SqliteTranscript {
   }
 
   load(turnId: string): Message[] {
-    const rows = statement(this.db, 'SELECT message FROM transcript WHERE turn_id = ? ORDER BY seq').all(turnId) as { message: string }[];
-    return rows.map((row) => decodeMessage(row.message, this.blobs));
+    const rows = statement(this.db, 'SELECT seq, message FROM transcript WHERE turn_id = ? ORDER BY seq').all(turnId) as { seq: number; message: string }[];
+    return rows.map((row) => decodedPart(turnId, 'transcript', () => decodeMessage(row.message, this.blobs)));
   }
 
   latestCheckpoint(turnId: string): CheckpointRecord | undefined {
     const row = statement(this.db, 'SELECT seq, transcript_length, state, created_at FROM checkpoints WHERE turn_id = ? ORDER BY seq DESC LIMIT 1').get(turnId) as
       | { seq: number; transcript_length: number; state: string; created_at: number }
       | undefined;
-    return row === undefined ? undefined : { seq: row.seq, transcriptLength: row.transcript_length, state: JSON.parse(row.state) as unknown, createdAt: row.created_at };
+    if (row === undefined) return undefined;
+    return { seq: row.seq, transcriptLength: row.transcript_length, state: decodedPart(turnId, 'checkpoint', () => JSON.parse(row.state) as unknown), createdAt: row.created_at };
   }
 
   /** Drops the turn's transcript and checkpoints, and the blob references they held. */
