@@ -1,12 +1,3 @@
-/** How a {@link KeyedSerialQueue} bounds each key's line. */
-export interface KeyedSerialQueueOptions {
-  /**
-   * How many jobs may wait under one key behind the one running; a job offered beyond that is
-   * refused. Unbounded when absent.
-   */
-  readonly capacity?: number;
-}
-
 interface Lane {
   /** Settles when the lane's last job has settled; the next job starts after it. */
   tail: Promise<void>;
@@ -24,19 +15,10 @@ const ignore = (): void => undefined;
 export class KeyedSerialQueue {
   readonly #lanes = new Map<string, Lane>();
   readonly #idleWaiters: (() => void)[] = [];
-  readonly #capacity: number;
 
-  constructor(options: KeyedSerialQueueOptions = {}) {
-    this.#capacity = options.capacity ?? Number.POSITIVE_INFINITY;
-  }
-
-  /**
-   * Queues `job` behind everything queued earlier under `key`. Resolves or rejects as the job
-   * does; `undefined` (and nothing queued) when the key's line is full.
-   */
-  offer<T>(key: string, job: () => Promise<T>): Promise<T> | undefined {
+  /** Queues `job` behind everything queued earlier under `key`. Resolves or rejects as the job does. */
+  run<T>(key: string, job: () => Promise<T>): Promise<T> {
     const lane = this.#lanes.get(key) ?? { tail: Promise.resolve(), size: 0 };
-    if (lane.size > this.#capacity) return undefined;
     lane.size += 1;
     const result = lane.tail.then(job);
     const settled = result.then(ignore, ignore);
@@ -44,11 +26,6 @@ export class KeyedSerialQueue {
     this.#lanes.set(key, lane);
     void settled.then(() => this.#finished(key, lane));
     return result;
-  }
-
-  /** Like {@link offer}, but a full line rejects with a `RangeError` instead of refusing quietly. */
-  run<T>(key: string, job: () => Promise<T>): Promise<T> {
-    return this.offer(key, job) ?? Promise.reject(new RangeError(`the queue for ${key} is full`));
   }
 
   /** How many jobs are queued or running under `key`. */

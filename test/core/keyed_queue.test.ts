@@ -52,20 +52,17 @@ describe('KeyedSerialQueue', () => {
     expect(await queue.run('k', () => Promise.resolve(1))).toBe(1);
   });
 
-  it('refuses a job beyond the capacity waiting behind the running one, and takes jobs again once there is room', async () => {
-    const queue = new KeyedSerialQueue({ capacity: 1 });
+  it('counts the jobs queued or running under a key, until each has finished', async () => {
+    const queue = new KeyedSerialQueue();
     const running = deferred();
-    const first = queue.offer('k', () => running.promise);
-    const waiting = queue.offer('k', () => Promise.resolve());
-    expect(first).toBeDefined();
-    expect(waiting).toBeDefined();
-    expect(queue.offer('k', () => Promise.resolve())).toBeUndefined();
-    await expect(queue.run('k', () => Promise.resolve())).rejects.toThrow(RangeError);
-    expect(queue.offer('other', () => Promise.resolve())).toBeDefined();
+    const first = queue.run('k', () => running.promise);
+    const second = queue.run('k', () => Promise.resolve());
+    expect(queue.size('k')).toBe(2);
+    expect(queue.size('other')).toBe(0);
     running.resolve();
+    await Promise.all([first, second]);
     await queue.idle();
     expect(queue.size('k')).toBe(0);
-    expect(await queue.offer('k', () => Promise.resolve('again'))).toBe('again');
   });
 
   it('is idle at once when nothing is queued, and otherwise once every key, including jobs queued meanwhile, has finished', async () => {
