@@ -22,7 +22,7 @@ describe('the HOLDFAST_FAULT crash hook', () => {
   });
 
   it('refuses a value that names no fault point, saying which exist', () => {
-    expect(() => faultHookFrom({ HOLDFAST_FAULT: 'after_lunch' })).toThrow(/HOLDFAST_FAULT=after_lunch names no fault point; expected one of after_deadline, after_wi1/);
+    expect(() => faultHookFrom({ HOLDFAST_FAULT: 'after_lunch' })).toThrow(/HOLDFAST_FAULT=after_lunch names no fault point; expected one of after_admission, after_deadline, after_wi1/);
     expect(() => faultHookFrom({ HOLDFAST_FAULT: 'after_wi1:0' })).toThrow(/names no fault point/);
   });
 });

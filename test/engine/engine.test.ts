@@ -86,7 +86,7 @@ describe('the turn engine against a real store, real tools and the fake model', 
     expect(fake.requests).toHaveLength(1);
   });
 
-  it('never starts the second batch once the store dies after the first', async () => {
+  it('never starts the second batch once the store dies after the first, and says its ending could not be recorded', async () => {
     fake.enqueue(chatToolCalls([saveNote('c1', 'first')]), chatToolCalls([saveNote('c2', 'second')]), chatText('done'));
     const { turn, durability } = await harness.admit('m-1', 'two notes');
     const faults: FaultInjector = {
@@ -95,8 +95,8 @@ describe('the turn engine against a real store, real tools and the fake model', 
       },
     };
     const ending = await runToCompletion(harness.recoveryClock, runTurn(turn, { kind: 'fresh' }, durability, { ...harness.deps, faults }));
-    expect(ending.status).toBe('TERMINAL_FAILED');
-    expect(ending.message).toMatch(/lost access to my storage/);
+    expect(ending.status).toBe('unrecorded');
+    expect(ending.message).toMatch(/could not record how this request ended/);
     expect(target.requests.map((r) => r.body)).toEqual(['{"text":"first"}']);
   });
 
