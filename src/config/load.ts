@@ -63,7 +63,7 @@ export function parseConfigWith<S extends z.ZodType>(schema: S, text: string, fi
     throw new ConfigError([source.locate({ kind: 'not_a_mapping', path: [], message: 'expected a mapping of section names to settings' })]);
   }
   const interpolated = interpolateEnvironment(tree, env);
-  const validated = validateConfigTree(schema, interpolated.value);
+  const validated = validateConfigTree(schema, interpolated.value, interpolated.filled);
   if (validated.ok && interpolated.problems.length === 0) return validated.config;
   // A value whose reference failed is reported once, for the reference, not again for its type.
   const referenced = new Set(interpolated.problems.map((problem) => formatKeyPath(problem.path ?? [])));

@@ -134,6 +134,20 @@ describe('loading the configuration', () => {
     ]);
   });
 
+  it('names the variable a rejected value came from, never the value, which may be a secret', () => {
+    const env = { X: 'hunter2-supersecret', LEVEL: 'hunter2-loud', NAME: 'hunter2 name', TOOL: 'hunter2-tool' };
+    const tool = (name: string) => `    - name: "${name}"\n      description: d\n      url: https://a.example\n      effect: read\n`;
+    const text = `discord:\n  api_url: \${X}\nlogging:\n  level: \${LEVEL}\ntools:\n  http:\n${tool('${NAME}')}${tool('${TOOL}')}${tool('${TOOL}')}`;
+    const lines = linesOf(() => parseConfigText(text, 'c.yml', env));
+    expect(lines).toEqual([
+      'c.yml:2:12: discord.api_url: Invalid URL; got the value of "${X}"',
+      'c.yml:4:10: logging.level: expected one of "fatal", "error", "warn", "info", "debug", "trace", "silent"; got the value of "${LEVEL}"',
+      'c.yml:7:13: tools.http[0].name: letters, digits, _ and - only, at most 64; got the value of "${NAME}"',
+      'c.yml:15:13: tools.http[2].name: the tool name "${TOOL}" is already taken',
+    ]);
+    for (const line of lines) for (const value of Object.values(env)) expect(line).not.toContain(value);
+  });
+
   it('reports a missing environment variable once, with its key path, alongside other problems', () => {
     const text = 'discord:\n  token: ${DISCORD_TOKEN}\nturn_state:\n  db_path: ${STATE_DIR}\nlogging:\n  level: loud\n';
     expect(linesOf(() => parseConfigText(text, 'c.yml', {}))).toEqual([
