@@ -11,6 +11,7 @@ import { loadHistory, SUMMARY_PREFIX } from '../../src/conversation/history_poli
 import { ManualClock } from '../support/manual_clock.js';
 import type { MemoryStore } from '../../src/turn_state/memory_store.js';
 import { useTempDir } from '../support/temp_dir.js';
+import { damageTreeOf } from '../support/store_file.js';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/previous_layout', import.meta.url));
 const OLD_FILES = ['data/history/history.sqlite3', 'data/memory/memory.sqlite3'];
@@ -111,6 +112,19 @@ describe('the bot services open one store file', () => {
     const again = await open();
     expect((await loadHistory(again.services.history, 'console:c1')).revision).toBe(7);
     expect(again.logs.filter((line) => line.msg.startsWith('imported')).map((line) => line.file)).toEqual([join(temp.path(), OLD_FILES[0] ?? '')]);
+  });
+
+  it('skips an old file whose pages are damaged, naming the file and the cause in its log line, without a stack trace', async () => {
+    cpSync(FIXTURE, temp.path(), { recursive: true });
+    const historyFile = join(temp.path(), OLD_FILES[0] ?? '');
+    damageTreeOf(historyFile, 'entries');
+
+    const { services, logs } = await open();
+
+    expect(services.store).toBeDefined();
+    const warning = logs.find((line) => line.level === WARN && line.msg.startsWith('the previous history file could not be read'));
+    expect(warning).toMatchObject({ file: historyFile, cause: expect.stringContaining('malformed') as unknown });
+    expect(JSON.stringify(warning)).not.toMatch(/\\n\s+at /);
   });
 
   it('imports nothing, and still opens the store file, when an old file holds what the store refuses', async () => {
