@@ -9,6 +9,7 @@ import { openBotServices, type BotServices } from '../../src/app/bot_services.js
 import { configSchema } from '../../src/app/config_schema.js';
 import { loadHistory, SUMMARY_PREFIX } from '../../src/conversation/history_policy.js';
 import { ManualClock } from '../support/manual_clock.js';
+import { NO_SECRETS } from '../../src/core/secret_values.js';
 import type { MemoryStore } from '../../src/turn_state/memory_store.js';
 import { useTempDir } from '../support/temp_dir.js';
 import { damageTreeOf } from '../support/store_file.js';
@@ -42,7 +43,7 @@ describe('the bot services open one store file', () => {
   async function open(settings: Record<string, unknown> = {}): Promise<{ services: BotServices; logs: LogLine[] }> {
     const logs: LogLine[] = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => logs.push(JSON.parse(line) as LogLine) });
-    const services = await openBotServices(configSchema.parse(settings), temp.path(), new ManualClock(), logger);
+    const services = await openBotServices(configSchema.parse(settings), temp.path(), new ManualClock(), logger, NO_SECRETS);
     opened.push(services);
     return { services, logs };
   }
