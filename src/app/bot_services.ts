@@ -7,6 +7,7 @@ import type { Config } from './config_schema.js';
 import type { Clock } from '../core/clock.js';
 import { RandomIds } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
+import type { SecretValues } from '../core/secret_values.js';
 import { SystemRandom } from '../core/random.js';
 import { createProvider } from '../llm/create_provider.js';
 import type { LLMProvider } from '../llm/provider.js';
@@ -17,6 +18,7 @@ import { SubsystemGuard } from '../recovery/subsystem_guard.js';
 import { deriveCatalog } from '../tools/catalog.js';
 import type { HistoryStore } from '../turn_state/history_store.js';
 import type { MemoryStore } from '../turn_state/memory_store.js';
+import { redactingHistoryStore, redactingMemoryStore, redactingTurnStore } from '../turn_state/redacting_stores.js';
 import { openSqliteStore } from '../turn_state/sqlite/open_store.js';
 import { isStoreInUseError, lockStoreFile, type StoreLock } from '../turn_state/sqlite/store_lock.js';
 import { turnStoreTimings } from '../turn_state/store_options.js';
@@ -41,12 +43,12 @@ export interface BotServices {
 /**
  * Opens everything the bot needs, relative to `cwd`: the one store file (turns, history, memory
  * notes), held by this process until `close` (DESIGN §7.7), importing the previous layout's files
- * on its first open. A store that is off or cannot open leaves durability off and history and
- * notes in memory, loudly; a missing model leaves `provider` undefined so that each message can
- * be told what to configure.
+ * on its first open, and writing none of `secrets`. A store that is off or cannot open leaves
+ * durability off and history and notes in memory, loudly; a missing model leaves `provider`
+ * undefined so that each message can be told what to configure.
  * @throws {StoreInUseError} when another bot process holds the store file.
  */
-export async function openBotServices(config: Config, cwd: string, clock: Clock, logger: Logger): Promise<BotServices> {
+export async function openBotServices(config: Config, cwd: string, clock: Clock, logger: Logger, secrets: SecretValues): Promise<BotServices> {
   const ids = new RandomIds();
   const dbPath = resolve(cwd, config.turn_state.db_path);
   const lock = config.turn_state.enabled ? lockStore(dbPath, clock, logger) : undefined;
@@ -59,7 +61,8 @@ export async function openBotServices(config: Config, cwd: string, clock: Clock,
     logger: logger.child({ component: 'turn_state' }),
     ...turnStoreTimings(config.turn_state),
   });
-  const { turns: store, history } = opened;
+  const store = opened.turns === undefined ? undefined : redactingTurnStore(opened.turns, secrets);
+  const history = redactingHistoryStore(opened.history, secrets);
   const interrupted: TurnRecord[] = [];
   let pendingReplies: PendingReply[] = [];
   if (store !== undefined) {
@@ -70,7 +73,7 @@ export async function openBotServices(config: Config, cwd: string, clock: Clock,
     pendingReplies = await store.listPendingReplies();
   }
   const wantsMemory = config.tools.builtin.some((name) => name === 'remember' || name === 'recall');
-  const memory = wantsMemory ? opened.memory : undefined;
+  const memory = wantsMemory ? redactingMemoryStore(opened.memory, secrets) : undefined;
   let provider: LLMProvider | undefined;
   try {
     provider = createProvider(config.llm, { clock, logger });

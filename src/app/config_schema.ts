@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { loadConfigWith, parseConfigWith, type LoadConfigOptions, type ConfigSource } from '../config/load.js';
+import { loadConfigWith, parseConfigWith, type LoadConfigOptions, type LoadedConfig } from '../config/load.js';
 import { renderJsonSchema } from '../config/json_schema.js';
 import { chatSection } from '../conversation/chat_settings.js';
 import { loggingSection } from '../core/logging_settings.js';
@@ -35,7 +35,7 @@ export type Config = z.output<typeof configSchema>;
  * Finds, reads, interpolates and validates Holdfast's configuration.
  * @throws {ConfigError} listing every problem found, each with its key path.
  */
-export function loadConfig(options: LoadConfigOptions): { readonly config: Config; readonly source: ConfigSource } {
+export function loadConfig(options: LoadConfigOptions): LoadedConfig<Config> {
   return loadConfigWith(configSchema, options);
 }
 

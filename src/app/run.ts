@@ -7,6 +7,7 @@ import type { Readable } from 'node:stream';
 import { RandomIds } from '../core/ids.js';
 import { SystemClock } from '../core/system_clock.js';
 import { chooseAdapter, describeAdapterChoice } from './adapter_choice.js';
+import { configuredSecrets, logRedactor } from './config_secrets.js';
 import { openBotServices } from './bot_services.js';
 import { faultHookFrom } from './fault_hook.js';
 import { runBot, type SignalSource } from './lifecycle.js';
@@ -60,14 +61,15 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return EXIT.usage;
   }
   const { config, source } = loaded;
-  const logger = createLogger(config.logging, { stream: io.stderr, isTTY: io.stderr.isTTY === true });
+  const secrets = configuredSecrets(loaded);
+  const logger = createLogger(config.logging, { stream: io.stderr, isTTY: io.stderr.isTTY === true }, logRedactor(secrets));
   const choice = chooseAdapter(args, config);
   logger.info({ config: source.kind === 'file' ? source.path : 'defaults', adapter: choice }, `configuration loaded; starting ${describeAdapterChoice(choice)}`);
   const faults = faultHookFrom(io.env);
   const clock = new SystemClock();
   let services;
   try {
-    services = await openBotServices(config, io.cwd, clock, logger);
+    services = await openBotServices(config, io.cwd, clock, logger, secrets);
   } catch (error) {
     if (!isStoreInUseError(error)) throw error;
     io.stderr.write(`holdfast: ${error.message}\n`);
@@ -81,7 +83,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     await runBot(transport, { config, services, clock, logger, signals: io.signals, faults });
   } catch (error) {
     if (!(error instanceof DiscordLoginError)) throw error;
-    io.stderr.write(`holdfast: ${error.message}\n`);
+    io.stderr.write(`holdfast: ${secrets.redact(error.message)}\n`);
     return EXIT.usage;
   } finally {
     await services.close();

@@ -3,10 +3,27 @@ import type { ConfigProblem, KeyPath } from './problems.js';
 /** The environment that `${VAR}` references read. */
 export type Environment = Readonly<Record<string, string | undefined>>;
 
+/** A variable the environment supplied for a reference. */
+export interface FilledVariable {
+  readonly name: string;
+  readonly value: string;
+}
+
+/** A string of the file that held `${VAR}` references, as written and with what filled them in. */
+export interface FilledString {
+  readonly path: KeyPath;
+  /** The string as the file writes it, references and all: what a message may quote. */
+  readonly template: string;
+  /** The variables the environment supplied for it; a fallback written in the file is not one. */
+  readonly variables: readonly FilledVariable[];
+}
+
 /** The interpolated tree, or the problems that stopped it. */
 export interface Interpolated {
   readonly value: unknown;
   readonly problems: readonly ConfigProblem[];
+  /** Every string that held a reference, so that no message quotes a value the environment supplied. */
+  readonly filled: readonly FilledString[];
 }
 
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -19,8 +36,14 @@ const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
  */
 export function interpolateEnvironment(tree: unknown, env: Environment): Interpolated {
   const problems: ConfigProblem[] = [];
+  const filled: FilledString[] = [];
   const walk = (node: unknown, path: KeyPath): unknown => {
-    if (typeof node === 'string') return interpolateString(node, path, env, problems);
+    if (typeof node === 'string') {
+      const findings: Findings = { problems, variables: [], referenced: false };
+      const value = interpolateString(node, path, env, findings);
+      if (findings.referenced) filled.push({ path, template: node, variables: findings.variables });
+      return value;
+    }
     if (Array.isArray(node)) return node.map((item, index) => walk(item, [...path, index]));
     if (typeof node === 'object' && node !== null) {
       return Object.fromEntries(Object.entries(node).map(([key, item]) => [key, walk(item, [...path, key])]));
@@ -28,10 +51,17 @@ export function interpolateEnvironment(tree: unknown, env: Environment): Interpo
     return node;
   };
   const value = walk(tree, []);
-  return { value, problems };
+  return { value, problems, filled };
 }
 
-function interpolateString(text: string, path: KeyPath, env: Environment, problems: ConfigProblem[]): string {
+/** What the interpolation of one string found: what went wrong, the variables it used, and whether it held a reference. */
+interface Findings {
+  readonly problems: ConfigProblem[];
+  readonly variables: FilledVariable[];
+  referenced: boolean;
+}
+
+function interpolateString(text: string, path: KeyPath, env: Environment, findings: Findings): string {
   let out = '';
   let from = 0;
   for (;;) {
@@ -50,26 +80,28 @@ function interpolateString(text: string, path: KeyPath, env: Environment, proble
     }
     const end = text.indexOf('}', start + 2);
     if (end === -1) {
-      problems.push({ kind: 'bad_reference', path, message: `"${text.slice(start)}" has no closing "}"` });
+      findings.problems.push({ kind: 'bad_reference', path, message: `"${text.slice(start)}" has no closing "}"` });
       return out;
     }
-    out += resolveReference(text.slice(start + 2, end), path, env, problems);
+    findings.referenced = true;
+    out += resolveReference(text.slice(start + 2, end), path, env, findings);
     from = end + 1;
   }
 }
 
-function resolveReference(reference: string, path: KeyPath, env: Environment, problems: ConfigProblem[]): string {
+function resolveReference(reference: string, path: KeyPath, env: Environment, findings: Findings): string {
   const separator = reference.indexOf(':-');
   const name = separator === -1 ? reference : reference.slice(0, separator);
   if (!VARIABLE_NAME.test(name)) {
-    problems.push({ kind: 'bad_reference', path, message: `"\${${reference}}" is not a variable reference (expected \${NAME} or \${NAME:-default})` });
+    findings.problems.push({ kind: 'bad_reference', path, message: `"\${${reference}}" is not a variable reference (expected \${NAME} or \${NAME:-default})` });
     return '';
   }
   const value = env[name];
-  if (separator !== -1) return value === undefined || value === '' ? reference.slice(separator + 2) : value;
+  if (separator !== -1 && (value === undefined || value === '')) return reference.slice(separator + 2);
   if (value === undefined) {
-    problems.push({ kind: 'missing_env', path, message: `environment variable ${name} is not set` });
+    findings.problems.push({ kind: 'missing_env', path, message: `environment variable ${name} is not set` });
     return '';
   }
+  findings.variables.push({ name, value });
   return value;
 }

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { interpolateEnvironment, type Environment } from './interpolate.js';
+import { interpolateEnvironment, type Environment, type FilledString } from './interpolate.js';
 import { ConfigError, formatKeyPath } from './problems.js';
 import type { z } from 'zod';
 import { validateConfigTree } from './validate.js';
@@ -22,6 +22,8 @@ export interface LoadConfigOptions {
 export interface LoadedConfig<T> {
   readonly config: T;
   readonly source: ConfigSource;
+  /** The strings `${VAR}` references filled in, and with which values: what must be kept secret is among them. */
+  readonly filled: readonly FilledString[];
 }
 
 /** `--config PATH`, else `HOLDFAST_CONFIG`, else `./config.yml` if it exists, else defaults. */
@@ -39,7 +41,7 @@ export function resolveConfigSource(options: LoadConfigOptions): ConfigSource {
  */
 export function loadConfigWith<S extends z.ZodType>(schema: S, options: LoadConfigOptions): LoadedConfig<z.output<S>> {
   const source = resolveConfigSource(options);
-  if (source.kind === 'defaults') return { config: parseConfigWith(schema, '', '(defaults)', options.env), source };
+  if (source.kind === 'defaults') return { ...parseWith(schema, '', '(defaults)', options.env), source };
   let text: string;
   try {
     text = readFileSync(source.path, 'utf8');
@@ -47,7 +49,7 @@ export function loadConfigWith<S extends z.ZodType>(schema: S, options: LoadConf
     const reason = error instanceof Error ? error.message : String(error);
     throw new ConfigError([{ kind: 'unreadable_file', file: source.path, message: `cannot read the configuration file (named by ${source.chosenBy}): ${reason}` }]);
   }
-  return { config: parseConfigWith(schema, text, source.path, options.env), source };
+  return { ...parseWith(schema, text, source.path, options.env), source };
 }
 
 /**
@@ -55,6 +57,10 @@ export function loadConfigWith<S extends z.ZodType>(schema: S, options: LoadConf
  * @throws {ConfigError} listing every problem found.
  */
 export function parseConfigWith<S extends z.ZodType>(schema: S, text: string, file: string, env: Environment): z.output<S> {
+  return parseWith(schema, text, file, env).config;
+}
+
+function parseWith<S extends z.ZodType>(schema: S, text: string, file: string, env: Environment): Omit<LoadedConfig<z.output<S>>, 'source'> {
   const parsed = parseYamlSource(text, file);
   if ('problems' in parsed) throw new ConfigError(parsed.problems);
   const { source } = parsed;
@@ -63,8 +69,8 @@ export function parseConfigWith<S extends z.ZodType>(schema: S, text: string, fi
     throw new ConfigError([source.locate({ kind: 'not_a_mapping', path: [], message: 'expected a mapping of section names to settings' })]);
   }
   const interpolated = interpolateEnvironment(tree, env);
-  const validated = validateConfigTree(schema, interpolated.value);
-  if (validated.ok && interpolated.problems.length === 0) return validated.config;
+  const validated = validateConfigTree(schema, interpolated.value, interpolated.filled);
+  if (validated.ok && interpolated.problems.length === 0) return { config: validated.config, filled: interpolated.filled };
   // A value whose reference failed is reported once, for the reference, not again for its type.
   const referenced = new Set(interpolated.problems.map((problem) => formatKeyPath(problem.path ?? [])));
   const invalid = validated.ok ? [] : validated.problems.filter((problem) => !referenced.has(formatKeyPath(problem.path ?? [])));

@@ -4,6 +4,7 @@ import { marked } from '../core/marked.js';
 export const CONFIG_PROBLEM_KINDS = [
   'unreadable_file',
   'yaml_syntax',
+  'yaml_alias',
   'not_a_mapping',
   'missing_env',
   'bad_reference',

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import type { ConfigProblem, KeyPath } from './problems.js';
+import type { FilledString } from './interpolate.js';
+import { formatKeyPath, type ConfigProblem, type KeyPath } from './problems.js';
 import { removedKeyExplanation } from './removed_keys.js';
 
 /** The validated configuration, or a problem for every place it breaks the schema. */
@@ -7,12 +8,15 @@ export type Validated<T> = { readonly ok: true; readonly config: T } | { readonl
 
 /**
  * Checks an interpolated configuration tree against `schema`. A key written with no value
- * (`discord:` with everything under it commented out) means the same as leaving it out.
+ * (`discord:` with everything under it commented out) means the same as leaving it out. A problem
+ * with a string that `${VAR}` references filled in (`filled`) quotes the string as the file
+ * writes it, never the values: they may be secrets.
  */
-export function validateConfigTree<S extends z.ZodType>(schema: S, tree: unknown): Validated<z.output<S>> {
+export function validateConfigTree<S extends z.ZodType>(schema: S, tree: unknown, filled: readonly FilledString[]): Validated<z.output<S>> {
   const result = schema.safeParse(withoutEmptyKeys(tree ?? {}), { reportInput: true });
   if (result.success) return { ok: true, config: result.data };
-  return { ok: false, problems: result.error.issues.flatMap((issue) => toProblems(schema, issue)) };
+  const filledAt = new Map(filled.map((string) => [formatKeyPath(string.path), string]));
+  return { ok: false, problems: result.error.issues.flatMap((issue) => toProblems(schema, issue, filledAt)) };
 }
 
 function withoutEmptyKeys(node: unknown): unknown {
@@ -21,8 +25,9 @@ function withoutEmptyKeys(node: unknown): unknown {
   return Object.fromEntries(Object.entries(node).flatMap(([key, value]) => (value === null ? [] : [[key, withoutEmptyKeys(value)]])));
 }
 
-function toProblems(schema: z.core.$ZodType, issue: z.core.$ZodIssue): ConfigProblem[] {
+function toProblems(schema: z.core.$ZodType, issue: z.core.$ZodIssue, filledAt: ReadonlyMap<string, FilledString>): ConfigProblem[] {
   const path = issue.path.filter((segment): segment is string | number => typeof segment !== 'symbol');
+  const filled = filledAt.get(formatKeyPath(path));
   if (issue.code === 'unrecognized_keys') {
     const known = knownKeys(schema, path);
     const expected = known.length > 0 ? ` (expected one of: ${known.join(', ')})` : '';
@@ -32,7 +37,7 @@ function toProblems(schema: z.core.$ZodType, issue: z.core.$ZodIssue): ConfigPro
       return { kind: 'unknown_key', path: [...path, key], message: `unknown key${expected}` };
     });
   }
-  const got = describe(issue.input);
+  const got = filled === undefined ? describe(issue.input) : `the value of ${describe(filled.template)}`;
   if (issue.code === 'invalid_type') {
     const expected: string = issue.expected;
     return [{ kind: 'invalid_value', path, message: `expected ${TYPE_WORDS[expected] ?? expected}, got ${got}` }];
@@ -41,7 +46,12 @@ function toProblems(schema: z.core.$ZodType, issue: z.core.$ZodIssue): ConfigPro
     return [{ kind: 'invalid_value', path, message: `expected one of ${issue.values.map(describe).join(', ')}; got ${got}` }];
   }
   // A custom rule's message already says what is wrong with the values it names.
-  return [{ kind: 'invalid_value', path, message: issue.code === 'custom' ? issue.message : `${issue.message}; got ${got}` }];
+  return [{ kind: 'invalid_value', path, message: issue.code === 'custom' ? withReferences(issue.message, filled) : `${issue.message}; got ${got}` }];
+}
+
+/** `message` with every value the environment supplied for `filled` written as the reference it came from. */
+function withReferences(message: string, filled: FilledString | undefined): string {
+  return (filled?.variables ?? []).reduce((text, variable) => (variable.value === '' ? text : text.replaceAll(variable.value, `\${${variable.name}}`)), message);
 }
 
 /** Zod's type names in the words of a YAML file. */

@@ -1,5 +1,12 @@
-import { isMap, isNode, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
+import { isMap, isNode, isScalar, LineCounter, parseDocument, visit, type Document } from 'yaml';
 import type { ConfigProblem, KeyPath } from './problems.js';
+
+/**
+ * How far aliases may expand a document, as the yaml package counts it (each use of an anchor,
+ * weighted by the aliases inside it): plenty for reusing a block of settings, far too little for a
+ * "billion laughs" file that expands without end.
+ */
+const MAX_ALIAS_COUNT = 100;
 
 /** A parsed YAML configuration file that can say where each key path stands in it. */
 export interface YamlSource {
@@ -9,7 +16,7 @@ export interface YamlSource {
   locate(problem: ConfigProblem): ConfigProblem;
 }
 
-/** Parses `text` as YAML; throws nothing: syntax errors come back as problems. */
+/** Parses `text` as YAML; throws nothing: syntax errors and aliases that cannot be expanded come back as problems. */
 export function parseYamlSource(text: string, file: string): { source: YamlSource } | { problems: ConfigProblem[] } {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
@@ -23,7 +30,18 @@ export function parseYamlSource(text: string, file: string): { source: YamlSourc
       })),
     };
   }
-  const tree: unknown = doc.toJS();
+  const alias = firstBadAlias(doc);
+  if (alias !== undefined) {
+    const at = alias.offset === undefined ? {} : position(lineCounter, alias.offset);
+    return { problems: [{ kind: 'yaml_alias', file, ...at, message: alias.message }] };
+  }
+  let tree: unknown;
+  try {
+    tree = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (error) {
+    const reason = error instanceof Error ? firstLine(error.message) : String(error);
+    return { problems: [{ kind: 'yaml_alias', file, message: `YAML aliases cannot be expanded (at most ${MAX_ALIAS_COUNT} uses): ${reason}` }] };
+  }
   const locate = (problem: ConfigProblem): ConfigProblem => {
     const at = problem.kind === 'unknown_key' || problem.kind === 'removed_key' ? 'key' : 'value';
     const offset = problem.path === undefined ? undefined : offsetOf(doc, problem.path, at);
@@ -31,6 +49,20 @@ export function parseYamlSource(text: string, file: string): { source: YamlSourc
     return { ...problem, file, ...position(lineCounter, offset) };
   };
   return { source: { tree: tree ?? undefined, locate } };
+}
+
+/** The first alias that names no anchor before it, or one inside the very node it names (which would never end). */
+function firstBadAlias(doc: Document): { readonly offset: number | undefined; readonly message: string } | undefined {
+  let bad: { readonly offset: number | undefined; readonly message: string } | undefined;
+  visit(doc, {
+    Alias(_key, alias, path) {
+      const source = alias.resolve(doc);
+      if (source === undefined) bad = { offset: alias.range?.[0], message: `YAML alias *${alias.source} names no anchor before it` };
+      else if (path.includes(source)) bad = { offset: alias.range?.[0], message: `YAML alias *${alias.source} is inside the node it names, so it would never end` };
+      return bad === undefined ? undefined : visit.BREAK;
+    },
+  });
+  return bad;
 }
 
 function position(lineCounter: LineCounter, offset: number): { line: number; column: number } {

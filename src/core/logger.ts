@@ -1,5 +1,6 @@
 import { pino, stdTimeFunctions, type DestinationStream, type Logger } from 'pino';
 import { PinoPretty } from 'pino-pretty';
+import type { Redactor } from './secret_values.js';
 import { redactSensitiveKeys } from './sensitive_keys.js';
 
 export type { Logger } from 'pino';
@@ -25,9 +26,10 @@ export interface LogOutput {
 
 /**
  * The program's logger: pino, JSON lines unless `format` (or a terminal, under `auto`) asks for
- * human-readable output, with the value of every sensitive key redacted at any depth.
+ * human-readable output, with the value of every sensitive key redacted at any depth and every
+ * other string passed through `redactor` (the configured secrets, wherever they appear in it).
  */
-export function createLogger(options: LoggerOptions, output: LogOutput): Logger {
+export function createLogger(options: LoggerOptions, output: LogOutput, redactor: Redactor): Logger {
   const pretty = options.format === 'pretty' || (options.format === 'auto' && output.isTTY);
   const destination = pretty
     ? PinoPretty({ destination: output.stream, colorize: output.isTTY, sync: true, translateTime: 'SYS:HH:MM:ss.l' })
@@ -37,12 +39,8 @@ export function createLogger(options: LoggerOptions, output: LogOutput): Logger 
       level: options.level,
       timestamp: stdTimeFunctions.isoTime,
       // The finished line is redacted, so child bindings and serialized errors are covered too.
-      hooks: { streamWrite: redactLine },
+      hooks: { streamWrite: (line) => `${JSON.stringify(redactSensitiveKeys(JSON.parse(line), (text) => redactor.redact(text)))}\n` },
     },
     destination,
   );
-}
-
-function redactLine(line: string): string {
-  return `${JSON.stringify(redactSensitiveKeys(JSON.parse(line)))}\n`;
 }

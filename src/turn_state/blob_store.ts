@@ -1,15 +1,13 @@
 /**
  * The content-addressed blob directory beside the turn database (DESIGN §7.1): large payloads
- * stored once under their SHA-256 digest, written tmp-file + fsync + rename, directories 0700 and
- * files 0600. Synchronous, like the SQLite store that calls it.
+ * stored once under their SHA-256 digest, written tmp-file + fsync + rename, directories created
+ * 0700 and files 0600. Synchronous, like the SQLite store that calls it.
  */
 import { createHash } from 'node:crypto';
 import {
-  chmodSync,
   closeSync,
   existsSync,
   fsyncSync,
-  mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
@@ -18,11 +16,10 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { makePrivateDirectory, PRIVATE_FILE_MODE } from './private_files.js';
 
 const DIGEST = /^[0-9a-f]{64}$/;
 const SHARD = /^[0-9a-f]{2}$/;
-const DIR_MODE = 0o700;
-const FILE_MODE = 0o600;
 
 /** Codes with which a platform refuses to open or fsync a directory; durability is best effort there. */
 const DIR_SYNC_REFUSALS: ReadonlySet<string> = new Set(['EISDIR', 'EPERM', 'EACCES', 'EINVAL', 'ENOTSUP']);
@@ -33,14 +30,13 @@ let tempCounter = 0;
 /** Blobs stored by the SHA-256 of their bytes, at `<dir>/<first two hex digits>/<digest>`. */
 export class BlobStore {
   private constructor(
-    /** The blob directory, mode 0700. */
+    /** The blob directory, mode 0700 when the store created it. */
     readonly dir: string,
   ) {}
 
-  /** Opens (creating it if needed) the blob directory `dir`, and makes it mode 0700 either way. */
+  /** Opens the blob directory `dir`, creating it (and missing parents) 0700 if needed; an existing one keeps its mode. */
   static open(dir: string): BlobStore {
-    mkdirSync(dir, { recursive: true, mode: DIR_MODE });
-    chmodSync(dir, DIR_MODE);
+    makePrivateDirectory(dir);
     return new BlobStore(dir);
   }
 
@@ -50,7 +46,7 @@ export class BlobStore {
     const file = this.pathOf(digest);
     if (existsSync(file)) return digest;
     const shard = join(this.dir, digest.slice(0, 2));
-    if (mkdirSync(shard, { recursive: true, mode: DIR_MODE }) !== undefined) chmodSync(shard, DIR_MODE);
+    makePrivateDirectory(shard);
     const temp = writeTemp(shard, digest, bytes);
     try {
       renameSync(temp, file);
@@ -132,7 +128,7 @@ function openNewTemp(shard: string, digest: string): { readonly fd: number; read
     tempCounter += 1;
     const path = join(shard, `${digest}.${process.pid}.${tempCounter}.tmp`);
     try {
-      return { fd: openSync(path, 'wx', FILE_MODE), path };
+      return { fd: openSync(path, 'wx', PRIVATE_FILE_MODE), path };
     } catch (error) {
       if (errorCode(error) !== 'EEXIST') throw error;
     }

@@ -43,6 +43,8 @@ const SECRET_SHAPES: readonly SecretShape[] = [
   { pattern: /(?<=\b[a-z][a-z0-9+.-]*:\/\/[^\s:@/?#]*:)[^\s@/?#]+(?=@)/gi },
   // Credential query parameters: `?api_key=`, `&access_token=`, `X-Amz-Signature=`, `sig=` …
   { pattern: /(?<=[?&;](?:[\w.-]*[_.-])?(?:key|apikey|token|password|passwd|pwd|secret|signature|sig|credential|auth)=)[^&#\s]+/gi },
+  // The same assignments in running text, such as an error body quoting a request: `invalid token=…`.
+  { pattern: /(?<=(?<![\w.-])(?:[\w.-]*[_.-])?(?:key|apikey|token|password|passwd|pwd|secret|signature|sig|credential|auth)=)[^\s&#"'<>,;()[\]{}]+/gi },
   // `"<sensitive key>": "value"` inside text, such as JSON embedded in a tool's output.
   { pattern: /(?<="(?<key>[^"\\]{1,64})"\s*:\s*")(?:[^"\\]|\\.)+(?=")/g, accept: underSensitiveKey },
   // `<Sensitive-Key>: value` lines, such as HTTP headers (`Cookie: …`) or YAML (`password: …`).

@@ -9,8 +9,10 @@ import { openBotServices, type BotServices } from '../../src/app/bot_services.js
 import { configSchema } from '../../src/app/config_schema.js';
 import { loadHistory, SUMMARY_PREFIX } from '../../src/conversation/history_policy.js';
 import { ManualClock } from '../support/manual_clock.js';
+import { NO_SECRETS } from '../../src/core/secret_values.js';
 import type { MemoryStore } from '../../src/turn_state/memory_store.js';
 import { useTempDir } from '../support/temp_dir.js';
+import { damageTreeOf } from '../support/store_file.js';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/previous_layout', import.meta.url));
 const OLD_FILES = ['data/history/history.sqlite3', 'data/memory/memory.sqlite3'];
@@ -41,7 +43,7 @@ describe('the bot services open one store file', () => {
   async function open(settings: Record<string, unknown> = {}): Promise<{ services: BotServices; logs: LogLine[] }> {
     const logs: LogLine[] = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => logs.push(JSON.parse(line) as LogLine) });
-    const services = await openBotServices(configSchema.parse(settings), temp.path(), new ManualClock(), logger);
+    const services = await openBotServices(configSchema.parse(settings), temp.path(), new ManualClock(), logger, NO_SECRETS);
     opened.push(services);
     return { services, logs };
   }
@@ -111,6 +113,19 @@ describe('the bot services open one store file', () => {
     const again = await open();
     expect((await loadHistory(again.services.history, 'console:c1')).revision).toBe(7);
     expect(again.logs.filter((line) => line.msg.startsWith('imported')).map((line) => line.file)).toEqual([join(temp.path(), OLD_FILES[0] ?? '')]);
+  });
+
+  it('skips an old file whose pages are damaged, naming the file and the cause in its log line, without a stack trace', async () => {
+    cpSync(FIXTURE, temp.path(), { recursive: true });
+    const historyFile = join(temp.path(), OLD_FILES[0] ?? '');
+    damageTreeOf(historyFile, 'entries');
+
+    const { services, logs } = await open();
+
+    expect(services.store).toBeDefined();
+    const warning = logs.find((line) => line.level === WARN && line.msg.startsWith('the previous history file could not be read'));
+    expect(warning).toMatchObject({ file: historyFile, cause: expect.stringContaining('malformed') as unknown });
+    expect(JSON.stringify(warning)).not.toMatch(/\\n\s+at /);
   });
 
   it('imports nothing, and still opens the store file, when an old file holds what the store refuses', async () => {

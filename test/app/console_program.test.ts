@@ -7,6 +7,7 @@ import { FakeLLMServer, sse } from '../support/fake_llm/server.js';
 import { WAIT_DEADLINE_MS, startJsonLinesProgram, type JsonLinesProgram } from '../support/program.js';
 import { useTempDir } from '../support/temp_dir.js';
 import { ToolTarget } from '../support/tool_target.js';
+import { damageTreeOf, openTestStoreFile } from '../support/store_file.js';
 
 const isReply = (event: Record<string, unknown>): boolean => event['type'] === 'message' && event['kind'] === 'reply';
 const turnStatus = (status: string) => (event: Record<string, unknown>) => event['type'] === 'turn' && event['status'] === status;
@@ -168,6 +169,29 @@ ${extra}`,
       bot.endInput();
       expect(await bot.exited).toBe(0);
     }
+  });
+
+  it('still answers when the store file is damaged, logging which file and why in one line, without a stack trace', async () => {
+    const made = openTestStoreFile(temp.path());
+    await made.close();
+    damageTreeOf(made.dbPath, 'turns_by_status');
+    fake.enqueue(chatText('Milk is a drink.'));
+    const bot = start(configFile());
+    await bot.waitFor((e) => e['type'] === 'ready');
+    bot.send('what is milk?');
+    expect(await bot.waitFor(isReply)).toMatchObject({ text: 'Milk is a drink.' });
+    bot.endInput();
+    expect(await bot.exited).toBe(0);
+    const logs = bot.stderr().trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(logs).toContainEqual(
+      expect.objectContaining({
+        level: 50,
+        file: made.dbPath,
+        cause: expect.stringMatching(/^the turn store is damaged: .*page/) as unknown,
+        msg: expect.stringMatching(/^the store could not open: turns are NOT durable/) as unknown,
+      }),
+    );
+    expect(bot.stderr()).not.toMatch(/\n\s+at /);
   });
 
   it('keeps the conversation across a restart: the next request carries the earlier exchange', async () => {

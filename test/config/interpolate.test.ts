@@ -15,16 +15,25 @@ describe('interpolateEnvironment', () => {
 
   it('uses the fallback of ${VAR:-fallback} when the variable is unset or empty', () => {
     const result = interpolateEnvironment({ a: '${MISSING:-x}', b: '${EMPTY:-y}', c: '${REGION:-z}', d: '${MISSING:-}' }, env);
-    expect(result).toEqual({ value: { a: 'x', b: 'y', c: 'eu', d: '' }, problems: [] });
+    expect(result).toMatchObject({ value: { a: 'x', b: 'y', c: 'eu', d: '' }, problems: [] });
   });
 
   it('reads $${ as a literal ${ and a lone $ as itself', () => {
     const result = interpolateEnvironment({ a: 'cost $5, literal $${REGION}' }, env);
-    expect(result).toEqual({ value: { a: 'cost $5, literal ${REGION}' }, problems: [] });
+    expect(result).toEqual({ value: { a: 'cost $5, literal ${REGION}' }, problems: [], filled: [] });
   });
 
   it('keeps an empty variable that is set, since ${VAR} only fails when VAR is unset', () => {
-    expect(interpolateEnvironment({ a: '[${EMPTY}]' }, env)).toEqual({ value: { a: '[]' }, problems: [] });
+    expect(interpolateEnvironment({ a: '[${EMPTY}]' }, env)).toMatchObject({ value: { a: '[]' }, problems: [] });
+  });
+
+  it('lists every string that held a reference, as written, with the variables the environment supplied for it', () => {
+    const result = interpolateEnvironment({ discord: { token: '${DISCORD_TOKEN}' }, list: ['a-${REGION}-${EMPTY:-z}', 'plain', '$${REGION}'], b: '${MISSING:-x}' }, env);
+    expect(result.filled).toEqual([
+      { path: ['discord', 'token'], template: '${DISCORD_TOKEN}', variables: [{ name: 'DISCORD_TOKEN', value: 'tok' }] },
+      { path: ['list', 0], template: 'a-${REGION}-${EMPTY:-z}', variables: [{ name: 'REGION', value: 'eu' }] },
+      { path: ['b'], template: '${MISSING:-x}', variables: [] },
+    ]);
   });
 
   it('names the variable and the key path of every missing variable', () => {

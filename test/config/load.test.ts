@@ -85,6 +85,19 @@ describe('loading the configuration', () => {
     expect(linesOf(() => parseConfigText('logging: {}\nlogging: {}\n', 'c.yml', {}))).toEqual(['c.yml:2:1: YAML syntax error: Map keys must be unique']);
   });
 
+  it('refuses an alias inside the node it names, one naming no anchor, and a billion laughs, each in one line; reuse stays allowed', () => {
+    expect(linesOf(() => parseConfigText('a: &a [*a]\n', 'c.yml', {}))).toEqual(['c.yml:1:8: YAML alias *a is inside the node it names, so it would never end']);
+    expect(linesOf(() => parseConfigText('logging:\n  level: &l\n    - *l\n', 'c.yml', {}))).toEqual(['c.yml:3:7: YAML alias *l is inside the node it names, so it would never end']);
+    expect(linesOf(() => parseConfigText('logging:\n  level: *nope\n', 'c.yml', {}))).toEqual(['c.yml:2:10: YAML alias *nope names no anchor before it']);
+    const names = [...'abcdefghi'];
+    const laughs = names.map((name, index) => `${name}: &${name} [${Array<string>(9).fill(index === 0 ? '"lol"' : `*${names[index - 1] ?? ''}`).join(', ')}]\n`);
+    expect(linesOf(() => parseConfigText(laughs.join(''), 'c.yml', {}))).toEqual([
+      'c.yml: YAML aliases cannot be expanded (at most 100 uses): Excessive alias count indicates a resource exhaustion attack',
+    ]);
+    const reused = parseConfigText('llm_recovery:\n  backoff_base_seconds: &s 2\n  backoff_cap_seconds: *s\n', 'c.yml', {});
+    expect(reused.llm_recovery).toMatchObject({ backoff_base_seconds: 2, backoff_cap_seconds: 2 });
+  });
+
   it('rejects a file that is not a mapping of sections', () => {
     expect(linesOf(() => parseConfigText('- logging\n', 'c.yml', {}))).toEqual(['c.yml:1:1: (top level): expected a mapping of section names to settings']);
     expect(linesOf(() => parseConfigText('just words\n', 'c.yml', {}))).toEqual(['c.yml:1:1: (top level): expected a mapping of section names to settings']);
@@ -132,6 +145,20 @@ describe('loading the configuration', () => {
     expect(linesOf(() => parseConfigText('turn_state:\n  db_path: ""\n', 'c.yml', {}))).toEqual([
       expect.stringMatching(/^c\.yml:2:12: turn_state\.db_path: Too small: .*; got ""$/) as unknown,
     ]);
+  });
+
+  it('names the variable a rejected value came from, never the value, which may be a secret', () => {
+    const env = { X: 'hunter2-supersecret', LEVEL: 'hunter2-loud', NAME: 'hunter2 name', TOOL: 'hunter2-tool' };
+    const tool = (name: string) => `    - name: "${name}"\n      description: d\n      url: https://a.example\n      effect: read\n`;
+    const text = `discord:\n  api_url: \${X}\nlogging:\n  level: \${LEVEL}\ntools:\n  http:\n${tool('${NAME}')}${tool('${TOOL}')}${tool('${TOOL}')}`;
+    const lines = linesOf(() => parseConfigText(text, 'c.yml', env));
+    expect(lines).toEqual([
+      'c.yml:2:12: discord.api_url: Invalid URL; got the value of "${X}"',
+      'c.yml:4:10: logging.level: expected one of "fatal", "error", "warn", "info", "debug", "trace", "silent"; got the value of "${LEVEL}"',
+      'c.yml:7:13: tools.http[0].name: letters, digits, _ and - only, at most 64; got the value of "${NAME}"',
+      'c.yml:15:13: tools.http[2].name: the tool name "${TOOL}" is already taken',
+    ]);
+    for (const line of lines) for (const value of Object.values(env)) expect(line).not.toContain(value);
   });
 
   it('reports a missing environment variable once, with its key path, alongside other problems', () => {

@@ -1,8 +1,9 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger, type LoggerOptions } from '../../src/core/logger.js';
+import { NO_SECRETS, SecretValues, type Redactor } from '../../src/core/secret_values.js';
 
-function capture(options: LoggerOptions, isTTY = false): { logger: ReturnType<typeof createLogger>; text: () => string } {
+function capture(options: LoggerOptions, isTTY = false, redactor: Redactor = NO_SECRETS): { logger: ReturnType<typeof createLogger>; text: () => string } {
   const chunks: string[] = [];
   const stream = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -10,7 +11,7 @@ function capture(options: LoggerOptions, isTTY = false): { logger: ReturnType<ty
       done();
     },
   });
-  const logger = createLogger(options, { stream, isTTY });
+  const logger = createLogger(options, { stream, isTTY }, redactor);
   return { logger, text: () => chunks.join('') };
 }
 
@@ -40,6 +41,17 @@ describe('createLogger', () => {
     expect(out).not.toContain('discord-token');
     expect(out).not.toContain('sk-secret');
     expect(JSON.parse(out)).toMatchObject({ token: '[REDACTED]', llm: { api_key: '[REDACTED]', author: 'ada' }, err: { message: 'request failed' } });
+  });
+
+  it('redacts the configured secrets wherever they appear in a string: message, fields, errors and bindings, in either format', () => {
+    const key = 'opaque-model-key-4f9a2c71';
+    for (const format of ['json', 'pretty'] as const) {
+      const { logger, text } = capture({ level: 'info', format }, false, SecretValues.of([key]));
+      const error = new Error(`HTTP 500: Incorrect API key provided: ${key}`);
+      logger.child({ request: `POST /v1 with ${key}` }).warn({ err: error, detail: { said: [`echo ${key}`] } }, `the model failed: ${key}`);
+      expect(text()).toContain('Incorrect API key provided: [REDACTED]');
+      expect(text()).not.toContain(key);
+    }
   });
 
   it('writes human-readable lines when asked, and on a terminal under auto', () => {

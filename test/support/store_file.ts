@@ -1,4 +1,6 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import { pino, type Logger } from 'pino';
 import { ManualClock } from './manual_clock.js';
 import type { HistoryStore } from '../../src/turn_state/history_store.js';
@@ -24,4 +26,19 @@ export function openTestStoreFile(dir: string, clock = new ManualClock(), logger
   const dbPath = storeFileIn(dir);
   const opened = openStoreFileAt(dbPath, { clock, logger, baseDir: dir });
   return { turns: opened.turns, history: opened.history, memory: opened.memory, dbPath, clock, close: () => opened.close() };
+}
+
+/**
+ * Overwrites the root page of one table or index of a closed SQLite file with bytes that are no
+ * page, as a disk fault would: the header stays valid, so the file still opens.
+ */
+export function damageTreeOf(dbPath: string, name: string): void {
+  const db = new BetterSqlite3(dbPath, { readonly: true });
+  const { rootpage } = db.prepare<[string], { rootpage: number }>('SELECT rootpage FROM sqlite_schema WHERE name = ?').get(name) ?? { rootpage: 0 };
+  const pageSize = db.pragma('page_size', { simple: true }) as number;
+  db.close();
+  if (rootpage < 2) throw new Error(`${dbPath} has no table or index ${name} to damage`);
+  const bytes = readFileSync(dbPath);
+  bytes.fill(0xa5, (rootpage - 1) * pageSize, rootpage * pageSize);
+  writeFileSync(dbPath, bytes);
 }

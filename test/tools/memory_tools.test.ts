@@ -206,13 +206,13 @@ describe('memory tools', () => {
     expect(resultText(await remember({ text: 'kept' }))).toMatch(/^Remembered/);
   });
 
-  it('makes the database file 0600 and its directory 0700, tightening a looser directory', async () => {
+  it('makes the database file 0600 and leaves the mode of the directory it found', async () => {
     const dir = join(temp.path(), 'data', 'turn_state');
     mkdirSync(dir, { recursive: true });
     chmodSync(dir, 0o755);
     const { dbPath, remember } = setUp();
     await remember({ text: 'a secret' });
-    expect(mode(dir)).toBe('700');
+    expect(mode(dir)).toBe('755');
     for (const file of [dbPath, `${dbPath}-wal`, `${dbPath}-shm`]) expect(`${file}:${mode(file)}`).toBe(`${file}:600`);
   });
 });

@@ -1,10 +1,12 @@
 import { chmodSync, mkdirSync, readdirSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { admitNew, openTestStore } from '../support/turn_store.js';
+import { ManualClock } from '../support/manual_clock.js';
+import { admitNew, openTestStore, openTurnStoreFile } from '../support/turn_store.js';
 import { useTempDir } from '../support/temp_dir.js';
 
 const mode = (path: string): string => (statSync(path).mode & 0o777).toString(8);
+const fullMode = (path: string): string => (statSync(path).mode & 0o7777).toString(8);
 
 describe('turn store file modes', () => {
   const temp = useTempDir();
@@ -28,12 +30,38 @@ describe('turn store file modes', () => {
     await store.close();
   });
 
-  it('tightens a directory that already existed with looser modes', async () => {
-    const dir = join(temp.path(), 'turn_state');
-    mkdirSync(dir, { recursive: true });
-    chmodSync(dir, 0o755);
-    const { store } = openTestStore(temp.path());
-    expect(mode(dir)).toBe('700');
+  it('leaves the sticky, world-writable directory it is put in as it was, and keeps its own files private there', async () => {
+    const shared = join(temp.path(), 'shared');
+    mkdirSync(shared);
+    chmodSync(shared, 0o1777);
+    const dbPath = join(shared, 'turns.sqlite3');
+    const store = openTurnStoreFile(dbPath, { clock: new ManualClock() });
+    await admitNew(store, 'm-1');
+    expect(fullMode(shared)).toBe('1777');
+    for (const file of [dbPath, `${dbPath}-wal`, `${dbPath}-shm`]) expect(`${file}:${mode(file)}`).toBe(`${file}:600`);
+    expect(mode(join(shared, 'blobs'))).toBe('700');
+    await store.close();
+  });
+
+  it('leaves the working directory as it was when the store file lies directly in it', async () => {
+    const cwd = join(temp.path(), 'work');
+    mkdirSync(cwd);
+    chmodSync(cwd, 0o755);
+    const store = openTurnStoreFile(resolve(cwd, 'turns.sqlite3'), { clock: new ManualClock() });
+    expect(mode(cwd)).toBe('755');
+    await store.close();
+  });
+
+  it('leaves the modes of a store file, its directory and its blob directory that already existed', async () => {
+    const { store: first, dbPath } = openTestStore(temp.path());
+    await first.close();
+    const blobs = join(dirname(dbPath), 'blobs');
+    chmodSync(dbPath, 0o640);
+    chmodSync(blobs, 0o750);
+    chmodSync(dirname(dbPath), 0o750);
+    const store = openTurnStoreFile(dbPath, { clock: new ManualClock() });
+    await admitNew(store, 'm-1');
+    expect([dbPath, blobs, dirname(dbPath)].map(mode)).toEqual(['640', '750', '750']);
     await store.close();
   });
 });

@@ -63,6 +63,13 @@ describe('scrubText', () => {
     }
   });
 
+  it('redacts credential assignments in running text, such as an error body quoting a request', () => {
+    expect(scrubText('rejected: invalid token=abc123def456 for this app')).toBe(`rejected: invalid token=${REDACTED} for this app`);
+    expect(scrubText('The server said: {"detail":"api_key=k3y-v4lue, Password=hunter2"}')).toBe(`The server said: {"detail":"api_key=${REDACTED}, Password=${REDACTED}"}`);
+    expect(scrubText('(access_token=zz9) x-api-key=abc')).toBe(`(access_token=${REDACTED}) x-api-key=${REDACTED}`);
+    expect(scrubText('monkey=banana keyboard=qwerty tokens=3 mykey=1')).toBe('monkey=banana keyboard=qwerty tokens=3 mykey=1');
+  });
+
   it('redacts values of sensitive keys written out as JSON members or header lines', () => {
     expect(scrubText('status 200 body {"user":"ada","password":"hunter2","author":"Ada"}')).toBe(
       `status 200 body {"user":"ada","password":"${REDACTED}","author":"Ada"}`,

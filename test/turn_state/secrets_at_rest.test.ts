@@ -71,4 +71,25 @@ describe('secrets at rest (DESIGN §7.6)', () => {
     expect(ops[0]?.result).toContain('Oslo: long range');
     await store.close();
   });
+
+  it('keeps credentials that a tool error body or result quotes in running text out of the store file', async () => {
+    const { store, dbPath } = openTestStore(temp.path());
+    const lease = await admitNew(store, 'm-1');
+    const call = { type: 'tool_use' as const, id: 'call-1', name: 'send_mail', input: { to: 'ada' } };
+    await store.recordModelTurn(lease, { step: 1, assistant: { role: 'assistant', content: [call] }, intents: [{ toolCallId: 'call-1', toolName: 'send_mail', input: { to: 'ada' }, effect: 'write' }] });
+    const key = { turnId: lease.turnId, step: 1, toolCallId: 'call-1' };
+    await store.moveOp(lease, key, { to: 'RUNNING' });
+    const error = 'POST https://mail.example answered HTTP 401. The server said: {"detail":"invalid token=opaque-token-7f3e9a, use api_key=opaque-key-1b2c3d"}';
+    await store.moveOp(lease, key, { to: 'DEFINITELY_FAILED', error });
+    await store.checkpoint(lease, {
+      append: [{ role: 'tool', content: [{ type: 'tool_result', toolUseId: 'call-1', content: error, isError: true }] }],
+      state: { step: 1 },
+      progressed: true,
+    });
+
+    const bytes = Buffer.concat(filesUnder(dirname(dbPath)).map((f) => readFileSync(f)));
+    for (const secret of ['opaque-token-7f3e9a', 'opaque-key-1b2c3d']) expect(bytes.includes(secret), secret).toBe(false);
+    expect((await store.listOps(lease.turnId))[0]?.error).toContain('answered HTTP 401');
+    await store.close();
+  });
 });

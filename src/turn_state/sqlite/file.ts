@@ -1,28 +1,30 @@
-import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
+import { createPrivateFile, makePrivateDirectory } from '../private_files.js';
 
 /**
- * Opens (creating if needed) one of the bot's SQLite files with the production settings: the
- * directory made 0700 and the file 0600 before SQLite opens it, so that the WAL and SHM files it
- * creates inherit 0600; WAL with `synchronous=FULL` (a committed write survives a power cut); a
- * busy timeout; foreign keys; and the schema brought to the newest of `migrations` by
+ * Opens (creating if needed) one of the bot's SQLite files with the production settings: missing
+ * directories created 0700 and a missing file 0600 before SQLite opens it, a directory or file
+ * that already existed keeping its mode (SQLite gives the WAL and SHM files it creates the mode of
+ * the database file, so those of a file made here are 0600 too); WAL with
+ * `synchronous=FULL` (a committed write survives a power cut); a busy timeout; foreign keys; the
+ * whole file checked (`quick_check`), so that a damaged one is refused here instead of failing
+ * the bot at its first read; and the schema brought to the newest of `migrations` by
  * `user_version`, each step in its own transaction.
- * @throws when the file cannot be opened, or was written by a newer version of this program
- *   (`what` names the store in that message).
+ * @throws when the file cannot be opened, is damaged, or was written by a newer version of this
+ *   program (`what` names the store in those messages).
  */
 export function openSqliteFile(dbPath: string, migrations: readonly string[], what: string): Database {
-  const dir = dirname(dbPath);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  chmodSync(dir, 0o700);
-  closeSync(openSync(dbPath, 'a', 0o600));
-  chmodSync(dbPath, 0o600);
+  makePrivateDirectory(dirname(dbPath));
+  createPrivateFile(dbPath);
   const db = new BetterSqlite3(dbPath);
   try {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
     db.pragma('busy_timeout = 5000');
     db.pragma('foreign_keys = ON');
+    const check = db.pragma('quick_check', { simple: true }) as string;
+    if (check !== 'ok') throw new Error(`the ${what} is damaged: ${check.replace(/\s*\n\s*/g, '; ')}`);
     migrate(db, migrations, what);
     return db;
   } catch (error) {
@@ -53,4 +55,14 @@ function migrate(db: Database, migrations: readonly string[], what: string): voi
       db.pragma(`user_version = ${current + index + 1}`);
     })();
   });
+}
+
+/**
+ * Why a SQLite file could not be used, in one line for the log: the error's message and SQLite's
+ * code, never a stack trace.
+ */
+export function causeOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const code = 'code' in error && typeof error.code === 'string' && !error.message.includes(error.code) ? ` (${error.code})` : '';
+  return `${error.message}${code}`;
 }

@@ -2,6 +2,7 @@ import type { Database } from 'better-sqlite3';
 import type { HistoryStore } from '../history_store.js';
 import type { MemoryStore } from '../memory_store.js';
 import type { TurnStore } from '../turn_store.js';
+import { causeOf } from './file.js';
 import { openInMemoryTurnDatabase, openTurnDatabase } from './open.js';
 import { importPreviousLayout } from './previous_layout.js';
 import { SqliteHistoryStore } from './sqlite_history_store.js';
@@ -61,7 +62,7 @@ export function openSqliteStore(options: SqliteStoreOptions): OpenedStore {
     try {
       return openFileStore(options);
     } catch (error) {
-      options.logger.error({ err: error, dbPath: options.dbPath }, 'the store could not open: turns are NOT durable, and history and memory notes are lost at restart, until this is fixed');
+      options.logger.error({ file: options.dbPath, cause: causeOf(error) }, 'the store could not open: turns are NOT durable, and history and memory notes are lost at restart, until this is fixed');
     }
   } else {
     options.logger.warn('turn_state.enabled is false: turns are not durable (an interrupted reply is lost), and history and memory notes last only until the bot stops');

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import type { Logger } from '../../core/logger.js';
+import { causeOf } from './file.js';
 
 /** What the previous layout kept in a file of its own. */
 export type PreviousFileKind = 'history' | 'memory';
@@ -94,7 +95,7 @@ export function importPreviousLayout(db: Database, baseDir: string, now: number,
     try {
       files.push(readPreviousFile(kind, path));
     } catch (error) {
-      logger.warn({ err: error, file: path }, `the previous ${kind} file could not be read, so it was not imported; it is tried again at the next start`);
+      logger.warn({ file: path, cause: causeOf(error) }, `the previous ${kind} file could not be read, so it was not imported; it is tried again at the next start`);
     }
   }
   if (files.length === 0) return;
@@ -107,7 +108,7 @@ export function importPreviousLayout(db: Database, baseDir: string, now: number,
     })).immediate();
   } catch (error) {
     const named = files.map((file) => file.path);
-    logger.warn({ err: error, files: named }, `the previous layout's files could not be imported, so nothing of them was; they are tried again at the next start: ${named.join(', ')}`);
+    logger.warn({ files: named, cause: causeOf(error) }, `the previous layout's files could not be imported, so nothing of them was; they are tried again at the next start: ${named.join(', ')}`);
     return;
   }
   files.forEach((file, index) => {

@@ -25,6 +25,8 @@ export type FakeStep =
     }
   /** A whole response at once, as errors arrive: a status, headers and a JSON (or text) body. */
   | { readonly kind: 'reply'; readonly status: number; readonly body?: unknown; readonly headers?: Readonly<Record<string, string>> }
+  /** A whole response whose JSON body is made from the request, as a server that echoes what it was sent. */
+  | { readonly kind: 'echo'; readonly status: number; readonly body: (request: RecordedRequest) => unknown }
   /** Accepts the request and never answers: no status, no headers. */
   | { readonly kind: 'no_response' }
   /** Destroys the connection before any response. */
@@ -111,6 +113,10 @@ export class FakeLLMServer {
         res.end(body);
         return;
       }
+      case 'echo':
+        res.writeHead(step.status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(step.body(recorded)));
+        return;
       case 'stream': {
         res.writeHead(step.status ?? 200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...step.headers });
         res.flushHeaders();

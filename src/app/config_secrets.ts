@@ -1,0 +1,38 @@
+import type { LoadedConfig } from '../config/load.js';
+import type { KeyPath } from '../config/problems.js';
+import { SecretValues, type Redactor } from '../core/secret_values.js';
+import { isSensitiveKey } from '../core/sensitive_keys.js';
+import { scrubText } from '../turn_state/scrub.js';
+import type { Config } from './config_schema.js';
+
+/** Header names that carry credentials: `Authorization`, `X-Api-Key`, `X-Auth-Token`, `Cookie` … */
+const SECRET_HEADER = /auth|token|key|secret|passw|cookie|session|signature|credential/i;
+
+/**
+ * Every secret value of the loaded configuration, to be redacted from the logs and the store: the
+ * model's API keys, the Discord token, the values of credential headers sent to the model and by
+ * each HTTP tool (whole, and word by word, so that `Bearer <token>` yields the token), and every
+ * value the environment filled into a key with a secret name (`token: ${DISCORD_TOKEN}`,
+ * `password: ${DB_PASSWORD}`).
+ */
+export function configuredSecrets({ config, filled }: Pick<LoadedConfig<Config>, 'config' | 'filled'>): SecretValues {
+  const headers = [config.llm.headers, ...config.tools.http.map((tool) => tool.headers)].flatMap((set) => Object.entries(set));
+  const headerValues = headers.filter(([name]) => SECRET_HEADER.test(name)).flatMap(([, value]) => [value, ...value.split(/\s+/)]);
+  const fromEnvironment = filled.filter((string) => isSensitiveKey(nearestKey(string.path))).flatMap((string) => string.variables.map((variable) => variable.value));
+  const keys = [config.llm.api_key, ...(config.llm.api_keys ?? []), config.discord.token].filter((key): key is string => key !== undefined);
+  return SecretValues.of([...keys, ...headerValues, ...fromEnvironment]);
+}
+
+/**
+ * What the logger redacts: the configured secrets, and then token-shaped strings (`Bearer …`,
+ * `token=…`, `sk-…`, `ghp_…`), as the store scrubs tool arguments, results and errors — a tool's
+ * error body can quote them.
+ */
+export function logRedactor(secrets: SecretValues): Redactor {
+  return { redact: (text) => scrubText(secrets.redact(text)) };
+}
+
+/** The name of the key a value sits under: for an item of a list, the list's. */
+function nearestKey(path: KeyPath): string {
+  return path.findLast((segment): segment is string => typeof segment === 'string') ?? '';
+}

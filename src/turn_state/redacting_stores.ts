@@ -1,0 +1,73 @@
+/**
+ * The configured secrets kept out of everything the stores write (DESIGN §7.6): a wrapper around
+ * each port that redacts every secret value, wherever it appears inside a string, from what it is
+ * asked to persist — turn rows (suspension and failure reasons), the transcript, the ledger, the
+ * checkpoints, the replies, the inbox, the history and the memory notes, and so the blobs made
+ * from them.
+ * Reads pass through: what was written redacted reads back redacted.
+ */
+import type { SecretValues } from '../core/secret_values.js';
+import type { HistoryStore } from './history_store.js';
+import type { OpMove } from './ledger_types.js';
+import type { MemoryStore } from './memory_store.js';
+import type { ReplyProgress } from './reply_types.js';
+import type { TurnStore } from './turn_store.js';
+
+/** `store`, writing nothing that holds one of `secrets`. */
+export function redactingTurnStore(store: TurnStore, secrets: SecretValues): TurnStore {
+  return {
+    admit: (request) => store.admit({ ...request, start: { transcript: secrets.redactDeep(request.start.transcript), state: secrets.redactDeep(request.start.state) } }),
+    acceptInbound: (record) => store.acceptInbound({ ...record, message: secrets.redactDeep(record.message) }),
+    listInbox: (source) => store.listInbox(source),
+    dropInbound: (id) => store.dropInbound(id),
+    getTurn: (turnId) => store.getTurn(turnId),
+    listSuspended: (channel) => store.listSuspended(channel),
+    latestTurnOf: (channel, requesterId) => store.latestTurnOf(channel, requesterId),
+    heartbeat: (lease) => store.heartbeat(lease),
+    setRecoveryDeadline: (lease, deadlineAt) => store.setRecoveryDeadline(lease, deadlineAt),
+    recordModelTurn: (lease, record) => store.recordModelTurn(lease, { ...record, assistant: secrets.redactDeep(record.assistant), intents: secrets.redactDeep(record.intents) }),
+    moveOp: (lease, key, move) => store.moveOp(lease, key, redactMove(move, secrets)),
+    checkpoint: (lease, write) => store.checkpoint(lease, { ...write, append: secrets.redactDeep(write.append), state: secrets.redactDeep(write.state) }),
+    suspend: (lease, reason) => store.suspend(lease, secrets.redact(reason)),
+    finish: (lease, status, reason) => store.finish(lease, status, reason === undefined ? undefined : secrets.redact(reason)),
+    complete: (lease, reply) => store.complete(lease, secrets.redact(reply)),
+    recordReplyDelivery: (turnId, progress) => store.recordReplyDelivery(turnId, redactProgress(progress, secrets)),
+    listPendingReplies: () => store.listPendingReplies(),
+    loadResumable: (turnId) => store.loadResumable(turnId),
+    claimResume: (turnId, expectedGeneration) => store.claimResume(turnId, expectedGeneration),
+    rejectSuspended: (turnId, expectedGeneration, reason) => store.rejectSuspended(turnId, expectedGeneration, secrets.redact(reason)),
+    listOps: (turnId) => store.listOps(turnId),
+    sweepOnStartup: () => store.sweepOnStartup(),
+    sweepExpiredLeases: () => store.sweepExpiredLeases(),
+    sweepRetention: () => store.sweepRetention(),
+    close: () => store.close(),
+  };
+}
+
+/** `history`, appending no entry or summary that holds one of `secrets`. */
+export function redactingHistoryStore(history: HistoryStore, secrets: SecretValues): HistoryStore {
+  return {
+    append: (channel, entry) => history.append(channel, { ...entry, text: secrets.redact(entry.text) }),
+    read: (channel) => history.read(channel),
+    revision: (channel) => history.revision(channel),
+    compact: (channel, compaction) => history.compact(channel, compaction.summary === undefined ? compaction : { ...compaction, summary: secrets.redact(compaction.summary) }),
+  };
+}
+
+/** `memory`, keeping no note that holds one of `secrets`. */
+export function redactingMemoryStore(memory: MemoryStore, secrets: SecretValues): MemoryStore {
+  return {
+    remember: (request) => memory.remember({ ...request, text: secrets.redact(request.text) }),
+    recall: (request) => memory.recall(request),
+  };
+}
+
+function redactMove(move: OpMove, secrets: SecretValues): OpMove {
+  if ('error' in move) return { ...move, error: secrets.redact(move.error) };
+  if ('result' in move) return { ...move, result: secrets.redact(move.result) };
+  return move;
+}
+
+function redactProgress(progress: ReplyProgress, secrets: SecretValues): ReplyProgress {
+  return progress.kind === 'abandoned' ? { ...progress, reason: secrets.redact(progress.reason) } : progress;
+}

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { configuredSecrets, logRedactor } from '../../src/app/config_secrets.js';
+import { loadConfig } from '../../src/app/config_schema.js';
+import { REDACTED } from '../../src/core/sensitive_keys.js';
+import { useTempDir } from '../support/temp_dir.js';
+
+const ENV = {
+  MODEL_KEY_1: 'model-key-one-5c1d',
+  MODEL_KEY_2: 'model-key-two-9e8f',
+  DISCORD_TOKEN: 'discord-token-77aa',
+  WEATHER_TOKEN: 'weather-token-31bc',
+  SESSION: 'session-value-0d0d',
+  REGION: 'eu-central-region',
+};
+
+describe('the secrets of a configuration', () => {
+  const temp = useTempDir();
+
+  function secretsOf(text: string) {
+    const file = temp.write('config.yml', text);
+    return configuredSecrets(loadConfig({ configPath: file, env: ENV, cwd: temp.path() }));
+  }
+
+  it('are the model keys, the bot token, credential header values and environment values under secret names, and nothing else', () => {
+    const secrets = secretsOf(`llm:
+  model: m
+  api_keys: ["\${MODEL_KEY_1}", "\${MODEL_KEY_2}"]
+  headers: { X-Title: holdfast-bot-title, X-Region: "\${REGION}" }
+discord:
+  token: \${DISCORD_TOKEN}
+tools:
+  http:
+    - name: weather
+      description: d
+      url: https://weather.example/{city}
+      effect: read
+      headers:
+        Authorization: Bearer \${WEATHER_TOKEN}
+        X-Api-Key: literal-key-in-the-file
+        Cookie: sid=\${SESSION}
+        Accept: application/json-seq
+`);
+    const secret = ['model-key-one-5c1d', 'model-key-two-9e8f', 'discord-token-77aa', 'weather-token-31bc', 'Bearer weather-token-31bc', 'literal-key-in-the-file', 'sid=session-value-0d0d', 'session-value-0d0d'];
+    for (const value of secret) expect(secrets.redact(`[${value}]`), value).toBe(`[${REDACTED}]`);
+    for (const value of ['holdfast-bot-title', 'eu-central-region', 'application/json-seq', 'Bearer']) expect(secrets.redact(value)).toBe(value);
+  });
+
+  it('leave out values too short to tell from ordinary words', () => {
+    expect(secretsOf('llm:\n  model: m\n  api_key: abc\n').size).toBe(0);
+  });
+
+  it('are redacted from the log together with token-shaped strings', () => {
+    const redactor = logRedactor(secretsOf('discord:\n  token: ${DISCORD_TOKEN}\n'));
+    expect(redactor.redact('login with discord-token-77aa failed; invalid token=zz-9f8e7d6c')).toBe(`login with ${REDACTED} failed; invalid token=${REDACTED}`);
+  });
+});
