@@ -11,6 +11,7 @@ import { deliverEnding } from './turn_ending.js';
 import type { InboundMessage, NoticeKind } from './transport.js';
 import { dropKept, inboxIdOf, type KeptMessage } from './inbox.js';
 import { endTurn } from '../engine/terminal_writer.js';
+import { ShutdownReason } from '../engine/shutdown_reason.js';
 import { outcomeOfError } from '../engine/turn_stop.js';
 
 /** A turn in progress in a channel: whom it answers, and how /stop reaches it. */
@@ -61,7 +62,8 @@ export class TurnRunner {
       throw error;
     }
     const admitted = await admitMessage(message, history.messages, inboxIdOf(kept), controller.signal, deps);
-    if (admitted.kind === 'notice') return void postNotice(deps.sink, message, admitted.turn, admitted.notice, admitted.text);
+    // Admission took the message out of the inbox, unless the store failed: then it is told it failed, and not run later.
+    if (admitted.kind === 'notice') return this.#answered(message, kept, admitted.notice, admitted.text, admitted.turn);
     const { turn, durability } = admitted;
     deps.faults.reach('after_admission', 0);
     return this.#run(message, turn.turnId, controller, async (engine) => {
@@ -118,6 +120,8 @@ export class TurnRunner {
   async #run(message: InboundMessage, turnId: string, controller: AbortController, work: (engine: RunDeps) => Promise<TurnEnding>): Promise<TurnRun> {
     const { deps } = this;
     this.running.set(channelKey(message), { turnId, requesterId: message.authorId, controller });
+    // A shutdown that began while this turn was being admitted suspends it like the running ones.
+    if (this.shutdown.aborted) controller.abort(new ShutdownReason());
     deps.sink.post({ type: 'turn', channelId: message.channelId, turn: turnId, status: 'ACTIVE' });
     let ending: TurnEnding;
     try {
@@ -150,8 +154,8 @@ export class TurnRunner {
   }
 
   /** Answers a message with a notice instead of a turn, and takes it out of the inbox. */
-  async #answered(message: InboundMessage, kept: KeptMessage, notice: NoticeKind, text: string): Promise<undefined> {
-    postNotice(this.deps.sink, message, null, notice, text);
+  async #answered(message: InboundMessage, kept: KeptMessage, notice: NoticeKind, text: string, turn: string | null = null): Promise<undefined> {
+    postNotice(this.deps.sink, message, turn, notice, text);
     await dropKept(this.deps.store, kept, this.deps.logger);
     return undefined;
   }

@@ -67,7 +67,7 @@ export function decodedPart<T>(turnId: string, part: TurnPart, decode: () => T):
   try {
     return decode();
   } catch (error) {
-    throw new UndecodableTurnError(turnId, part, error instanceof Error ? error.message : String(error));
+    throw new UndecodableTurnError(turnId, part, String(error));
   }
 }
 

@@ -5,6 +5,7 @@ import { runCli } from '../../src/app/run.js';
 import { useTempDir } from '../support/temp_dir.js';
 import { closedPortUrl } from '../support/fake_llm/server.js';
 import { openTestStore, startingWith } from '../support/turn_store.js';
+import { lockStoreFile } from '../../src/turn_state/sqlite/store_lock.js';
 
 function io(cwd: string, env: Record<string, string> = {}) {
   const out: string[] = [];
@@ -67,6 +68,18 @@ describe('runCli', () => {
     const jsonl = io(temp.path(), { DISCORD_TOKEN: 'abc' });
     expect(await runCli(['--jsonl'], jsonl.io)).toBe(0);
     expect(jsonl.stdout()).toBe('{"type":"ready"}\n');
+  });
+
+  it('exits 2 with one line naming the store file and its holder when another bot process holds the store', async () => {
+    const lock = lockStoreFile(join(temp.path(), 'data/turn_state/turns.sqlite3'), Date.UTC(2026, 0, 1));
+    try {
+      const refused = io(temp.path());
+      expect(await runCli(['--jsonl'], refused.io)).toBe(2);
+      expect(refused.stderr()).toMatch(new RegExp(`^holdfast: the store .*turns\\.sqlite3 is in use by another bot process \\(pid ${process.pid} on `, 'm'));
+      expect(refused.stdout()).toBe('');
+    } finally {
+      lock.release();
+    }
   });
 
   it('tells each channel once, after ready, that a request was interrupted by the last stop', async () => {

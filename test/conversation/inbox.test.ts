@@ -72,6 +72,22 @@ describe('the inbox: messages accepted into a channel’s queue', () => {
     expect(harness.current.notices().filter((notice) => notice === 'expired')).toHaveLength(2);
   });
 
+  it('answers `failed` instead of queueing a message the store can no longer keep, and starts with what it can when the inbox cannot be read', async () => {
+    const lines: Record<string, unknown>[] = [];
+    await harness.current.store.close();
+    const bot = intake({ logger: errorLog(lines) });
+    await bot.restoreInbox('console');
+    submitted(bot, 'hello');
+    await bot.idle();
+    expect(harness.current.notices()).toEqual(['failed']);
+    expect(harness.current.events.at(-1)).toMatchObject({ text: expect.stringMatching(/^My storage is unavailable/) as unknown });
+    expect(lines.map((line) => line['msg'])).toEqual([
+      'the inbox could not be read: messages queued before the restart wait for the next start',
+      'a queued message could not be kept: the store is unavailable',
+    ]);
+    expect(fake.requests).toHaveLength(0);
+  });
+
   it('tells the user a message failed, logs why at ERROR, and keeps nothing of it when the history cannot be read', async () => {
     const lines: Record<string, unknown>[] = [];
     const real = harness.current.store.history;

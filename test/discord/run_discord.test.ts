@@ -157,6 +157,29 @@ describe('the Discord adapter in-process', { timeout: 60_000 }, () => {
     expect(await bot.done).toBe(0);
   });
 
+  it('answers after a restart, as a reply to it, a message that waited in the queue when the bot stopped', async () => {
+    fake.enqueue({ kind: 'stream', chunks: ['data: {"choices":[{"index":0,"delta":{"content":"Thinking"}}]}\n\n'], then: 'stall' });
+    const first = run('chat:\n  max_queued_per_channel: 1\n');
+    await first.logged('connected to Discord');
+    await ask('a long question');
+    await fake.whenRequests(1);
+    const waiting = await ask('a second question');
+    await ask('a third question');
+    await discord.whenRequest(() => posts().some((post) => /^ℹ️ I am still working on earlier messages/.test(post.content)));
+    first.stop();
+    expect(await first.done).toBe(0);
+    expect(fake.requests).toHaveLength(1);
+
+    fake.enqueue(chatText('Answer to the second question.'));
+    const again = run('chat:\n  max_queued_per_channel: 1\n');
+    await again.logged('connected to Discord');
+    await discord.whenRequest(() => posts().some((post) => post.content === 'Answer to the second question.'));
+    expect(posts().find((post) => post.content === 'Answer to the second question.')).toMatchObject({ message_reference: { message_id: waiting } });
+    again.stop();
+    expect(await again.done).toBe(0);
+    expect(fake.requests).toHaveLength(2);
+  });
+
   it('tells the channel once after a restart that a request was interrupted, answering that request', async () => {
     const { store } = openTestStore(join(temp.path(), 'data'));
     await store.admit({ identity: { source: 'discord', channelId: discord.world.channelId, messageId: 'asked-before' }, requesterId: discord.world.user.id, messageDigest: 'd', start: startingWith() });
