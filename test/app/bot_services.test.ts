@@ -12,7 +12,7 @@ import { ManualClock } from '../support/manual_clock.js';
 import { NO_SECRETS } from '../../src/core/secret_values.js';
 import type { MemoryStore } from '../../src/turn_state/memory_store.js';
 import { useTempDir } from '../support/temp_dir.js';
-import { damageTreeOf } from '../support/store_file.js';
+import { damageTreeOf, openTestStoreFile } from '../support/store_file.js';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/previous_layout', import.meta.url));
 const OLD_FILES = ['data/history/history.sqlite3', 'data/memory/memory.sqlite3'];
@@ -126,6 +126,20 @@ describe('the bot services open one store file', () => {
     const warning = logs.find((line) => line.level === WARN && line.msg.startsWith('the previous history file could not be read'));
     expect(warning).toMatchObject({ file: historyFile, cause: expect.stringContaining('malformed') as unknown });
     expect(JSON.stringify(warning)).not.toMatch(/\\n\s+at /);
+  });
+
+  it('runs without durability when the store file’s pages are damaged, naming the file and the damage in one log line', async () => {
+    const made = openTestStoreFile(join(temp.path(), 'made'));
+    await made.close();
+    const dbPath = join(temp.path(), 'data/turn_state/turns.sqlite3');
+    cpSync(made.dbPath, dbPath);
+    damageTreeOf(dbPath, 'turns_by_status');
+
+    const { services, logs } = await open();
+
+    expect(services.store).toBeUndefined();
+    const error = logs.find((line) => line.level === 50 && line.msg.startsWith('the store could not open'));
+    expect(error).toMatchObject({ file: dbPath, cause: expect.stringMatching(/^the turn store is damaged: /) as unknown });
   });
 
   it('imports nothing, and still opens the store file, when an old file holds what the store refuses', async () => {

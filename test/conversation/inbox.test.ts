@@ -88,6 +88,15 @@ describe('the inbox: messages accepted into a channel’s queue', () => {
     expect(fake.requests).toHaveLength(0);
   });
 
+  it('has nothing to answer after a start without durability: queued messages lived in memory only', async () => {
+    await shutDownWithQueued('second');
+    const again = intake({ store: undefined });
+    await again.restoreInbox('console');
+    await again.idle();
+    expect(harness.current.replies()).toEqual([]);
+    expect(fake.requests).toHaveLength(1);
+  });
+
   it('tells the user a message failed, logs why at ERROR, and keeps nothing of it when the history cannot be read', async () => {
     const lines: Record<string, unknown>[] = [];
     const real = harness.current.store.history;

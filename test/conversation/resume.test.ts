@@ -10,6 +10,7 @@ import { resumeCommand } from '../../src/conversation/resume.js';
 import { NO_FAULTS } from '../../src/engine/fault_points.js';
 import { type ManualClock } from '../support/manual_clock.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';
+import { TurnStateUnavailable } from '../../src/turn_state/errors.js';
 import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
 import { llmConfig, testProvider } from '../support/fake_llm/provider.js';
 import { type FakeLLMServer, type FakeStep } from '../support/fake_llm/server.js';
@@ -18,6 +19,17 @@ import { useConversationHarness } from '../support/conversation_harness.js';
 import type { SeenEvent } from '../support/recording_sink.js';
 import type { ToolTarget } from '../support/tool_target.js';
 import { storedTurn } from '../support/stored_rows.js';
+
+/** `store` with one method answering as `answer` does, as a store in that situation would. */
+function storeWith<K extends keyof TurnStore>(store: TurnStore, method: K, answer: TurnStore[K]): TurnStore {
+  return new Proxy(store, {
+    get: (target, name) => {
+      if (name === method) return answer;
+      const value: unknown = Reflect.get(target, name);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
 
 const overloaded: FakeStep = { kind: 'reply', status: 529, body: { error: { type: 'overloaded_error' } } };
 const endlessOverload = (): FakeStep[] => Array.from({ length: 9 }, () => overloaded);
@@ -224,6 +236,31 @@ describe('explicit resume', () => {
     expect(events.at(-1)).toMatchObject({ text: expect.stringMatching(/It is still saved; try `resume` again later/) as unknown });
     expect(fake.requests).toEqual([]);
     expect((await store.listSuspended({ source: 'console', channelId: 'c1' })).map((turn) => turn.status)).toEqual(['SUSPENDED']);
+  });
+
+  it('keeps the request saved and says to try again when the store fails while loading it, unlike damaged state', async () => {
+    const failing = storeWith(store, 'loadResumable', () => Promise.reject(new TurnStateUnavailable('load turn', new Error('disk I/O error'))));
+    const bot = new Intake(deps({ store: failing }));
+    await suspendedTurn(bot);
+    fake.reset();
+    bot.submit(inboundFromText(message('resume')));
+    await settle(bot);
+    expect(notices()).toEqual(['suspended', 'failed']);
+    expect(events.at(-1)).toMatchObject({ text: expect.stringMatching(/It is still saved; try `resume` again later/) as unknown });
+    expect((await store.listSuspended({ source: 'console', channelId: 'c1' })).map((turn) => turn.status)).toEqual(['SUSPENDED']);
+  });
+
+  it('says a request is already being continued when another resume took it while its damaged state was being refused', async () => {
+    const raced = storeWith(store, 'rejectSuspended', () => Promise.resolve(false));
+    const bot = new Intake(deps({ store: raced }));
+    await suspendedTurn(bot);
+    const raw = new BetterSqlite3(harness.current.store.dbPath);
+    raw.prepare(`UPDATE checkpoints SET state = 'not json'`).run();
+    raw.close();
+    bot.submit(inboundFromText(message('resume')));
+    await settle(bot);
+    expect(notices()).toEqual(['suspended', 'in_progress']);
+    expect(events.filter((e) => e.type === 'turn').map((e) => e.type === 'turn' && e.status)).toEqual(['ACTIVE', 'SUSPENDED']);
   });
 
   it('says a turn expired even after the retention sweep already ended it', async () => {
