@@ -33,10 +33,13 @@ export function userMessage(text: string, config: ConversationSettings, attachme
   return { role: 'user', content: userContent(text, attachments, config.llm.vision) };
 }
 
-/** A turn that has done nothing yet, over `history` and then the user's message. */
-export function newChatTurn(parts: ReconstructedParts, text: string, config: ConversationSettings, attachments: readonly MessageAttachment[] = [], history: readonly Message[] = []): ChatTurn {
-  return freshChatTurn(parts, turnDefaults(config), [...history, userMessage(text, config, attachments)]);
+/** A turn that has done nothing yet: its transcript is the user's message. */
+export function newChatTurn(parts: ReconstructedParts, text: string, config: ConversationSettings, attachments: readonly MessageAttachment[] = []): ChatTurn {
+  return freshChatTurn(parts, turnDefaults(config), [userMessage(text, config, attachments)]);
 }
+
+/** What a message is told when the store cannot take it: nothing starts that could not be kept track of. */
+export const STORE_UNAVAILABLE_NOTICE = 'My storage is unavailable, so I will not start work I could not keep track of. Please try again later.';
 
 /** A new turn ready to run, or the notice that says why this message will not run fresh. */
 export type MessageAdmission =
@@ -53,19 +56,15 @@ export async function admitMessage(message: InboundMessage, history: readonly Me
   const { config } = deps;
   const identity = { source: message.source, channelId: message.channelId, messageId: message.messageId };
   const requester = { userId: message.authorId, roleIds: message.authorRoleIds };
+  const transcript = [...history, userMessage(message.text, config, message.attachments)];
+  const tools = permittedTools(deps.catalog().tools, config.permissions, requester, message.channelId);
   const fresh = (turnId: string): ChatTurn =>
-    newChatTurn(
-      { turnId, identity, requester, tools: permittedTools(deps.catalog().tools, config.permissions, requester, message.channelId), signal, logger: deps.logger.child({ turn: turnId, channel: message.channelId }) },
-      message.text,
-      config,
-      message.attachments,
-      history,
-    );
+    freshChatTurn({ turnId, identity, requester, tools, signal, logger: deps.logger.child({ turn: turnId, channel: message.channelId }) }, turnDefaults(config), [...transcript]);
   if (deps.store === undefined) {
     const turnId = `${message.source}:${message.channelId}:${message.messageId}`;
     return { kind: 'admitted', turn: fresh(turnId), durability: noDurability(turnId) };
   }
-  const start = initialCheckpoint(turnDefaults(config), [...history, userMessage(message.text, config, message.attachments)]);
+  const start = initialCheckpoint(turnDefaults(config), transcript);
   const admission = await deps.store.admit({ identity, requesterId: message.authorId, messageDigest: messageDigest(message.text), start, ...(inboxId === undefined ? {} : { inboxId }) });
   switch (admission.disposition) {
     case 'admitted':
@@ -77,7 +76,7 @@ export async function admitMessage(message: InboundMessage, history: readonly Me
     case 'resumable':
       return { kind: 'notice', turn: admission.turn.turnId, notice: 'interrupted', text: 'This request was interrupted and its work is saved; type `resume` to continue it.' };
     case 'store_unavailable':
-      return { kind: 'notice', turn: null, notice: 'failed', text: 'My storage is unavailable, so I will not start work I could not keep track of. Please try again later.' };
+      return { kind: 'notice', turn: null, notice: 'failed', text: STORE_UNAVAILABLE_NOTICE };
     default:
       return assertNever(admission);
   }

@@ -2,7 +2,7 @@ import { assertNever } from '../core/assert_never.js';
 import type { TurnEnding } from '../engine/terminal_writer.js';
 import { runTurn, type RunDeps } from '../engine/run_turn.js';
 import type { TurnRecord } from '../turn_state/turn_types.js';
-import { admitMessage } from './admission.js';
+import { admitMessage, STORE_UNAVAILABLE_NOTICE } from './admission.js';
 import { loadHistory } from './history_policy.js';
 import type { ConversationDeps } from './conversation_deps.js';
 import { channelKey, postNotice } from './notices.js';
@@ -51,7 +51,7 @@ export class TurnRunner {
   async message(message: InboundMessage, kept: KeptMessage = { kind: 'memory' }): Promise<TurnRun | undefined> {
     const { deps } = this;
     if (this.shutdown.aborted) return undefined;
-    if (kept.kind === 'unavailable') return this.#answered(message, kept, 'failed', 'My storage is unavailable, so I will not start work I could not keep track of. Please try again later.');
+    if (kept.kind === 'unavailable') return this.#answered(message, kept, 'failed', STORE_UNAVAILABLE_NOTICE);
     if (deps.provider === undefined) return this.#noModel(message, kept);
     const controller = new AbortController();
     let history;
