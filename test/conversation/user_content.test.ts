@@ -5,7 +5,7 @@ import { messageDigest, type InboundMessage } from '../../src/conversation/trans
 import type { MessageAttachment } from '../../src/conversation/message_attachment.js';
 import { userContent } from '../../src/conversation/user_content.js';
 import { parseConfigText } from '../../src/app/config_schema.js';
-import type { ContentBlock } from '../../src/llm/protocol.js';
+import type { ContentBlock, Message } from '../../src/llm/protocol.js';
 import { deriveCatalog } from '../../src/tools/catalog.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';
 import { useTempDir } from '../support/temp_dir.js';
@@ -81,5 +81,26 @@ describe('admitting a message with attachments', () => {
     expect(admitted.turn.transcript).toEqual([{ role: 'user', content: userContent('what is this?', [image], true) }]);
     expect((await store.getTurn(admitted.turn.turnId))?.messageDigest).toBe(messageDigest('what is this?'));
     expect((await store.loadResumable(admitted.turn.turnId))?.transcript).toEqual(admitted.turn.transcript);
+  });
+
+  it('stores the history the turn starts from in front of the request, and says a message another owner is working on is in progress', async () => {
+    ({ store } = openTestStore(temp.path()));
+    const config = parseConfigText('tools:\n  builtin: []\n', 'c.yml', {});
+    const deps = { config, store, catalog: () => deriveCatalog(config.tools, { memory: undefined }), logger: pino({ level: 'silent' }) };
+    const message: InboundMessage = { source: 'discord', channelId: 'c1', authorId: 'ada', authorRoleIds: [], messageId: 'm1', text: 'and then?' };
+    const earlier: Message[] = [
+      { role: 'user', content: [{ type: 'text', text: 'tell me a story' }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'Once upon a time…' }] },
+    ];
+    const admitted = await admitMessage(message, earlier, undefined, new AbortController().signal, deps);
+    if (admitted.kind !== 'admitted') throw new Error(`expected admission, got ${admitted.notice}`);
+    expect((await store.loadResumable(admitted.turn.turnId))?.transcript).toEqual([...earlier, { role: 'user', content: [{ type: 'text', text: 'and then?' }] }]);
+
+    expect(await admitMessage(message, earlier, undefined, new AbortController().signal, deps)).toEqual({
+      kind: 'notice',
+      turn: admitted.turn.turnId,
+      notice: 'in_progress',
+      text: 'I am already working on this message.',
+    });
   });
 });
