@@ -18,11 +18,6 @@ const inboundMessage = z.strictObject({
   attachments: z.array(attachment).exactOptional(),
 }) satisfies z.ZodType<InboundMessage>;
 
-/** A message as the inbox keeps it (DESIGN §8.1): its fields as plain JSON. */
-export function encodeInbound(message: InboundMessage): unknown {
-  return { ...message, authorRoleIds: [...message.authorRoleIds], ...(message.attachments === undefined ? {} : { attachments: [...message.attachments] }) };
-}
-
 /** The message an inbox entry holds, or `undefined` when the entry is not one this code wrote. */
 export function decodeInbound(stored: unknown): InboundMessage | undefined {
   const parsed = inboundMessage.safeParse(stored);

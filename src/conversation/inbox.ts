@@ -1,7 +1,7 @@
 import { assertNever } from '../core/assert_never.js';
 import type { Logger } from '../core/logger.js';
 import type { TurnStore } from '../turn_state/turn_store.js';
-import { decodeInbound, encodeInbound } from './inbound_codec.js';
+import { decodeInbound } from './inbound_codec.js';
 import type { InboundMessage } from './transport.js';
 
 /**
@@ -18,7 +18,7 @@ export async function keepMessage(store: TurnStore | undefined, message: Inbound
   if (store === undefined) return { kind: 'memory' };
   try {
     const identity = { source: message.source, channelId: message.channelId, messageId: message.messageId };
-    return { kind: 'inbox', id: await store.acceptInbound({ identity, message: encodeInbound(message) }) };
+    return { kind: 'inbox', id: await store.acceptInbound({ identity, message }) };
   } catch (error) {
     logger.error({ err: error, channel: message.channelId, message: message.messageId }, 'a queued message could not be kept: the store is unavailable');
     return { kind: 'unavailable', error };

@@ -45,9 +45,13 @@ export class Intake {
         return;
       }
       case 'resume':
-        return this.#queue(origin, () => undefined, () => this.#runner.resumeCommand(origin, inbound.turnId, inbound.spoken));
-      case 'message':
-        return this.#queue(origin, () => keepMessage(this.deps.store, origin, this.deps.logger), (kept) => this.#runner.message(origin, kept));
+        if (this.#refusedAsBusy(origin)) return;
+        return this.#enqueue(origin, () => this.#runner.resumeCommand(origin, inbound.turnId, inbound.spoken));
+      case 'message': {
+        if (this.#refusedAsBusy(origin)) return;
+        const kept = keepMessage(this.deps.store, origin, this.deps.logger);
+        return this.#enqueue(origin, async () => this.#runner.message(origin, await kept));
+      }
       default:
         return assertNever(inbound);
     }
@@ -75,7 +79,7 @@ export class Intake {
         await dropKept(deps.store, kept, deps.logger);
         continue;
       }
-      this.#lanes.enqueue(channelKey(message), () => this.#start(message, async () => this.#runner.message(message, kept)));
+      this.#enqueue(message, () => this.#runner.message(message, kept));
     }
   }
 
@@ -100,15 +104,16 @@ export class Intake {
     await this.#auto.stop();
   }
 
-  /**
-   * Queues `work` in the origin's channel if its lane has room, else answers `busy`. What
-   * `keep` returns (it runs at once, only for a queued job) is handed to the work when it starts.
-   */
-  #queue<K>(origin: InboundMessage, keep: () => K, work: (kept: Awaited<K>) => Promise<TurnRun | undefined>): void {
-    const channel = channelKey(origin);
-    if (!this.#lanes.hasRoom(channel)) return postNotice(this.deps.sink, origin, null, 'busy', 'I am still working on earlier messages in this channel; please send this again in a moment.');
-    const kept = keep();
-    this.#lanes.enqueue(channel, () => this.#start(origin, async () => work(await kept)));
+  /** Answers `busy` when the origin's channel already has as many jobs waiting as it may. */
+  #refusedAsBusy(origin: InboundMessage): boolean {
+    if (this.#lanes.hasRoom(channelKey(origin))) return false;
+    postNotice(this.deps.sink, origin, null, 'busy', 'I am still working on earlier messages in this channel; please send this again in a moment.');
+    return true;
+  }
+
+  /** Queues `work` in the origin's channel, to start when the jobs before it are done. */
+  #enqueue(origin: InboundMessage, work: () => Promise<TurnRun | undefined>): void {
+    this.#lanes.enqueue(channelKey(origin), () => this.#start(origin, work));
   }
 
   /**

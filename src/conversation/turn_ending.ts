@@ -33,7 +33,7 @@ export interface EndingDeps {
 export async function deliverEnding(message: InboundMessage, turnId: string, ending: TurnEnding, deps: EndingDeps): Promise<void> {
   if (ending.status === 'untouched') return;
   // The store still holds the turn as it was: no status changed, so none is announced.
-  if (ending.status === 'unrecorded') return postNotice(deps.sink, message, turnId, 'failed', ending.message ?? '');
+  if (ending.status === 'unrecorded') return postNotice(deps.sink, message, turnId, 'failed', ending.message);
   deps.sink.post({ type: 'turn', channelId: message.channelId, turn: turnId, status: ending.status });
   if (ending.message === undefined) return;
   if (ending.status !== 'TERMINAL_COMPLETED') return postNotice(deps.sink, message, turnId, noticeFor(ending.status), ending.message);

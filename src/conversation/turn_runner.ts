@@ -43,14 +43,13 @@ export class TurnRunner {
 
   /**
    * A message for the model, kept in the inbox until now: admitted (an identity that exists
-   * never runs fresh; the admission takes it out of the inbox), then run. Nothing starts once
-   * shutdown began. A failure before admission leaves the inbox without it (the intake tells the
+   * never runs fresh; the admission takes it out of the inbox), then run. Nothing is admitted
+   * once shutdown began. A failure before admission leaves the inbox without it (the intake tells the
    * user); one after admission ends the turn through the terminal writer, so no turn stays
    * ACTIVE without an owner.
    */
   async message(message: InboundMessage, kept: KeptMessage = { kind: 'memory' }): Promise<TurnRun | undefined> {
     const { deps } = this;
-    if (this.shutdown.aborted) return undefined;
     if (kept.kind === 'unavailable') return this.#answered(message, kept, 'failed', STORE_UNAVAILABLE_NOTICE);
     if (deps.provider === undefined) return this.#noModel(message, kept);
     const controller = new AbortController();
@@ -61,6 +60,8 @@ export class TurnRunner {
       await dropKept(deps.store, kept, deps.logger);
       throw error;
     }
+    // A shutdown that began meanwhile leaves the message in the inbox, for the next start.
+    if (this.shutdown.aborted) return undefined;
     const admitted = await admitMessage(message, history.messages, inboxIdOf(kept), controller.signal, deps);
     // Admission took the message out of the inbox, unless the store failed: then it is told it failed, and not run later.
     if (admitted.kind === 'notice') return this.#answered(message, kept, admitted.notice, admitted.text, admitted.turn);

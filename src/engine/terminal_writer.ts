@@ -5,19 +5,21 @@ import type { FailureReason, TurnOutcome } from './turn_outcome.js';
 import { assertNever } from '../core/assert_never.js';
 import { isStaleTurnError } from '../turn_state/errors.js';
 
-/** How a turn ended: the status it was left in and what the user is told. */
-export interface TurnEnding {
-  /**
-   * `untouched` when the turn was fenced: it belongs to another owner now. `unrecorded` when the
-   * store failed to record the ending: the turn is still ACTIVE there, and the next start's sweep
-   * will say what became of it.
-   */
-  readonly status: TurnStatus | 'untouched' | 'unrecorded';
-  /** The reply, or a short notice; `undefined` when the user must be told nothing. */
-  readonly message: string | undefined;
-  /** Why a SUSPENDED turn was suspended: only a capacity suspension waits for the provider to recover. */
-  readonly suspendedFor?: 'capacity' | 'unreachable' | 'shutdown';
-}
+/**
+ * How a turn ended: the status it was left in and what the user is told. `untouched` when the
+ * turn was fenced: it belongs to another owner now. `unrecorded` when the store failed to record
+ * the ending: the turn is still ACTIVE there, the user is told so, and the next start's sweep
+ * will say what became of it.
+ */
+export type TurnEnding =
+  | {
+      readonly status: TurnStatus | 'untouched';
+      /** The reply, or a short notice; `undefined` when the user must be told nothing. */
+      readonly message: string | undefined;
+      /** Why a SUSPENDED turn was suspended: only a capacity suspension waits for the provider to recover. */
+      readonly suspendedFor?: 'capacity' | 'unreachable' | 'shutdown';
+    }
+  | { readonly status: 'unrecorded'; readonly message: string };
 
 const FAILURE_NOTICES: Readonly<Record<FailureReason, string>> = {
   provider_auth: 'The model provider refused the bot’s credentials, so I cannot answer. An operator needs to check the API key.',

@@ -4,12 +4,11 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
 import { FakeLLMServer, sse } from '../support/fake_llm/server.js';
-import { WAIT_DEADLINE_MS, startJsonLinesProgram, type JsonLinesProgram } from '../support/program.js';
+import { isReply, WAIT_DEADLINE_MS, startJsonLinesProgram, type JsonLinesProgram } from '../support/program.js';
 import { useTempDir } from '../support/temp_dir.js';
 import { ToolTarget } from '../support/tool_target.js';
 import { damageTreeOf, openTestStoreFile } from '../support/store_file.js';
 
-const isReply = (event: Record<string, unknown>): boolean => event['type'] === 'message' && event['kind'] === 'reply';
 const turnStatus = (status: string) => (event: Record<string, unknown>) => event['type'] === 'turn' && event['status'] === status;
 
 // Real processes and long matrices: generous limits that only catch hangs.

@@ -4,12 +4,10 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
 import { FakeLLMServer, sse } from '../support/fake_llm/server.js';
-import { startJsonLinesProgram, type JsonLinesProgram } from '../support/program.js';
+import { isNotice, isReply, type JsonLinesProgram, startJsonLinesProgram, useProgramsKilledAfterEach } from '../support/program.js';
 import { useTempDir } from '../support/temp_dir.js';
 import { ToolTarget } from '../support/tool_target.js';
 
-const isNotice = (notice: string) => (event: Record<string, unknown>) => event['type'] === 'message' && event['notice'] === notice;
-const isReply = (event: Record<string, unknown>): boolean => event['type'] === 'message' && event['kind'] === 'reply';
 const never = new Promise<void>(() => undefined);
 
 // Real processes and long matrices: generous limits that only catch hangs.
@@ -17,20 +15,17 @@ describe('killing the real program and resuming on the same database', { timeout
   const temp = useTempDir();
   let fake: FakeLLMServer;
   let target: ToolTarget;
-  const running: JsonLinesProgram[] = [];
 
   beforeEach(async () => {
     fake = await FakeLLMServer.start();
     target = await ToolTarget.start();
   });
   afterEach(async () => {
-    for (const program of running.splice(0)) {
-      program.kill('SIGKILL');
-      await program.exited;
-    }
     await fake.close();
     await target.close();
   });
+  // Registered after the servers' hook, so that it runs first: the programs stop before their servers.
+  const track = useProgramsKilledAfterEach();
 
   function configIn(dir: string): string {
     const path = join(dir, 'config.yml');
@@ -64,8 +59,7 @@ tools:
   function start(dir: string, fault?: string): JsonLinesProgram {
     const env = { PATH: process.env['PATH'], ...(fault === undefined ? {} : { HOLDFAST_FAULT: fault }) };
     const program = startJsonLinesProgram(['--config', configIn(dir)], { cwd: dir, env });
-    running.push(program);
-    return program;
+    return track(program);
   }
 
   async function restartAndResume(dir: string): Promise<JsonLinesProgram> {

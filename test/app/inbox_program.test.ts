@@ -3,12 +3,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { chatText } from '../support/fake_llm/openai_chat.js';
 import { FakeLLMServer, sse } from '../support/fake_llm/server.js';
-import { startJsonLinesProgram, type JsonLinesProgram } from '../support/program.js';
+import { isNotice, isReply, type JsonLinesProgram, startJsonLinesProgram, useProgramsKilledAfterEach } from '../support/program.js';
 import { useTempDir } from '../support/temp_dir.js';
 
-type Event = Record<string, unknown>;
-const isNotice = (notice: string) => (event: Event) => event['type'] === 'message' && event['notice'] === notice;
-const isReply = (event: Event): boolean => event['type'] === 'message' && event['kind'] === 'reply';
 
 /** The text of the last user message of each request the fake model received. */
 function askedFor(fake: FakeLLMServer): unknown[] {
@@ -19,25 +16,21 @@ function askedFor(fake: FakeLLMServer): unknown[] {
 describe('messages queued behind a running turn, across a stop of the real program', { timeout: 120_000 }, () => {
   const temp = useTempDir();
   let fake: FakeLLMServer;
-  const running: JsonLinesProgram[] = [];
 
   beforeEach(async () => {
     fake = await FakeLLMServer.start();
   });
   afterEach(async () => {
-    for (const program of running.splice(0)) {
-      program.kill('SIGKILL');
-      await program.exited;
-    }
     await fake.close();
   });
+  // Registered after the servers' hook, so that it runs first: the programs stop before their servers.
+  const track = useProgramsKilledAfterEach();
 
   function start(dir: string): JsonLinesProgram {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'config.yml'), `llm:\n  base_url: ${fake.baseUrl}\n  model: test-model\nlogging:\n  level: warn\nchat:\n  max_queued_per_channel: 2\ntools:\n  builtin: []\n`);
     const program = startJsonLinesProgram(['--config', join(dir, 'config.yml')], { cwd: dir, env: { PATH: process.env['PATH'] } });
-    running.push(program);
-    return program;
+    return track(program);
   }
 
   /** A first request the model never finishes, two queued behind it, and a fourth turned away as busy. */

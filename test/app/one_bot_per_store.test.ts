@@ -2,11 +2,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deferred } from '../support/deferred.js';
 import { chatText } from '../support/fake_llm/openai_chat.js';
 import { FakeLLMServer } from '../support/fake_llm/server.js';
-import { runProgram, startJsonLinesProgram, type JsonLinesProgram, type ProgramRun } from '../support/program.js';
+import { isReply, type JsonLinesProgram, type ProgramRun, runProgram, startJsonLinesProgram, useProgramsKilledAfterEach } from '../support/program.js';
 import { storeFileIn } from '../support/store_file.js';
 import { useTempDir } from '../support/temp_dir.js';
 
-const isReply = (event: Record<string, unknown>): boolean => event['type'] === 'message' && event['kind'] === 'reply';
 const isReady = (event: Record<string, unknown>): boolean => event['type'] === 'ready';
 
 /** The one line a refused start printed, failing the test when it printed more or less. */
@@ -20,18 +19,15 @@ function onlyLine(run: ProgramRun): string {
 describe('one bot process per store file', { timeout: 60_000 }, () => {
   const temp = useTempDir();
   let fake: FakeLLMServer;
-  const running: JsonLinesProgram[] = [];
 
   beforeEach(async () => {
     fake = await FakeLLMServer.start();
   });
   afterEach(async () => {
-    for (const program of running.splice(0)) {
-      program.kill('SIGKILL');
-      await program.exited;
-    }
     await fake.close();
   });
+  // Registered after the servers' hook, so that it runs first: the programs stop before their servers.
+  const track = useProgramsKilledAfterEach();
 
   function configFile(): string {
     return temp.write('config.yml', `llm:\n  provider: openai\n  base_url: ${fake.baseUrl}\n  model: test-model\nlogging:\n  level: warn\ntools:\n  builtin: []\n`);
@@ -39,8 +35,7 @@ describe('one bot process per store file', { timeout: 60_000 }, () => {
 
   function start(): JsonLinesProgram {
     const program = startJsonLinesProgram(['--config', configFile()], { cwd: temp.path() });
-    running.push(program);
-    return program;
+    return track(program);
   }
 
   const startAnother = (): Promise<ProgramRun> => runProgram(['--console', '--jsonl', '--config', configFile()], { cwd: temp.path() });

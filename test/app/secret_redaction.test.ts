@@ -1,21 +1,15 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/app/run.js';
 import { FakeLLMServer } from '../support/fake_llm/server.js';
-import { storeFileIn } from '../support/store_file.js';
+import { filesUnder, storeFileIn } from '../support/store_file.js';
 import { useTempDir } from '../support/temp_dir.js';
 
 /** A model key of no recognisable shape: only its value can give it away. */
 const KEY = 'opaque-model-key-4f9a2c71e0';
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
-    .map((name) => join(dir, name))
-    .filter((path) => statSync(path).isFile());
-}
 
 /** Runs the whole program in this process with one line of input, collecting what it logs. */
 async function runWithInput(cwd: string, line: string, env: Record<string, string>): Promise<{ status: number; log: string }> {

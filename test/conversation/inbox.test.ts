@@ -97,6 +97,19 @@ describe('the inbox: messages accepted into a channel’s queue', () => {
     expect(fake.requests).toHaveLength(1);
   });
 
+  it('drops an inbox entry that is not a message this bot wrote, logging it at ERROR, and answers the ones it can read', async () => {
+    const lines: Record<string, unknown>[] = [];
+    await store.acceptInbound({ identity: { source: 'console', channelId: 'c1', messageId: 'odd' }, message: { text: 42 } });
+    await store.acceptInbound({ identity: { source: 'console', channelId: 'c1', messageId: 'm-1' }, message: harness.current.message('hello', 'ada', 'm-1') });
+    fake.enqueue(chatText('Hello, Ada.'));
+    const bot = intake({ logger: errorLog(lines) });
+    await bot.restoreInbox('console');
+    await bot.idle();
+    expect(harness.current.replies()).toEqual(['Hello, Ada.']);
+    expect(lines).toEqual([expect.objectContaining({ level: 50, message: 'odd', msg: 'an inbox entry is not a message this bot wrote: dropped unanswered' })]);
+    expect(await store.listInbox('console')).toEqual([]);
+  });
+
   it('tells the user a message failed, logs why at ERROR, and keeps nothing of it when the history cannot be read', async () => {
     const lines: Record<string, unknown>[] = [];
     const real = harness.current.store.history;

@@ -47,14 +47,15 @@ describe('the intake pipeline', () => {
     ]);
   });
 
-  it('runs one turn at a time per channel, queues in order, and answers "busy" when the queue is full', async () => {
+  it('runs one turn at a time per channel, queues in order, and answers "busy" to a message or a resume when the queue is full', async () => {
     fake.enqueue(stall);
     const bot = intake();
     bot.submit(inboundFromText(message('first')));
     await fake.whenRequests(1);
     bot.submit(inboundFromText(message('second')));
     bot.submit(inboundFromText(message('third')));
-    expect(notices()).toEqual(['busy']);
+    bot.submit(inboundFromText(message('/resume')));
+    expect(notices()).toEqual(['busy', 'busy']);
     fake.enqueue(chatText('Second answered.'));
     bot.submit(inboundFromText(message('/stop')));
     await bot.idle();

@@ -1,5 +1,4 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/app/config_schema.js';
@@ -19,6 +18,7 @@ import { runToCompletion } from '../support/recovery_runtime.js';
 import { useTempDir } from '../support/temp_dir.js';
 import { ToolTarget } from '../support/tool_target.js';
 import { openTestStore } from '../support/turn_store.js';
+import { bytesUnder } from '../support/store_file.js';
 
 const API_KEY = 'opaque-key-value-9f8e7d';
 const PASSWORD = 'hunter2-correct-horse';
@@ -55,15 +55,6 @@ function secretTools(targetUrl: string): string {
           credentials: { type: object, properties: { user: { type: string }, password: { type: string } }, required: [user, password] }
         required: [text]
 `;
-}
-
-/** The bytes of every file the store keeps beside its database: the file itself, its WAL and the blobs. */
-function storeBytes(dbPath: string): Buffer {
-  const dir = dirname(dbPath);
-  const files = readdirSync(dir, { recursive: true, encoding: 'utf8' })
-    .map((name) => join(dir, name))
-    .filter((path) => statSync(path).isFile());
-  return Buffer.concat(files.map((file) => readFileSync(file)));
 }
 
 describe('a tool runs with the arguments the model gave; only the stored copy is scrubbed (DESIGN §7.6)', () => {
@@ -108,7 +99,7 @@ describe('a tool runs with the arguments the model gave; only the stored copy is
       ['APPLIED', { ...KEYED, api_key: '[REDACTED]' }],
       ['APPLIED', { ...LOGIN, credentials: '[REDACTED]' }],
     ]);
-    const bytes = storeBytes(dbPath);
+    const bytes = bytesUnder(dirname(dbPath));
     expect(bytes.includes(API_KEY)).toBe(false);
     expect(bytes.includes(PASSWORD)).toBe(false);
     expect(bytes.includes('weekly figures')).toBe(true);

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { afterEach } from 'vitest';
 
 /** The built program, as `npm start` and the `holdfast` bin run it. */
 export const PROGRAM = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
@@ -150,5 +151,32 @@ export function startJsonLinesProgram(args: readonly string[], options: ProgramO
     get exited() {
       return withDeadline(closed, deadlineMs, fail('the program to exit'));
     },
+  };
+}
+
+/** Whether a JSON-lines event is a final reply. */
+export const isReply = (event: Record<string, unknown>): boolean => event['type'] === 'message' && event['kind'] === 'reply';
+
+/** Whether a JSON-lines event is a notice of kind `notice`. */
+export const isNotice =
+  (notice: string) =>
+  (event: Record<string, unknown>): boolean =>
+    event['type'] === 'message' && event['notice'] === notice;
+
+/**
+ * For the tests of the calling `describe`: returns `track`, which hands back the program it is
+ * given and kills it with SIGKILL after the test, if it still runs, waiting until it exited.
+ */
+export function useProgramsKilledAfterEach(): (program: JsonLinesProgram) => JsonLinesProgram {
+  const running: JsonLinesProgram[] = [];
+  afterEach(async () => {
+    for (const program of running.splice(0)) {
+      program.kill('SIGKILL');
+      await program.exited;
+    }
+  });
+  return (program) => {
+    running.push(program);
+    return program;
   };
 }

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { pino, type Logger } from 'pino';
@@ -41,4 +41,16 @@ export function damageTreeOf(dbPath: string, name: string): void {
   const bytes = readFileSync(dbPath);
   bytes.fill(0xa5, (rootpage - 1) * pageSize, rootpage * pageSize);
   writeFileSync(dbPath, bytes);
+}
+
+/** Every file below `dir`, at any depth: a store file, its WAL and its blobs, for a byte scan. */
+export function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .map((name) => join(dir, name))
+    .filter((path) => statSync(path).isFile());
+}
+
+/** The bytes of every file below `dir`, one after another. */
+export function bytesUnder(dir: string): Buffer {
+  return Buffer.concat(filesUnder(dir).map((file) => readFileSync(file)));
 }

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SecretValues } from '../../src/core/secret_values.js';
@@ -6,7 +6,7 @@ import { REDACTED } from '../../src/core/sensitive_keys.js';
 import { redactingHistoryStore, redactingMemoryStore, redactingTurnStore } from '../../src/turn_state/redacting_stores.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';
 import type { Lease } from '../../src/turn_state/turn_types.js';
-import { openTestStoreFile } from '../support/store_file.js';
+import { bytesUnder, openTestStoreFile } from '../support/store_file.js';
 import { useTempDir } from '../support/temp_dir.js';
 import { admissionFor, startingWith } from '../support/turn_store.js';
 
@@ -15,13 +15,6 @@ const KEY = 'opaque-model-key-4f9a2c71';
 const TOKEN = 'opaque-bot-token-88d0e1';
 const secrets = SecretValues.of([KEY, TOKEN]);
 const say = (what: string) => `${what} mentions ${KEY} and ${TOKEN}`;
-
-function bytesUnder(dir: string): Buffer {
-  const files = readdirSync(dir, { recursive: true, encoding: 'utf8' })
-    .map((name) => join(dir, name))
-    .filter((path) => statSync(path).isFile());
-  return Buffer.concat(files.map((file) => readFileSync(file)));
-}
 
 async function admit(store: TurnStore, messageId: string, text?: string): Promise<Lease> {
   const admission = await store.admit(admissionFor(messageId, undefined, startingWith(text)));

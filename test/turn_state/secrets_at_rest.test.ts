@@ -1,8 +1,9 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../src/llm/protocol.js';
 import { admitNew, openTestStore, userText } from '../support/turn_store.js';
+import { bytesUnder, filesUnder } from '../support/store_file.js';
 import { useTempDir } from '../support/temp_dir.js';
 
 const SECRETS = [
@@ -24,12 +25,6 @@ const INPUT: JsonObject = {
   note: `use ${SECRETS[3]} for the call`,
   oauth: { client_secret: SECRETS[7] ?? '', cookie: SECRETS[6] ?? '' },
 };
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
-    .map((name) => join(dir, name))
-    .filter((path) => statSync(path).isFile());
-}
 
 describe('secrets at rest (DESIGN §7.6)', () => {
   const temp = useTempDir();
@@ -87,7 +82,7 @@ describe('secrets at rest (DESIGN §7.6)', () => {
       progressed: true,
     });
 
-    const bytes = Buffer.concat(filesUnder(dirname(dbPath)).map((f) => readFileSync(f)));
+    const bytes = bytesUnder(dirname(dbPath));
     for (const secret of ['opaque-token-7f3e9a', 'opaque-key-1b2c3d']) expect(bytes.includes(secret), secret).toBe(false);
     expect((await store.listOps(lease.turnId))[0]?.error).toContain('answered HTTP 401');
     await store.close();

@@ -1,8 +1,9 @@
-import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { marked } from '../../core/marked.js';
+import { createPrivateFile, makePrivateDirectory, PRIVATE_FILE_MODE } from '../private_files.js';
 
 /** The bot process that holds a store file, as it recorded itself when it took the file. */
 export interface StoreHolder {
@@ -63,8 +64,8 @@ function readHolder(path: string): StoreHolder | undefined {
  */
 export function lockStoreFile(dbPath: string, now: number): StoreLock {
   const files = storeLockFiles(dbPath);
-  mkdirSync(dirname(dbPath), { recursive: true, mode: 0o700 });
-  closeSync(openSync(files.lock, 'a', 0o600));
+  makePrivateDirectory(dirname(dbPath));
+  createPrivateFile(files.lock);
   // SQLite's write lock on a file of its own: the kernel drops it when the process dies, however
   // it dies, so no stale lock is left to judge and no pid can be mistaken for a live holder. The
   // store file itself is not locked, so the operator commands still read and write it.
@@ -79,7 +80,7 @@ export function lockStoreFile(dbPath: string, now: number): StoreLock {
   }
   try {
     const record = { pid: process.pid, host: hostname(), started_at: new Date(now).toISOString() };
-    writeFileSync(`${files.holder}.tmp`, `${JSON.stringify(record)}\n`, { mode: 0o600 });
+    writeFileSync(`${files.holder}.tmp`, `${JSON.stringify(record)}\n`, { mode: PRIVATE_FILE_MODE });
     renameSync(`${files.holder}.tmp`, files.holder);
   } catch (error) {
     db.close();

@@ -50,7 +50,7 @@ export class SqliteTranscript {
   }
 
   load(turnId: string): Message[] {
-    const rows = statement(this.db, 'SELECT seq, message FROM transcript WHERE turn_id = ? ORDER BY seq').all(turnId) as { seq: number; message: string }[];
+    const rows = statement(this.db, 'SELECT message FROM transcript WHERE turn_id = ? ORDER BY seq').all(turnId) as { message: string }[];
     return rows.map((row) => decodedPart(turnId, 'transcript', () => decodeMessage(row.message, this.blobs)));
   }
 
