@@ -1,0 +1,92 @@
+import type { OpKey, OpRecord } from './ledger_types.js';
+import type { ReplyState } from './reply_types.js';
+import type { TurnRecord, TurnStatus } from './turn_types.js';
+
+/** Which turns an operator lists; every field narrows the list, none means every turn. */
+export interface TurnFilter {
+  readonly statuses?: readonly TurnStatus[];
+  readonly source?: string;
+  readonly channelId?: string;
+  /** Only turns whose final reply was stored and never confirmed delivered. */
+  readonly replyPending?: boolean;
+}
+
+/** A turn as an operator's list shows it. */
+export interface TurnOverview {
+  readonly turn: TurnRecord;
+  /** Its calls marked MANUAL_RESOLUTION_REQUIRED: each waits for an operator's verdict (DESIGN §9.1). */
+  readonly callsAwaitingVerdict: number;
+  /** Where its final reply stands; `null` when it has none. */
+  readonly reply: ReplyState | null;
+}
+
+/** A final reply's delivery, as the outbox keeps it. */
+export interface ReplyDelivery {
+  readonly state: ReplyState;
+  readonly partsDelivered: number;
+  readonly createdAt: number;
+  readonly deliveredAt: number | null;
+  /** Why the transport refused it for good, when it was abandoned. */
+  readonly failure: string | null;
+}
+
+/** Everything an operator sees of one turn: its row, its ledger and its reply's delivery. */
+export interface TurnDetail {
+  readonly turn: TurnRecord;
+  readonly ops: readonly OpRecord[];
+  readonly reply: ReplyDelivery | null;
+}
+
+/**
+ * An operator's statement about one uncertain call (DESIGN §9.1): it took effect (with the result
+ * text the model will see) or it did not (with a note). Recorded with who gave it.
+ */
+export interface VerdictRequest {
+  readonly call: OpKey;
+  readonly verdict: 'applied' | 'not_applied';
+  readonly text: string | null;
+  /** Who gave the verdict: `cli:<os user>` or `discord:<user id>`. */
+  readonly by: string;
+}
+
+/** Why a verdict was refused: a verdict is final, and only a call that awaits one may get it. */
+export const VERDICT_REFUSALS = ['turn_not_found', 'call_not_found', 'not_awaiting_verdict'] as const;
+export type VerdictRefusal = (typeof VERDICT_REFUSALS)[number];
+
+/** What became of a verdict. `remaining` counts the turn's calls still awaiting one: at zero the turn is SUSPENDED (resumable). */
+export type VerdictOutcome =
+  | { readonly kind: 'recorded'; readonly op: OpRecord; readonly turn: TurnRecord; readonly remaining: number }
+  | { readonly kind: 'refused'; readonly reason: VerdictRefusal; readonly op: OpRecord | undefined };
+
+/** The counts an operator watches: for `holdfast doctor` and the metrics' gauges. */
+export interface StoreCensus {
+  readonly active: number;
+  readonly suspended: number;
+  readonly awaitingResolution: number;
+  readonly callsAwaitingVerdict: number;
+  readonly repliesPending: number;
+}
+
+/**
+ * What operators do with the store (DESIGN §9.1), from `holdfast turns`, `holdfast doctor`,
+ * `holdfast backup` and the admins' slash commands, while the bot runs: list and inspect turns,
+ * record verdicts (fenced like every write), count, check and copy the store.
+ */
+export interface OperatorStore {
+  /** Turns matching `filter`, newest first. */
+  listTurns(filter: TurnFilter): Promise<TurnOverview[]>;
+  /** Turns whose id starts with `prefix`, at most `limit` of them: a unique prefix names one turn. */
+  turnsWithPrefix(prefix: string, limit: number): Promise<TurnRecord[]>;
+  turnDetail(turnId: string): Promise<TurnDetail | undefined>;
+  /**
+   * Records a verdict for one call awaiting it, in one transaction conditional on the turn still
+   * AWAITING_RESOLUTION at the revision read; the last verdict of a turn makes it SUSPENDED, its
+   * resume window restarted and its requester to be told once.
+   */
+  resolveCall(request: VerdictRequest): Promise<VerdictOutcome>;
+  census(): Promise<StoreCensus>;
+  /** The store's own consistency check: the problems found, none when healthy. */
+  checkIntegrity(): Promise<string[]>;
+  /** A consistent copy of the whole store at `path`, taken while the bot may be writing. */
+  backup(path: string): Promise<void>;
+}
