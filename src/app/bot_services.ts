@@ -18,7 +18,8 @@ import { SubsystemGuard } from '../recovery/subsystem_guard.js';
 import { deriveCatalog } from '../tools/catalog.js';
 import type { HistoryStore } from '../turn_state/history_store.js';
 import type { MemoryStore } from '../turn_state/memory_store.js';
-import { redactingHistoryStore, redactingMemoryStore, redactingTurnStore } from '../turn_state/redacting_stores.js';
+import { redactingHistoryStore, redactingMemoryStore, redactingOperatorStore, redactingTurnStore } from '../turn_state/redacting_stores.js';
+import type { OperatorStore } from '../turn_state/operator_store.js';
 import { openSqliteStore } from '../turn_state/sqlite/open_store.js';
 import { isStoreInUseError, lockStoreFile, type StoreLock } from '../turn_state/sqlite/store_lock.js';
 import { turnStoreTimings } from '../turn_state/store_options.js';
@@ -29,6 +30,8 @@ import type { TurnRecord } from '../turn_state/turn_types.js';
 /** The long-lived parts of the running bot, one of each for the whole process. */
 export interface BotServices {
   readonly store: TurnStore | undefined;
+  /** The operators' view of the same store (DESIGN §9.1); `undefined` exactly when `store` is. */
+  readonly operator: OperatorStore | undefined;
   readonly history: HistoryStore;
   readonly memory: MemoryStore | undefined;
   readonly provider: LLMProvider | undefined;
@@ -62,6 +65,7 @@ export async function openBotServices(config: Config, cwd: string, clock: Clock,
     ...turnStoreTimings(config.turn_state),
   });
   const store = opened.turns === undefined ? undefined : redactingTurnStore(opened.turns, secrets);
+  const operator = opened.operator === undefined ? undefined : redactingOperatorStore(opened.operator, secrets);
   const history = redactingHistoryStore(opened.history, secrets);
   const interrupted: TurnRecord[] = [];
   let pendingReplies: PendingReply[] = [];
@@ -91,6 +95,7 @@ export async function openBotServices(config: Config, cwd: string, clock: Clock,
   };
   return {
     store,
+    operator,
     history,
     memory,
     provider,

@@ -38,10 +38,14 @@ export async function runBot(transport: Transport, run: BotRun): Promise<void> {
   });
   const { sink, messages } = await transport.connect();
   const intake = intakeFor(config, services, { clock, logger, sink, source: messages, faults: run.faults });
+  const announce = (): Promise<void> =>
+    intake.announceResolutions(transport.source).catch((error: unknown) => logger.error({ err: error }, 'resolved turns could not be announced: the next housekeeping round tries again'));
   const stopHousekeeping = new AbortController();
-  const housekeeping = keepHouse(services, clock, config.turn_state.housekeeping_interval_seconds * 1000, stopHousekeeping.signal);
+  const housekeeping = keepHouse(services, clock, config.turn_state.housekeeping_interval_seconds * 1000, stopHousekeeping.signal, announce);
   const caughtUp = catchUpAfterRestart(services, sink, transport.source, logger);
   await intake.restoreInbox(transport.source);
+  // Verdicts given while the bot was stopped are told at once.
+  await announce();
   const ended = await Promise.race([transport.listen((inbound) => intake.submit(inbound)).then(() => 'ended' as const), signalled]);
   if (ended === 'signal') {
     logger.info('shutting down: running turns are suspended with their work kept');

@@ -7,6 +7,7 @@ import type { ConversationDeps } from './conversation_deps.js';
 import { dropKept, keepMessage, waitingMessages, type WaitingMessage } from './inbox.js';
 import { rejectTooLong } from './message_length.js';
 import { channelKey, postNotice } from './notices.js';
+import { postResolved, resolvedNotice } from './resolution_notices.js';
 import type { Inbound, InboundMessage } from './transport.js';
 import { TurnRunner, type TurnRun } from './turn_runner.js';
 
@@ -23,6 +24,8 @@ export class Intake {
   readonly #stopping = new AbortController();
   /** The message each auto-resumable turn answered, for its author and roles. */
   readonly #suspendedMessages = new Map<string, InboundMessage>();
+  /** The message each turn parked for an operator's verdict answered (DESIGN §9.1). */
+  readonly #parkedMessages = new Map<string, InboundMessage>();
   #accepting = true;
 
   constructor(private readonly deps: ConversationDeps) {
@@ -83,6 +86,26 @@ export class Intake {
     }
   }
 
+  /**
+   * Tells the requester of each turn of `source` that the operators' verdicts made resumable
+   * (DESIGN §9.1), once: with `turn_state.auto_resume` on, a turn whose message this process
+   * still holds continues by itself in its channel's lane; any other waits for `resume`.
+   */
+  async announceResolutions(source: string): Promise<void> {
+    const { deps } = this;
+    if (deps.store === undefined || !this.#accepting) return;
+    for (const turn of await deps.store.listResolvedUntold(source)) {
+      if (!(await deps.store.markResolutionTold(turn.turnId))) continue;
+      const original = this.#parkedMessages.get(turn.turnId);
+      this.#parkedMessages.delete(turn.turnId);
+      const continuing = original !== undefined && deps.config.turn_state.auto_resume && deps.provider !== undefined;
+      postResolved(deps.sink, turn, resolvedNotice(turn, await deps.store.listOps(turn.turnId), continuing));
+      if (!continuing) continue;
+      const answerTo = { ...original, messageId: `auto-${turn.turnId}` };
+      this.#lanes.enqueue(channelKey(original), () => this.#start(original, () => this.#runner.autoResume(turn, original, answerTo)));
+    }
+  }
+
   /** Resolves when every queued and running turn has ended and every command is answered. */
   async idle(): Promise<void> {
     await Promise.all([...this.#commands]);
@@ -131,9 +154,14 @@ export class Intake {
     }
   }
 
-  /** A turn suspended by an overload is resumed by itself when its model's breaker lets a probe through. */
+  /**
+   * A turn suspended by an overload is resumed by itself when its model's breaker lets a probe
+   * through; the message of a turn parked for a verdict is kept, so that it can go on by itself
+   * once resolved.
+   */
   async #watchIfOverloaded(message: InboundMessage, run: TurnRun | undefined): Promise<void> {
     const { deps } = this;
+    if (run?.ending.status === 'AWAITING_RESOLUTION') this.#parkedMessages.set(run.turnId, message);
     if (run === undefined || run.ending.status !== 'SUSPENDED' || run.ending.suspendedFor !== 'capacity') return;
     if (!deps.config.turn_state.auto_resume || deps.provider === undefined || deps.store === undefined) return;
     const channel = channelKey(message);

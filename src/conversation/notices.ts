@@ -14,6 +14,7 @@ export function noticeFor(status: TurnStatus): NoticeKind {
       return 'suspended';
     case 'TERMINAL_CANCELLED':
       return 'cancelled';
+    case 'AWAITING_RESOLUTION':
     case 'TERMINAL_REJECTED':
       return 'manual_resolution';
     case 'TERMINAL_EXPIRED':

@@ -13,6 +13,7 @@ import type { TurnRecord, TurnStatus } from '../turn_state/turn_types.js';
 import type { ResumableTurn } from '../turn_state/turn_store.js';
 import { isUndecodableTurnError } from '../turn_state/errors.js';
 import { turnDefaults } from './admission.js';
+import { resolvedNotice, stillAwaitingNotice } from './resolution_notices.js';
 import type { InboundMessage, MessageSource, NoticeKind } from './transport.js';
 
 export interface ResumeDeps {
@@ -31,7 +32,8 @@ export type ResumeAttempt =
   | { readonly kind: 'notice'; readonly turn: string | null; readonly notice: NoticeKind; readonly text: string }
   /** The resume ended the turn without running it (expired, or refused for good): the change is announced with the notice. */
   | { readonly kind: 'ended'; readonly turn: string; readonly status: TurnStatus; readonly notice: NoticeKind; readonly text: string }
-  | { readonly kind: 'resumed'; readonly turn: TurnRecord; readonly continued: Promise<TurnEnding> };
+  /** `resolved`: the operators' verdicts, when the requester had not been told of them yet (DESIGN §9.1). */
+  | { readonly kind: 'resumed'; readonly turn: TurnRecord; readonly continued: Promise<TurnEnding>; readonly resolved: string | undefined };
 
 /**
  * Explicit resume (DESIGN §9): `resume`, `continue` or `/resume [turn]` from a turn's requester in
@@ -47,6 +49,9 @@ export async function resumeCommand(origin: InboundMessage, wanted: string | und
   if (turn !== undefined) return resumeTurn(turn, origin, signal, deps);
   const latest = wanted === undefined ? await store.latestTurnOf(channel, origin.authorId) : await store.getTurn(wanted);
   if (latest?.status === 'TERMINAL_EXPIRED' && latest.requesterId === origin.authorId) return expired(latest, deps.config);
+  if (latest?.status === 'AWAITING_RESOLUTION' && latest.requesterId === origin.authorId) {
+    return { kind: 'notice', turn: latest.turnId, notice: 'manual_resolution', text: stillAwaitingNotice(latest, await store.listOps(latest.turnId)) };
+  }
   if (suspended.some((other) => other.requesterId !== origin.authorId)) {
     return { kind: 'notice', turn: null, notice: 'rejected', text: 'Only the person who asked can resume their saved request.' };
   }
@@ -104,8 +109,10 @@ async function resume(turn: TurnRecord, requester: InboundMessage, signal: Abort
   }
   const claim = await store.claimResume(turn.turnId, resumable.turn.generation);
   if (!claim.won) return { kind: 'notice', turn: turn.turnId, notice: 'in_progress', text: 'Another resume already picked that request up.' };
+  // The claim records that the requester is told now.
+  const resolved = resumable.turn.resolutionUntold ? resolvedNotice(resumable.turn, resumable.ops, true) : undefined;
   const continued = runTurn(restored.turn, { kind: 'resumed', log: restored.log }, storeDurability(store, claim.lease), deps.engine);
-  return { kind: 'resumed', turn: claim.turn, continued };
+  return { kind: 'resumed', turn: claim.turn, continued, resolved };
 }
 
 /** A saved turn whose stored state this code cannot use ends TERMINAL_REJECTED (DESIGN §7.5): a retry could never succeed. */

@@ -35,6 +35,7 @@ export const NOTICE_KINDS = [
   'interrupted',
   'cancelled',
   'manual_resolution',
+  'resolved',
   'rejected',
   'failed',
   'expired',

@@ -2,6 +2,8 @@ import type { ConversationSettings } from './chat_settings.js';
 import type { Logger } from '../core/logger.js';
 import type { FaultInjector } from '../engine/fault_points.js';
 import type { TurnEnding } from '../engine/terminal_writer.js';
+import { shortTurnId } from '../engine/call_label.js';
+import type { AwaitedCall } from '../engine/turn_outcome.js';
 import type { LLMProvider } from '../llm/provider.js';
 import type { RecoveryRuntime } from '../recovery/generate_with_recovery.js';
 import type { TurnStore } from '../turn_state/turn_store.js';
@@ -35,6 +37,10 @@ export async function deliverEnding(message: InboundMessage, turnId: string, end
   // The store still holds the turn as it was: no status changed, so none is announced.
   if (ending.status === 'unrecorded') return postNotice(deps.sink, message, turnId, 'failed', ending.message);
   deps.sink.post({ type: 'turn', channelId: message.channelId, turn: turnId, status: ending.status });
+  if (ending.status === 'AWAITING_RESOLUTION') {
+    warnAwaitingVerdict(message, ending.awaiting, deps.logger);
+    return postNotice(deps.sink, message, turnId, 'manual_resolution', ending.message);
+  }
   if (ending.message === undefined) return;
   if (ending.status !== 'TERMINAL_COMPLETED') return postNotice(deps.sink, message, turnId, noticeFor(ending.status), ending.message);
   const channel = channelKey(message);
@@ -43,4 +49,15 @@ export async function deliverEnding(message: InboundMessage, turnId: string, end
   deps.faults.reach('after_completion', 0);
   await deliverReply(deps.store, deps.sink, reply, deps.logger);
   await fitHistoryToBudget(deps.history, channel, deps.config.chat.history_max_chars, deps.config.chat.compaction, summarizeThrough(deps.provider, deps.recovery, deps.signal));
+}
+
+/** One WARN line per call that awaits a verdict, with what an operator needs and the command to run (DESIGN §9.1). */
+function warnAwaitingVerdict(message: InboundMessage, calls: readonly AwaitedCall[], logger: Logger): void {
+  for (const { op, label } of calls) {
+    const command = `holdfast turns resolve ${shortTurnId(op.turnId)} ${label} --applied [--result TEXT] | --not-applied [--note TEXT]`;
+    logger.warn(
+      { turn: op.turnId, channel: message.channelId, requester: message.authorId, tool: op.toolName, effect: op.effect, call: label, input: op.input, command },
+      `a ${op.toolName} call may or may not have taken effect: it awaits an operator's verdict (${command})`,
+    );
+  }
 }

@@ -110,6 +110,7 @@ export class TurnRunner {
         return void postNotice(this.deps.sink, answerTo, attempt.turn, attempt.notice, attempt.text);
       case 'resumed':
         streaming.turnId = attempt.turn.turnId;
+        if (attempt.resolved !== undefined) postNotice(this.deps.sink, answerTo, attempt.turn.turnId, 'resolved', attempt.resolved);
         postNotice(this.deps.sink, answerTo, attempt.turn.turnId, 'resumed', 'Continuing your saved request.');
         return this.#run(answerTo, attempt.turn.turnId, controller, () => attempt.continued);
       default:

@@ -9,6 +9,7 @@ import type { ChatTurn } from './chat_turn.js';
 import type { TurnDurability } from './durability.js';
 import type { FaultInjector } from './fault_points.js';
 import { assertNever } from '../core/assert_never.js';
+import { verdictResult } from './verdict_results.js';
 
 export interface BatchContext {
   readonly turn: ChatTurn;
@@ -32,7 +33,7 @@ export interface BatchResult {
  * already settled is answered from the ledger; a PREPARED call runs now, marked RUNNING first so
  * a crash can never hide that its effect may have begun; an uncertain outcome follows its effect
  * class (§6): a `read` just reports it, an `idempotent` call is re-sent once with the same key, a
- * `write` stops the turn for manual resolution. A batch of reads runs concurrently. A tool runs
+ * `write` stops the turn for an operator's verdict, which answers it once given (§9.1). A batch of reads runs concurrently. A tool runs
  * with the model's arguments as proposed; on a resume, a call whose stored arguments had a
  * secret scrubbed out is never run with them: it is answered with an error instead (or, for an
  * uncertain call with an effect, left to a person).
@@ -62,6 +63,9 @@ export async function runBatch(plans: readonly CallPlan[], ops: ReadonlyMap<stri
 
 async function settle(plan: CallPlan, op: OpRecord, context: BatchContext): Promise<{ block: ToolResultBlock; manual?: OpRecord }> {
   const key = { turnId: op.turnId, step: op.step, toolCallId: op.toolCallId };
+  // An operator's verdict is the truth about the call, whatever the tool's permissions are now.
+  const verdict = verdictResult(plan.use.id, op);
+  if (verdict !== undefined) return { block: verdict };
   if (plan.kind === 'refuse') {
     const refused = op.state === 'PREPARED' ? await context.durability.moveOp(key, { to: 'DEFINITELY_FAILED', error: plan.error }) : op;
     return { block: errorBlock(plan.use.id, refused.error ?? plan.error) };
@@ -91,6 +95,9 @@ async function settle(plan: CallPlan, op: OpRecord, context: BatchContext): Prom
       return afterUncertain(plan, op, context);
     case 'RUNNING':
     case 'MANUAL_RESOLUTION_REQUIRED':
+    case 'RESOLVED_APPLIED':
+    case 'RESOLVED_NOT_APPLIED':
+      // A RESOLVED row without its verdict is not one the store writes: nobody can tell what it means.
       return { block: errorBlock(plan.use.id, op.error ?? 'outcome unknown'), manual: op };
     default:
       return assertNever(op.state);

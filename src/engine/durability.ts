@@ -18,6 +18,8 @@ export interface TurnDurability {
   moveOp(key: OpKey, move: OpMove): Promise<OpRecord>;
   checkpoint(append: readonly Message[], state: unknown, progressed: boolean): Promise<void>;
   suspend(reason: string): Promise<void>;
+  /** Parks the turn until an operator gives each of `calls` a verdict (DESIGN §9.1). */
+  awaitResolution(calls: readonly OpKey[], reason: string): Promise<void>;
   finish(status: OwnerTerminalStatus, reason?: string): Promise<void>;
   /** Ends the turn TERMINAL_COMPLETED with its final reply stored for delivery. */
   complete(reply: string): Promise<void>;
@@ -34,6 +36,7 @@ export function storeDurability(store: TurnStore, lease: Lease): TurnDurability 
     moveOp: (key, move) => store.moveOp(lease, key, move),
     checkpoint: (append, state, progressed) => store.checkpoint(lease, { append, state, progressed }),
     suspend: (reason) => store.suspend(lease, reason),
+    awaitResolution: (calls, reason) => store.awaitResolution(lease, calls, reason),
     finish: (status, reason) => store.finish(lease, status, reason),
     complete: (reply) => store.complete(lease, reply),
     keepAlive: (clock, intervalMs, signal) => repeatUntilAborted(clock, intervalMs, signal, () => store.heartbeat(lease)).catch(() => undefined),
@@ -50,7 +53,7 @@ export function noDurability(turnId: string): TurnDurability {
     recordModelTurn(step, _assistant, intents) {
       const records = intents.map((intent): OpRecord => {
         const key = { turnId, step, toolCallId: intent.toolCallId };
-        return { ...key, toolName: intent.toolName, effect: intent.effect, state: 'PREPARED', idempotencyKey: idempotencyKey(key), fingerprint: '', input: intent.input, inputRedacted: false, result: null, error: null, createdAt: 0, updatedAt: 0 };
+        return { ...key, toolName: intent.toolName, effect: intent.effect, state: 'PREPARED', idempotencyKey: idempotencyKey(key), fingerprint: '', input: intent.input, inputRedacted: false, result: null, error: null, verdict: null, createdAt: 0, updatedAt: 0 };
       });
       for (const record of records) ops.set(keyOf(record), record);
       return Promise.resolve(records);
@@ -64,6 +67,7 @@ export function noDurability(turnId: string): TurnDurability {
     },
     checkpoint: () => Promise.resolve(),
     suspend: () => Promise.reject(new Error('durability is off: a suspended turn could not be kept')),
+    awaitResolution: () => Promise.reject(new Error('durability is off: no operator could record a verdict')),
     finish: () => Promise.resolve(),
     complete: () => Promise.resolve(),
     keepAlive: () => Promise.resolve(),

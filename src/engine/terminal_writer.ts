@@ -1,7 +1,8 @@
 import type { TurnStore } from '../turn_state/turn_store.js';
 import type { OwnerTerminalStatus, TurnRecord, TurnStatus } from '../turn_state/turn_types.js';
 import type { TurnDurability } from './durability.js';
-import type { FailureReason, TurnOutcome } from './turn_outcome.js';
+import type { AwaitedCall, FailureReason, TurnOutcome } from './turn_outcome.js';
+import { shortTurnId } from './call_label.js';
 import { assertNever } from '../core/assert_never.js';
 import { isStaleTurnError } from '../turn_state/errors.js';
 
@@ -13,12 +14,14 @@ import { isStaleTurnError } from '../turn_state/errors.js';
  */
 export type TurnEnding =
   | {
-      readonly status: TurnStatus | 'untouched';
+      readonly status: Exclude<TurnStatus, 'AWAITING_RESOLUTION'> | 'untouched';
       /** The reply, or a short notice; `undefined` when the user must be told nothing. */
       readonly message: string | undefined;
       /** Why a SUSPENDED turn was suspended: only a capacity suspension waits for the provider to recover. */
       readonly suspendedFor?: 'capacity' | 'unreachable' | 'shutdown';
     }
+  /** Parked until an operator gives each of `awaiting` a verdict (DESIGN §9.1). */
+  | { readonly status: 'AWAITING_RESOLUTION'; readonly message: string; readonly awaiting: readonly AwaitedCall[] }
   | { readonly status: 'unrecorded'; readonly message: string };
 
 const FAILURE_NOTICES: Readonly<Record<FailureReason, string>> = {
@@ -60,22 +63,34 @@ export async function endTurn(outcome: TurnOutcome, durability: TurnDurability):
       return finished(durability, 'TERMINAL_FAILED', 'suspension_not_stored', 'The model provider is overloaded and I could not finish this request. Please try again later.');
     }
     case 'needs_manual_resolution': {
-      for (const call of outcome.calls) {
-        await durability.moveOp(call, { to: 'MANUAL_RESOLUTION_REQUIRED', error: call.error ?? 'outcome unknown' }).catch(() => undefined);
-      }
-      const list = outcome.calls.map((call) => `\`${call.toolName}\` (call ${call.toolCallId})`).join(', ');
-      return finished(
-        durability,
-        'TERMINAL_REJECTED',
-        'manual_resolution_required',
-        `I stopped: I cannot tell whether ${list} took effect, and running it again could do it twice. Please check, and ask an operator to resolve it.`,
-      );
+      const parked = await recorded(() => durability.awaitResolution(outcome.calls.map((call) => call.op), 'an uncertain call awaits an operator’s verdict'), {
+        status: 'AWAITING_RESOLUTION',
+        message: awaitingNotice(outcome.calls),
+        awaiting: outcome.calls,
+      });
+      if (parked.status !== 'unrecorded' || durability.durable) return parked;
+      // Without a store no verdict can be recorded: the turn ends, and the user is told what to check.
+      return finished(durability, 'TERMINAL_REJECTED', 'manual_resolution_required', `I stopped: I cannot tell whether ${callList(outcome.calls)} took effect, and running it again could do it twice. Please check it yourself before asking again.`);
     }
     case 'fenced':
       return { status: 'untouched', message: undefined };
     default:
       return assertNever(outcome);
   }
+}
+
+function callList(calls: readonly AwaitedCall[]): string {
+  return calls.map((call) => `\`${call.op.toolName}\` (call ${call.label})`).join(', ');
+}
+
+/** The parked turn's notice (DESIGN §9.1): which calls, the turn's short id, and what an operator has to check. */
+function awaitingNotice(calls: readonly AwaitedCall[]): string {
+  const turn = shortTurnId(calls[0]?.op.turnId ?? '');
+  return (
+    `I stopped before doing anything twice: I cannot tell whether ${callList(calls)} took effect, and running it again could do it twice. ` +
+    `Your request is saved as turn ${turn}. An operator has to check at the tool's target whether ${calls.length === 1 ? 'that call' : 'each call'} happened ` +
+    `and record it with \`holdfast turns resolve ${turn} <call> --applied\` or \`--not-applied\`; I will tell you here once that is done, and \`resume\` then continues.`
+  );
 }
 
 /** What the user is told when the store could not record how a turn ended: nothing is promised. */

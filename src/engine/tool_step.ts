@@ -2,6 +2,7 @@ import { toolUses, type Message, type ToolUseBlock } from '../llm/protocol.js';
 import { isLedgerIntentError } from '../turn_state/errors.js';
 import type { EffectClass, OpRecord } from '../turn_state/ledger_types.js';
 import { planBatch } from './batch_plan.js';
+import { callLabel } from './call_label.js';
 import { runBatch } from './batch_runner.js';
 import type { BatchSource } from './call_arguments.js';
 import type { ChatTurn } from './chat_turn.js';
@@ -57,7 +58,7 @@ async function answerBatch(turn: ChatTurn, durability: TurnDurability, deps: Eng
   const step = turn.iteration;
   const plans = planBatch(turn, uses);
   const batch = await runBatch(plans, new Map(ops.map((op) => [op.toolCallId, op])), { turn, durability, clock: deps.clock, faults: deps.faults, step, source });
-  if (batch.manual.length > 0) return { kind: 'needs_manual_resolution', calls: batch.manual };
+  if (batch.manual.length > 0) return { kind: 'needs_manual_resolution', calls: batch.manual.map((op) => ({ op, label: callLabel(op, turn.transcript) })) };
   if (batch.stopped) return stopped(turn);
   const results: Message = { role: 'tool', content: batch.results };
   turn.transcript.push(results);

@@ -13,6 +13,13 @@ export const FAILURE_REASONS = [
 ] as const;
 export type FailureReason = (typeof FAILURE_REASONS)[number];
 
+/** A call whose effect nobody can know, as people name it (DESIGN §9.1): it waits for an operator's verdict. */
+export interface AwaitedCall {
+  readonly op: OpRecord;
+  /** Its call id, or `STEP:CALL` where the id occurs in two steps of the turn. */
+  readonly label: string;
+}
+
 /**
  * What the loop computed; the terminal writer turns it into the one status change, lease release
  * and user notice (DESIGN §8). `fenced`: the lease was lost, so the turn belongs to someone else
@@ -23,5 +30,5 @@ export type TurnOutcome =
   | { readonly kind: 'failed'; readonly reason: FailureReason; readonly detail: string }
   | { readonly kind: 'cancelled' }
   | { readonly kind: 'suspended'; readonly cause: 'capacity' | 'unreachable' | 'shutdown'; readonly detail: string }
-  | { readonly kind: 'needs_manual_resolution'; readonly calls: readonly OpRecord[] }
+  | { readonly kind: 'needs_manual_resolution'; readonly calls: readonly AwaitedCall[] }
   | { readonly kind: 'fenced'; readonly detail: string };

@@ -10,6 +10,8 @@ export const OP_STATES = [
   'RECONCILED_APPLIED',
   'RECONCILED_FAILED',
   'MANUAL_RESOLUTION_REQUIRED',
+  'RESOLVED_APPLIED',
+  'RESOLVED_NOT_APPLIED',
 ] as const;
 export type OpState = (typeof OP_STATES)[number];
 
@@ -18,9 +20,10 @@ export const EFFECT_CLASSES = ['read', 'idempotent', 'write'] as const;
 export type EffectClass = (typeof EFFECT_CLASSES)[number];
 
 /**
- * The only legal moves, as the prior states each target may be reached from. PREPARED may go
- * straight to DEFINITELY_FAILED when a call is refused (over budget, invalid input) and so never
- * begins; nothing ever returns to PREPARED or RUNNING from a settled state.
+ * The only legal moves of a turn's owner, as the prior states each target may be reached from.
+ * PREPARED may go straight to DEFINITELY_FAILED when a call is refused (over budget, invalid
+ * input) and so never begins; nothing ever returns to PREPARED or RUNNING from a settled state;
+ * the RESOLVED states are an operator's verdict, never an owner's move.
  */
 export const LEGAL_PRIOR_STATES: Readonly<Record<OpState, readonly OpState[]>> = {
   PREPARED: [],
@@ -31,7 +34,12 @@ export const LEGAL_PRIOR_STATES: Readonly<Record<OpState, readonly OpState[]>> =
   RECONCILED_APPLIED: ['OUTCOME_UNKNOWN'],
   RECONCILED_FAILED: ['OUTCOME_UNKNOWN'],
   MANUAL_RESOLUTION_REQUIRED: ['OUTCOME_UNKNOWN'],
+  RESOLVED_APPLIED: [],
+  RESOLVED_NOT_APPLIED: [],
 };
+
+/** A verdict is not a move of the turn's owner: only an operator records one, on a call that awaits it (DESIGN §9.1). */
+export const VERDICT_PRIOR_STATE: OpState = 'MANUAL_RESOLUTION_REQUIRED';
 
 export function isLegalMove(from: OpState, to: OpState): boolean {
   return LEGAL_PRIOR_STATES[to].includes(from);
@@ -61,6 +69,13 @@ export type OpMove =
   | { readonly to: 'APPLIED' | 'RECONCILED_APPLIED'; readonly result: string }
   | { readonly to: 'DEFINITELY_FAILED' | 'OUTCOME_UNKNOWN' | 'RECONCILED_FAILED' | 'MANUAL_RESOLUTION_REQUIRED'; readonly error: string };
 
+/** An operator's verdict on a call awaiting one (DESIGN §9.1): who gave it, when, and the result text or note. */
+export interface OpVerdict {
+  readonly by: string;
+  readonly at: number;
+  readonly text: string | null;
+}
+
 /** A ledger row. Input, result and error are stored scrubbed of secrets. */
 export interface OpRecord extends OpKey {
   readonly toolName: string;
@@ -78,6 +93,8 @@ export interface OpRecord extends OpKey {
   readonly inputRedacted: boolean;
   readonly result: string | null;
   readonly error: string | null;
+  /** Set with RESOLVED_APPLIED or RESOLVED_NOT_APPLIED, never otherwise. */
+  readonly verdict: OpVerdict | null;
   readonly createdAt: number;
   readonly updatedAt: number;
 }

@@ -10,6 +10,7 @@ import type { SecretValues } from '../core/secret_values.js';
 import type { HistoryStore } from './history_store.js';
 import type { OpMove } from './ledger_types.js';
 import type { MemoryStore } from './memory_store.js';
+import type { OperatorStore } from './operator_store.js';
 import type { ReplyProgress } from './reply_types.js';
 import type { TurnStore } from './turn_store.js';
 
@@ -35,12 +36,28 @@ export function redactingTurnStore(store: TurnStore, secrets: SecretValues): Tur
     listPendingReplies: () => store.listPendingReplies(),
     loadResumable: (turnId) => store.loadResumable(turnId),
     claimResume: (turnId, expectedGeneration) => store.claimResume(turnId, expectedGeneration),
+    awaitResolution: (lease, calls, reason) => store.awaitResolution(lease, calls, secrets.redact(reason)),
+    listResolvedUntold: (source) => store.listResolvedUntold(source),
+    markResolutionTold: (turnId) => store.markResolutionTold(turnId),
     rejectSuspended: (turnId, expectedGeneration, reason) => store.rejectSuspended(turnId, expectedGeneration, secrets.redact(reason)),
     listOps: (turnId) => store.listOps(turnId),
     sweepOnStartup: () => store.sweepOnStartup(),
     sweepExpiredLeases: () => store.sweepExpiredLeases(),
     sweepRetention: () => store.sweepRetention(),
     close: () => store.close(),
+  };
+}
+
+/** `operator`, recording no verdict text that holds one of `secrets`. */
+export function redactingOperatorStore(operator: OperatorStore, secrets: SecretValues): OperatorStore {
+  return {
+    listTurns: (filter) => operator.listTurns(filter),
+    turnsWithPrefix: (prefix, limit) => operator.turnsWithPrefix(prefix, limit),
+    turnDetail: (turnId) => operator.turnDetail(turnId),
+    resolveCall: (request) => operator.resolveCall({ ...request, text: request.text === null ? null : secrets.redact(request.text) }),
+    census: () => operator.census(),
+    checkIntegrity: () => operator.checkIntegrity(),
+    backup: (path) => operator.backup(path),
   };
 }
 

@@ -108,6 +108,16 @@ export interface TurnStore {
   loadResumable(turnId: string): Promise<ResumableTurn | undefined>;
   /** Takes a suspended turn's lease for a resume; of several callers exactly one wins. */
   claimResume(turnId: string, expectedGeneration: number): Promise<ResumeClaim>;
+  /**
+   * Parks the turn until an operator gives each of `calls` a verdict (DESIGN §9.1): they become
+   * MANUAL_RESOLUTION_REQUIRED, the turn AWAITING_RESOLUTION with its lease released.
+   */
+  awaitResolution(lease: Lease, calls: readonly OpKey[], reason: string): Promise<void>;
+  /** The turns of a transport that the last verdict made resumable and whose requester was not told yet, oldest first. */
+  listResolvedUntold(source: string): Promise<TurnRecord[]>;
+  /** Records that a turn's requester was told of its resolution; `true` only for the caller that did. */
+  markResolutionTold(turnId: string): Promise<boolean>;
+
   /** Ends a suspended turn that cannot be resumed (edited or deleted message, invalid payload). */
   rejectSuspended(turnId: string, expectedGeneration: number, reason: string): Promise<boolean>;
 

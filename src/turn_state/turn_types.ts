@@ -1,9 +1,10 @@
 import type { Message } from '../llm/protocol.js';
 
-/** A turn's lifecycle (DESIGN §8). */
+/** A turn's lifecycle (DESIGN §8); AWAITING_RESOLUTION is a turn parked until an operator gives each uncertain call a verdict (§9.1). */
 export const TURN_STATUSES = [
   'ACTIVE',
   'SUSPENDED',
+  'AWAITING_RESOLUTION',
   'TERMINAL_COMPLETED',
   'TERMINAL_FAILED',
   'TERMINAL_CANCELLED',
@@ -50,6 +51,8 @@ export interface TurnRecord {
   readonly recoveryDeadlineAt: number | null;
   readonly suspensionReason: string | null;
   readonly failureReason: string | null;
+  /** Every uncertain call got an operator's verdict and the requester has not been told yet (DESIGN §9.1). */
+  readonly resolutionUntold: boolean;
   /** The transcript and checkpoints were dropped (terminal, or past payload retention): identity and ledger remain. */
   readonly payloadCompacted: boolean;
 }

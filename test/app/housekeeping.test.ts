@@ -22,27 +22,30 @@ function sweepingServices(): { readonly services: BotServices; readonly sweeps: 
 }
 
 describe('keepHouse', () => {
-  it('sweeps every interval, goes on after a failed sweep, and stops when the signal aborts', async () => {
+  it('sweeps and announces resolved turns every interval, goes on after a failed sweep, and stops when the signal aborts', async () => {
     const clock = new ManualClock();
     const controller = new AbortController();
     const { services, sweeps } = sweepingServices();
-    const housekeeping = keepHouse(services, clock, 60_000, controller.signal);
+    const housekeeping = keepHouse(services, clock, 60_000, controller.signal, () => {
+      sweeps.push('announce');
+      return Promise.resolve();
+    });
     await clock.whenSleeping();
     expect(sweeps).toEqual([]);
     await clock.advance(60_000);
-    expect(sweeps).toEqual(['leases 1']);
+    expect(sweeps).toEqual(['leases 1', 'announce']);
     await clock.advance(60_000);
-    expect(sweeps).toEqual(['leases 1', 'leases 2', 'retention']);
+    expect(sweeps).toEqual(['leases 1', 'announce', 'leases 2', 'retention', 'announce']);
     controller.abort();
     await housekeeping;
     await clock.advance(60_000);
-    expect(sweeps).toHaveLength(3);
+    expect(sweeps).toHaveLength(5);
   });
 
   it('waits quietly without a store', async () => {
     const clock = new ManualClock();
     const controller = new AbortController();
-    const housekeeping = keepHouse({ store: undefined } as unknown as BotServices, clock, 1_000, controller.signal);
+    const housekeeping = keepHouse({ store: undefined } as unknown as BotServices, clock, 1_000, controller.signal, () => Promise.resolve());
     await clock.advance(3_000);
     controller.abort();
     await expect(housekeeping).resolves.toBeUndefined();

@@ -128,7 +128,7 @@ describe('continuing an interrupted turn from its log (DESIGN §7.4)', { timeout
         cases += 1;
         expect(result.writes, label).toBeLessThanOrEqual(1);
         if (writeWasRunning) {
-          expect(result.ending.status, label).toBe('TERMINAL_REJECTED');
+          expect(result.ending.status, label).toBe('AWAITING_RESOLUTION');
           expect(result.ending.message, label).toMatch(/cannot tell whether `save_note` \(call w1\) took effect/);
         } else {
           expect(result.ending, label).toEqual({ status: 'TERMINAL_COMPLETED', message: REPLY });

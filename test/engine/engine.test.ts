@@ -80,8 +80,10 @@ describe('the turn engine against a real store, real tools and the fake model', 
     };
     const ending = await runToCompletion(harness.recoveryClock, runTurn(turn, { kind: 'fresh' }, durability, { ...harness.deps, faults }));
     expect(states).toEqual(['OUTCOME_UNKNOWN']);
-    expect(ending.status).toBe('TERMINAL_REJECTED');
+    expect(ending.status).toBe('AWAITING_RESOLUTION');
     expect(ending.message).toMatch(/cannot tell whether `save_note` \(call c1\) took effect/);
+    expect(ending.message).toContain(`turn ${lease.turnId.slice(0, 8)}`);
+    expect((await store.getTurn(lease.turnId))?.status).toBe('AWAITING_RESOLUTION');
     expect((await store.listOps(lease.turnId)).map((op) => op.state)).toEqual(['MANUAL_RESOLUTION_REQUIRED']);
     expect(fake.requests).toHaveLength(1);
   });
@@ -173,7 +175,7 @@ describe('the turn engine against a real store, real tools and the fake model', 
     fake.enqueue(chatToolCalls([{ id: 'c1', name: 'charge', args: '{"cents":500}' }]), chatText('never asked'));
     const { turn, lease, durability } = await charging.admit('m-1', 'charge 5');
     const ending = await runToCompletion(charging.recoveryClock, runTurn(turn, { kind: 'fresh' }, durability, charging.deps));
-    expect(ending.status).toBe('TERMINAL_REJECTED');
+    expect(ending.status).toBe('AWAITING_RESOLUTION');
     expect(target.requests).toHaveLength(2);
     expect((await store.listOps(lease.turnId)).map((op) => op.state)).toEqual(['MANUAL_RESOLUTION_REQUIRED']);
   });

@@ -167,7 +167,7 @@ describe('a tool runs with the arguments the model gave; only the stored copy is
     fake.enqueue(chatToolCalls([{ id: 'p1', name: 'pay', args: JSON.stringify({ cents: 500, api_key: API_KEY }) }]), chatText('never asked'));
     const { ending, ops } = await killAndResume('after_tool');
 
-    expect(ending.status).toBe('TERMINAL_REJECTED');
+    expect(ending.status).toBe('AWAITING_RESOLUTION');
     expect(ending.message).toMatch(/cannot tell whether `pay` \(call p1\) took effect/);
     expect(target.requests.map((r) => JSON.parse(r.body) as unknown)).toEqual([{ cents: 500, api_key: API_KEY }]);
     expect(ops.map((op) => op.state)).toEqual(['MANUAL_RESOLUTION_REQUIRED']);

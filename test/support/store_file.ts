@@ -6,6 +6,7 @@ import { ManualClock } from './manual_clock.js';
 import type { HistoryStore } from '../../src/turn_state/history_store.js';
 import type { MemoryStore } from '../../src/turn_state/memory_store.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';
+import type { OperatorStore } from '../../src/turn_state/operator_store.js';
 import { openStoreFileAt } from './turn_store.js';
 
 /** The store's file in `dir`, where the bot keeps it by default. */
@@ -14,6 +15,7 @@ export const storeFileIn = (dir: string): string => join(dir, 'data', 'turn_stat
 /** Every port of one store file. */
 export interface TestStoreFile {
   readonly turns: TurnStore;
+  readonly operator: OperatorStore;
   readonly history: HistoryStore;
   readonly memory: MemoryStore;
   readonly dbPath: string;
@@ -25,7 +27,7 @@ export interface TestStoreFile {
 export function openTestStoreFile(dir: string, clock = new ManualClock(), logger: Logger = pino({ level: 'silent' })): TestStoreFile {
   const dbPath = storeFileIn(dir);
   const opened = openStoreFileAt(dbPath, { clock, logger, baseDir: dir });
-  return { turns: opened.turns, history: opened.history, memory: opened.memory, dbPath, clock, close: () => opened.close() };
+  return { turns: opened.turns, operator: opened.operator, history: opened.history, memory: opened.memory, dbPath, clock, close: () => opened.close() };
 }
 
 /**

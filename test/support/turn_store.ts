@@ -7,6 +7,7 @@ import type { Logger } from '../../src/core/logger.js';
 import type { IdFactory } from '../../src/core/ids.js';
 import { openSqliteStore, type OpenedStore } from '../../src/turn_state/sqlite/open_store.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';
+import type { OperatorStore } from '../../src/turn_state/operator_store.js';
 import type { AdmissionRequest, InitialCheckpoint, Lease } from '../../src/turn_state/turn_types.js';
 import { initialCheckpoint } from '../../src/engine/fresh_turn.js';
 
@@ -14,7 +15,10 @@ import { initialCheckpoint } from '../../src/engine/fresh_turn.js';
 export const TEST_TIMINGS = { leaseTtlMs: 30_000, resumeTtlMs: 24 * 3_600_000, payloadRetentionMs: 7 * 86_400_000, ledgerRetentionMs: 90 * 86_400_000 };
 
 /** Every port of a real store file at `dbPath`, opened as the bot opens it; the test fails when it fell back to memory. */
-export function openStoreFileAt(dbPath: string, options: { clock: ManualClock; ids?: IdFactory; logger?: Logger; timings?: typeof TEST_TIMINGS; baseDir?: string }): OpenedStore & { readonly turns: TurnStore } {
+export function openStoreFileAt(
+  dbPath: string,
+  options: { clock: ManualClock; ids?: IdFactory; logger?: Logger; timings?: typeof TEST_TIMINGS; baseDir?: string },
+): OpenedStore & { readonly turns: TurnStore; readonly operator: OperatorStore } {
   const opened = openSqliteStore({
     enabled: true,
     dbPath,
@@ -24,9 +28,9 @@ export function openStoreFileAt(dbPath: string, options: { clock: ManualClock; i
     logger: options.logger ?? pino({ level: 'silent' }),
     ...(options.timings ?? TEST_TIMINGS),
   });
-  const { turns } = opened;
-  if (turns === undefined) throw new Error(`the store file ${dbPath} did not open durably`);
-  return { ...opened, turns };
+  const { turns, operator } = opened;
+  if (turns === undefined || operator === undefined) throw new Error(`the store file ${dbPath} did not open durably`);
+  return { ...opened, turns, operator };
 }
 
 /** The turn store of a real store file at `dbPath`. */

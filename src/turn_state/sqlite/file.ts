@@ -49,12 +49,22 @@ function migrate(db: Database, migrations: readonly string[], what: string): voi
   if (current > migrations.length) {
     throw new Error(`the ${what} is at schema version ${current}, newer than this program's ${migrations.length}`);
   }
-  migrations.slice(current).forEach((sql, index) => {
-    db.transaction(() => {
-      db.exec(sql);
-      db.pragma(`user_version = ${current + index + 1}`);
-    })();
-  });
+  if (current === migrations.length) return;
+  // Foreign keys off while a step runs (a rebuilt parent table must not cascade), checked before it commits.
+  const enforced = db.pragma('foreign_keys', { simple: true }) === 1;
+  db.pragma('foreign_keys = OFF');
+  try {
+    migrations.slice(current).forEach((sql, index) => {
+      db.transaction(() => {
+        db.exec(sql);
+        const broken = db.pragma('foreign_key_check') as unknown[];
+        if (broken.length > 0) throw new Error(`the ${what} would break ${broken.length} foreign key(s) at schema version ${current + index + 1}`);
+        db.pragma(`user_version = ${current + index + 1}`);
+      })();
+    });
+  } finally {
+    if (enforced) db.pragma('foreign_keys = ON');
+  }
 }
 
 /**

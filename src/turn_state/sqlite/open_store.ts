@@ -7,7 +7,8 @@ import { openInMemoryTurnDatabase, openTurnDatabase } from './open.js';
 import { importPreviousLayout } from './previous_layout.js';
 import { SqliteHistoryStore } from './sqlite_history_store.js';
 import { SqliteMemoryStore } from './sqlite_memory_store.js';
-import { sqliteTurnStoreOn, type SqliteTurnStoreOptions } from './sqlite_turn_store.js';
+import { sqliteOperatorStoreOn, sqliteTurnStoreOn, type SqliteTurnStoreOptions } from './sqlite_turn_store.js';
+import type { OperatorStore } from '../operator_store.js';
 
 /** How to open the store. */
 export interface SqliteStoreOptions extends SqliteTurnStoreOptions {
@@ -21,15 +22,18 @@ export interface SqliteStoreOptions extends SqliteTurnStoreOptions {
 export interface OpenedStore {
   /** `undefined` when turns are not durable: the store is off or its file could not open. */
   readonly turns: TurnStore | undefined;
+  /** The operators' view of the same file (DESIGN §9.1); `undefined` exactly when `turns` is. */
+  readonly operator: OperatorStore | undefined;
   readonly history: HistoryStore;
   readonly memory: MemoryStore;
   /** Closes the connection behind every port; closing twice is harmless. */
   close(): Promise<void>;
 }
 
-function storeOn(db: Database, turns: TurnStore | undefined, options: SqliteStoreOptions): OpenedStore {
+function storeOn(db: Database, durable: { turns: TurnStore; operator: OperatorStore } | undefined, options: SqliteStoreOptions): OpenedStore {
   return {
-    turns,
+    turns: durable?.turns,
+    operator: durable?.operator,
     history: new SqliteHistoryStore(db, options.clock),
     memory: new SqliteMemoryStore(db, options.clock),
     close() {
@@ -44,7 +48,7 @@ function openFileStore(options: SqliteStoreOptions): OpenedStore {
   const db = openTurnDatabase(options.dbPath);
   try {
     importPreviousLayout(db, options.baseDir, options.clock.now(), options.logger);
-    return storeOn(db, sqliteTurnStoreOn(db, options), options);
+    return storeOn(db, { turns: sqliteTurnStoreOn(db, options), operator: sqliteOperatorStoreOn(db, options) }, options);
   } catch (error) {
     db.close();
     throw error;

@@ -17,7 +17,7 @@ export function claimResume(db: Database, turnId: string, expectedGeneration: nu
   const claimed: Lease = { turnId, generation: expectedGeneration + 1, token: lease.ids.newId(), revision: turn.revision + 1, expiresAt: now + lease.leaseTtlMs };
   const changes = statement(
     db,
-    `UPDATE turns SET status = 'ACTIVE', generation = @newGeneration, revision = @revision, lease_token = @token, lease_expires_at = @expiresAt, updated_at = @now
+    `UPDATE turns SET status = 'ACTIVE', generation = @newGeneration, revision = @revision, lease_token = @token, lease_expires_at = @expiresAt, resolution_untold = 0, updated_at = @now
      WHERE turn_id = @turnId AND status = 'SUSPENDED' AND generation = @expectedGeneration`,
   ).run({ ...claimed, newGeneration: claimed.generation, expectedGeneration, now }).changes;
   if (changes === 0) return { won: false, reason: 'not_suspended' };

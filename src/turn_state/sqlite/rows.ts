@@ -22,6 +22,7 @@ export interface TurnRow {
   suspension_reason: string | null;
   failure_reason: string | null;
   payload_compacted: number;
+  resolution_untold: number;
 }
 
 /** An `ops` row as better-sqlite3 returns it. */
@@ -40,6 +41,9 @@ export interface OpRow {
   error: string | null;
   created_at: number;
   updated_at: number;
+  verdict_by: string | null;
+  verdict_at: number | null;
+  verdict_text: string | null;
 }
 
 export function turnFromRow(row: TurnRow): TurnRecord {
@@ -59,6 +63,7 @@ export function turnFromRow(row: TurnRow): TurnRecord {
     recoveryDeadlineAt: row.recovery_deadline_at,
     suspensionReason: row.suspension_reason,
     failureReason: row.failure_reason,
+    resolutionUntold: row.resolution_untold === 1,
     payloadCompacted: row.payload_compacted === 1,
   };
 }
@@ -79,6 +84,7 @@ export function opFromRow(row: OpRow, readBlob: (digest: string) => string): OpR
     inputRedacted: holdsRedaction(input),
     result: row.result_blob === null ? row.result : readBlob(row.result_blob),
     error: row.error,
+    verdict: row.verdict_by === null || row.verdict_at === null ? null : { by: row.verdict_by, at: row.verdict_at, text: row.verdict_text },
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

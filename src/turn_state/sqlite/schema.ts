@@ -1,11 +1,18 @@
-import { OP_STATES, EFFECT_CLASSES } from '../ledger_types.js';
+import { EFFECT_CLASSES } from '../ledger_types.js';
 import { MEMORY_SCOPES } from '../memory_store.js';
 import { REPLY_STATES } from '../reply_types.js';
-import { TURN_STATUSES } from '../turn_types.js';
+import { turnsAndOpsWithVerdicts } from './verdict_schema.js';
 
 const list = (values: readonly string[]): string => values.map((v) => `'${v}'`).join(', ');
 
-/** The schema, one entry per version; a database at version N runs the entries after N, in order. */
+/** The statuses and op states the first schema knew; a migration never changes with the code that follows it. */
+const FIRST_TURN_STATUSES = ['ACTIVE', 'SUSPENDED', 'TERMINAL_COMPLETED', 'TERMINAL_FAILED', 'TERMINAL_CANCELLED', 'TERMINAL_REJECTED', 'TERMINAL_EXPIRED'];
+const FIRST_OP_STATES = ['PREPARED', 'RUNNING', 'APPLIED', 'DEFINITELY_FAILED', 'OUTCOME_UNKNOWN', 'RECONCILED_APPLIED', 'RECONCILED_FAILED', 'MANUAL_RESOLUTION_REQUIRED'];
+
+/**
+ * The schema, one entry per version; a database at version N runs the entries after N, in order,
+ * each in one transaction with foreign keys checked at its end (so that a step may rebuild a table).
+ */
 export const TURN_STORE_MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE turns (
@@ -15,7 +22,7 @@ export const TURN_STORE_MIGRATIONS: readonly string[] = [
     message_id TEXT NOT NULL,
     requester_id TEXT NOT NULL,
     message_digest TEXT NOT NULL,
-    status TEXT NOT NULL CHECK (status IN (${list(TURN_STATUSES)})),
+    status TEXT NOT NULL CHECK (status IN (${list(FIRST_TURN_STATUSES)})),
     generation INTEGER NOT NULL,
     revision INTEGER NOT NULL,
     lease_token TEXT,
@@ -54,7 +61,7 @@ export const TURN_STORE_MIGRATIONS: readonly string[] = [
     tool_call_id TEXT NOT NULL,
     tool_name TEXT NOT NULL,
     effect TEXT NOT NULL CHECK (effect IN (${list(EFFECT_CLASSES)})),
-    state TEXT NOT NULL CHECK (state IN (${list(OP_STATES)})),
+    state TEXT NOT NULL CHECK (state IN (${list(FIRST_OP_STATES)})),
     idempotency_key TEXT NOT NULL,
     fingerprint TEXT NOT NULL,
     input TEXT NOT NULL,
@@ -131,4 +138,5 @@ export const TURN_STORE_MIGRATIONS: readonly string[] = [
     UNIQUE (source, channel_id, message_id)
   );
   `,
+  turnsAndOpsWithVerdicts,
 ];

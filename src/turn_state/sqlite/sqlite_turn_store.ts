@@ -13,6 +13,9 @@ import { admitTurn } from './admission.js';
 import { acceptInbound, dropInbound, listInbox } from './inbox.js';
 import type { InboundRecord, InboxEntry } from '../inbox_types.js';
 import { claimResume, rejectSuspended } from './resume_claim.js';
+import { markResolutionTold, parkForResolution, resolvedUntold } from './resolution.js';
+import { SqliteOperatorStore } from './sqlite_operator_store.js';
+import type { OperatorStore } from '../operator_store.js';
 import { StoreCalls } from './store_calls.js';
 import { latestTurnIn, suspendedTurnsIn, turnById, type ChannelRef } from './turn_reads.js';
 import { suspendOwnerless, sweepRetention } from './sweeps.js';
@@ -42,6 +45,11 @@ export interface SqliteTurnStoreOptions extends TurnStoreTimings {
  */
 export function sqliteTurnStoreOn(db: Database, options: SqliteTurnStoreOptions): TurnStore {
   return new SqliteTurnStore(db, BlobStore.open(blobDirectoryFor(options.dbPath)), options);
+}
+
+/** The operators' view of the store file on the same connection (DESIGN §9.1). */
+export function sqliteOperatorStoreOn(db: Database, options: SqliteTurnStoreOptions): OperatorStore {
+  return new SqliteOperatorStore(db, BlobStore.open(blobDirectoryFor(options.dbPath)), new StoreCalls(db, options.logger), () => options.clock.now());
 }
 
 class SqliteTurnStore implements TurnStore {
@@ -161,6 +169,18 @@ class SqliteTurnStore implements TurnStore {
 
   claimResume(turnId: string, expectedGeneration: number): Promise<ResumeClaim> {
     return this.#calls.write('claim resume', () => claimResume(this.db, turnId, expectedGeneration, this.#now(), this.options));
+  }
+
+  awaitResolution(lease: Lease, calls: readonly OpKey[], reason: string): Promise<void> {
+    return this.#calls.write('await resolution', () => parkForResolution(this.db, lease, calls, reason, this.#now()), lease);
+  }
+
+  listResolvedUntold(source: string): Promise<TurnRecord[]> {
+    return this.#calls.run('list resolved turns', () => resolvedUntold(this.db, source));
+  }
+
+  markResolutionTold(turnId: string): Promise<boolean> {
+    return this.#calls.write('mark resolution told', () => markResolutionTold(this.db, turnId));
   }
 
   rejectSuspended(turnId: string, expectedGeneration: number, reason: string): Promise<boolean> {

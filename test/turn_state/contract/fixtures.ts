@@ -107,8 +107,15 @@ export function moveTo(state: OpState, note = state.toLowerCase()): OpMove {
     case 'PREPARED':
       // The type forbids it; an untyped caller can still ask, and the store must refuse.
       return { to: 'PREPARED' } as unknown as OpMove;
+    case 'RESOLVED_APPLIED':
+    case 'RESOLVED_NOT_APPLIED':
+      // Only an operator's verdict reaches these; an owner asking must be refused.
+      return { to: state, result: `verdict: ${note}` } as unknown as OpMove;
   }
 }
+
+/** The states an owner's legal moves reach from PREPARED: every state but an operator's verdicts. */
+export const OWNER_REACHABLE_STATES: readonly OpState[] = OP_STATES.filter((state) => state !== 'RESOLVED_APPLIED' && state !== 'RESOLVED_NOT_APPLIED');
 
 /** The shortest chain of legal moves that brings a PREPARED op to `target`. */
 export function pathTo(target: OpState): OpState[] {

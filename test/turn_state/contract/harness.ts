@@ -2,6 +2,7 @@ import { afterEach, beforeEach } from 'vitest';
 import type { ManualClock } from '../../support/manual_clock.js';
 import type { TurnStoreTimings } from '../../../src/turn_state/store_options.js';
 import type { TurnStore } from '../../../src/turn_state/turn_store.js';
+import type { OperatorStore } from '../../../src/turn_state/operator_store.js';
 import type { StoredReply } from '../../support/stored_rows.js';
 import type { TurnIdentity, TurnRecord } from '../../../src/turn_state/turn_types.js';
 
@@ -9,6 +10,8 @@ import type { TurnIdentity, TurnRecord } from '../../../src/turn_state/turn_type
 export interface Harness {
   /** The open store; `reopen` replaces it. */
   readonly store: TurnStore;
+  /** The operators' view of the same storage; `reopen` replaces it with the store. */
+  readonly operator: OperatorStore;
   readonly clock: ManualClock;
   readonly timings: TurnStoreTimings;
   /** What the storage holds for a message, read beside the store: the contract's view of what admission kept. */

@@ -5,7 +5,8 @@ import { ManualClock } from '../../support/manual_clock.js';
 import type { TurnStoreTimings } from '../../../src/turn_state/store_options.js';
 import type { TurnStore } from '../../../src/turn_state/turn_store.js';
 import { storedReply, storedTurn } from '../../support/stored_rows.js';
-import { openTurnStoreFile } from '../../support/turn_store.js';
+import { openStoreFileAt } from '../../support/turn_store.js';
+import type { OperatorStore } from '../../../src/turn_state/operator_store.js';
 import { useTempDir } from '../../support/temp_dir.js';
 import { describeTurnStoreContract, type Harness } from './turn_store_contract.js';
 
@@ -20,22 +21,23 @@ async function makeSqliteHarness(): Promise<Harness> {
   const clock = new ManualClock();
   const ids = new SequentialIds('sqlite');
   const logger = pino({ level: 'silent' });
-  const open = (): TurnStore => {
-    return openTurnStoreFile(dbPath, { clock, ids, logger, timings: TIMINGS });
-  };
-  let store: TurnStore | undefined = open();
-  const current = (): TurnStore => {
+  const open = (): { turns: TurnStore; operator: OperatorStore } => openStoreFileAt(dbPath, { clock, ids, logger, timings: TIMINGS });
+  let store: { turns: TurnStore; operator: OperatorStore } | undefined = open();
+  const current = (): { turns: TurnStore; operator: OperatorStore } => {
     if (store === undefined) throw new Error('the store is closed');
     return store;
   };
   const close = async (): Promise<void> => {
     const closing = store;
     store = undefined;
-    await closing?.close();
+    await closing?.turns.close();
   };
   return Promise.resolve({
     get store() {
-      return current();
+      return current().turns;
+    },
+    get operator() {
+      return current().operator;
     },
     clock,
     timings: TIMINGS,

@@ -5,6 +5,7 @@ import { describeFencingAndLeases } from './fencing_contract.js';
 import type { MakeHarness } from './harness.js';
 import { describeLedger } from './ledger_contract.js';
 import { describeReplies } from './reply_contract.js';
+import { describeResolution } from './resolution_contract.js';
 import { describeResume } from './resume_contract.js';
 import { describeSweeps } from './sweep_contract.js';
 
@@ -24,5 +25,6 @@ export function describeTurnStoreContract(name: string, makeHarness: MakeHarness
     describeResume(makeHarness);
     describeSweeps(makeHarness);
     describeReplies(makeHarness);
+    describeResolution(makeHarness);
   });
 }

@@ -1,0 +1,22 @@
+import type { ToolResultBlock } from '../llm/protocol.js';
+import type { OpRecord } from '../turn_state/ledger_types.js';
+
+/** What the model is told of a call an operator confirmed without a result text. */
+export const APPLIED_WITHOUT_TEXT = 'An operator confirmed that this call took effect.';
+
+/**
+ * An operator's verdict as the call's tool result (DESIGN §9.1): applied → the operator's result
+ * text; not applied → an error saying it did not take effect, so the model may propose it again
+ * as a new call. The call itself is never sent again. `undefined` for a call without a verdict.
+ */
+export function verdictResult(toolUseId: string, op: OpRecord): ToolResultBlock | undefined {
+  if (op.verdict === null) return undefined;
+  if (op.state === 'RESOLVED_APPLIED') return { type: 'tool_result', toolUseId, content: op.verdict.text ?? APPLIED_WITHOUT_TEXT, isError: false };
+  const note = op.verdict.text === null ? '' : ` (${op.verdict.text})`;
+  return {
+    type: 'tool_result',
+    toolUseId,
+    content: `An operator checked and found that this call did not take effect${note}. It was not run again; propose it as a new call if it is still needed.`,
+    isError: true,
+  };
+}
