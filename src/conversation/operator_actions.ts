@@ -1,0 +1,80 @@
+import { ledgerCallLabel } from '../engine/call_label.js';
+import type { OpRecord } from '../turn_state/ledger_types.js';
+import type { OperatorStore, TurnFilter, TurnOverview, VerdictOutcome, VerdictRefusal } from '../turn_state/operator_store.js';
+import type { TurnRecord, TurnStatus } from '../turn_state/turn_types.js';
+
+/** The statuses an operator is shown by default: turns that wait for someone (DESIGN §9.1). */
+export const ATTENTION_STATUSES: readonly TurnStatus[] = ['SUSPENDED', 'AWAITING_RESOLUTION'];
+
+/** How a turn named by an operator was found: its id, or a prefix of it that names exactly one turn. */
+export type TurnLookup = { readonly kind: 'found'; readonly turn: TurnRecord } | { readonly kind: 'not_found' } | { readonly kind: 'ambiguous'; readonly candidates: readonly TurnRecord[] };
+
+/** How a call named by an operator was found in a turn's ledger: `CALL`, or `STEP:CALL`. */
+export type CallLookup = { readonly kind: 'found'; readonly op: OpRecord } | { readonly kind: 'not_found' } | { readonly kind: 'ambiguous'; readonly labels: readonly string[] };
+
+/** What an operator's verdict came to; a refusal says why, in words an operator can act on. */
+export type VerdictAttempt =
+  | (VerdictOutcome & { readonly kind: 'recorded' })
+  | { readonly kind: 'refused'; readonly reason: VerdictRefusal | 'turn_ambiguous' | 'call_ambiguous'; readonly message: string };
+
+/** What an operator asks: a verdict on one call of one turn, each as people name them. */
+export interface VerdictCommand {
+  readonly turn: string;
+  readonly call: string;
+  readonly verdict: 'applied' | 'not_applied';
+  readonly text: string | null;
+  readonly by: string;
+}
+
+/** The turn `ref` names: the turn with that id, or the one turn whose id starts with it. */
+export async function findTurn(operator: OperatorStore, ref: string): Promise<TurnLookup> {
+  if (ref === '') return { kind: 'not_found' };
+  const candidates = await operator.turnsWithPrefix(ref, 10);
+  const exact = candidates.find((turn) => turn.turnId === ref);
+  if (exact !== undefined) return { kind: 'found', turn: exact };
+  if (candidates.length === 0) return { kind: 'not_found' };
+  const [only] = candidates;
+  return candidates.length === 1 && only !== undefined ? { kind: 'found', turn: only } : { kind: 'ambiguous', candidates };
+}
+
+/** The call `ref` names among a turn's ops: its call id when that is unique in the turn, else `STEP:CALL`. */
+export function findCall(ops: readonly OpRecord[], ref: string): CallLookup {
+  const byId = ops.filter((op) => op.toolCallId === ref);
+  const [only] = byId;
+  if (byId.length === 1 && only !== undefined) return { kind: 'found', op: only };
+  if (byId.length > 1) return { kind: 'ambiguous', labels: byId.map((op) => ledgerCallLabel(op, ops)) };
+  const stepped = /^(\d+):(.+)$/.exec(ref);
+  const op = stepped === null ? undefined : ops.find((candidate) => candidate.step === Number(stepped[1]) && candidate.toolCallId === stepped[2]);
+  return op === undefined ? { kind: 'not_found' } : { kind: 'found', op };
+}
+
+/** Records an operator's verdict on the call and turn `command` names (DESIGN §9.1). */
+export async function giveVerdict(operator: OperatorStore, command: VerdictCommand): Promise<VerdictAttempt> {
+  const turn = await findTurn(operator, command.turn);
+  if (turn.kind === 'not_found') return { kind: 'refused', reason: 'turn_not_found', message: `no turn ${command.turn}` };
+  if (turn.kind === 'ambiguous') {
+    return { kind: 'refused', reason: 'turn_ambiguous', message: `${command.turn} names several turns (${turn.candidates.map((t) => t.turnId).join(', ')}); give more of the id` };
+  }
+  const ops = (await operator.turnDetail(turn.turn.turnId))?.ops ?? [];
+  const call = findCall(ops, command.call);
+  if (call.kind === 'not_found') return { kind: 'refused', reason: 'call_not_found', message: `turn ${turn.turn.turnId} has no call ${command.call}` };
+  if (call.kind === 'ambiguous') return { kind: 'refused', reason: 'call_ambiguous', message: `${command.call} occurs in several steps of turn ${turn.turn.turnId}; name one of ${call.labels.join(', ')}` };
+  const { op } = call;
+  const outcome = await operator.resolveCall({ call: { turnId: op.turnId, step: op.step, toolCallId: op.toolCallId }, verdict: command.verdict, text: command.text, by: command.by });
+  if (outcome.kind === 'recorded') return outcome;
+  const label = ledgerCallLabel(op, ops);
+  const state = outcome.op?.state ?? op.state;
+  const why = (outcome.op?.verdict ?? null) !== null ? `it already has a verdict (${state})` : `it is ${state}, and only a call awaiting a verdict (MANUAL_RESOLUTION_REQUIRED) may get one`;
+  return { kind: 'refused', reason: outcome.reason, message: `call ${label} of turn ${op.turnId} takes no verdict: ${why}` };
+}
+
+/**
+ * The turns an operator asked for; without statuses, what needs attention: turns suspended or
+ * awaiting resolution, and replies not yet delivered. Newest first.
+ */
+export async function turnsToShow(operator: OperatorStore, filter: TurnFilter): Promise<TurnOverview[]> {
+  if (filter.statuses !== undefined || filter.replyPending !== undefined) return operator.listTurns(filter);
+  const [waiting, undelivered] = await Promise.all([operator.listTurns({ ...filter, statuses: ATTENTION_STATUSES }), operator.listTurns({ ...filter, replyPending: true })]);
+  const seen = new Set(waiting.map((overview) => overview.turn.turnId));
+  return [...waiting, ...undelivered.filter((overview) => !seen.has(overview.turn.turnId))].sort((a, b) => b.turn.createdAt - a.turn.createdAt);
+}
