@@ -1,0 +1,137 @@
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { inboundFromText } from '../../src/conversation/command_words.js';
+import { giveVerdict } from '../../src/conversation/operator_actions.js';
+import { Intake } from '../../src/conversation/intake.js';
+import type { ConversationDeps } from '../../src/conversation/conversation_deps.js';
+import type { InboundMessage } from '../../src/conversation/transport.js';
+import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
+import type { FakeLLMServer } from '../support/fake_llm/server.js';
+import { useConversationHarness } from '../support/conversation_harness.js';
+import type { ManualClock } from '../support/manual_clock.js';
+import { runToCompletion } from '../support/recovery_runtime.js';
+import type { SeenEvent } from '../support/recording_sink.js';
+import type { TestStoreFile } from '../support/store_file.js';
+import type { ToolTarget } from '../support/tool_target.js';
+
+const never = new Promise<void>(() => undefined);
+
+/** The tool results the model was sent in request `index`, as the OpenAI chat wire carries them. */
+function toolResultsSent(fake: FakeLLMServer, index: number): unknown[] {
+  const body = fake.requests[index]?.body as { messages: { role: string }[] } | undefined;
+  return (body?.messages ?? []).filter((message) => message.role === 'tool');
+}
+
+describe('an uncertain write waits for an operator’s verdict (DESIGN §9.1)', () => {
+  const harness = useConversationHarness();
+  let fake: FakeLLMServer;
+  let target: ToolTarget;
+  let store: TestStoreFile;
+  let storeClock: ManualClock;
+  let events: SeenEvent[];
+  let logLines: Record<string, unknown>[];
+  beforeEach(() => {
+    ({ fake, target, events, store } = harness.current);
+    storeClock = store.clock;
+    logLines = [];
+  });
+
+  const deps = (autoResume = false): ConversationDeps => {
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        logLines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+        done();
+      },
+    });
+    return harness.current.deps(`turn_state:\n  auto_resume: ${autoResume}\n`, { logger: pino({ level: 'debug' }, stream) });
+  };
+  const settle = (bot: Intake): Promise<void> => runToCompletion(harness.current.recoveryClock, bot.idle());
+  const noticesOf = (kind: string): SeenEvent[] => events.filter((e) => e.type === 'message' && e.kind === 'notice' && e.notice === kind);
+  const textOf = (event: SeenEvent | undefined): string => (event?.type === 'message' ? event.text : '');
+
+  /** Runs a `save_note` whose target never answers, so its outcome is unknown: the turn parks. */
+  async function parkedTurn(bot: Intake): Promise<{ turnId: string; original: InboundMessage }> {
+    target.reply({ hold: never });
+    target.onRequest = () => storeClock.advance(6_000);
+    fake.enqueue(chatToolCalls([{ id: 'w1', name: 'save_note', args: '{"text":"open ticket"}' }]));
+    const original = harness.current.message('open a ticket');
+    bot.submit(inboundFromText(original));
+    await settle(bot);
+    target.onRequest = undefined;
+    const parked = events.find((e) => e.type === 'turn' && e.status === 'AWAITING_RESOLUTION');
+    if (parked?.type !== 'turn') throw new Error('the turn was not parked');
+    return { turnId: parked.turn, original };
+  }
+
+  it('parks the turn, tells the user which call and which turn, and logs a WARN line with the command to run', async () => {
+    const bot = new Intake(deps());
+    const { turnId, original } = await parkedTurn(bot);
+
+    expect((await store.turns.getTurn(turnId))?.status).toBe('AWAITING_RESOLUTION');
+    const notice = textOf(noticesOf('manual_resolution')[0]);
+    expect(notice).toContain('`save_note` (call w1)');
+    expect(notice).toContain(`turn ${turnId.slice(0, 8)}`);
+    expect(notice).toContain(`holdfast turns resolve ${turnId.slice(0, 8)}`);
+    const warn = logLines.find((line) => line['level'] === 40 && 'command' in line);
+    expect(warn).toMatchObject({ turn: turnId, channel: 'c1', requester: original.authorId, effect: 'write', call: 'w1', input: { text: 'open ticket' } });
+    expect(warn?.['command']).toMatch(new RegExp(`^holdfast turns resolve ${turnId.slice(0, 8)} w1 --applied`));
+    expect(target.requests).toHaveLength(1);
+  });
+
+  it('answers a resume while the verdict is awaited without running anything', async () => {
+    const bot = new Intake(deps());
+    const { turnId } = await parkedTurn(bot);
+    const asked = fake.requests.length;
+
+    bot.submit(inboundFromText(harness.current.message('resume')));
+    await settle(bot);
+
+    expect(textOf(noticesOf('manual_resolution')[1])).toMatch(new RegExp(`turn ${turnId.slice(0, 8)}\\) is waiting for an operator to check whether \`save_note\` \\(call w1\\)`));
+    expect(noticesOf('resumed')).toEqual([]);
+    expect(fake.requests).toHaveLength(asked);
+    expect(target.requests).toHaveLength(1);
+  });
+
+  it('applied: the requester is told once, and resume gives the model the operator’s result; the call is never sent again', async () => {
+    const bot = new Intake(deps());
+    const { turnId } = await parkedTurn(bot);
+    const verdict = await giveVerdict(store.operator, { turn: turnId.slice(0, 8), call: 'w1', verdict: 'applied', text: 'ticket T-42 was created', by: 'cli:ops' });
+    expect(verdict).toMatchObject({ kind: 'recorded', remaining: 0 });
+
+    await bot.announceResolutions('console');
+    await bot.announceResolutions('console');
+    expect(noticesOf('resolved').map(textOf)).toEqual([`An operator checked your saved request (turn ${turnId.slice(0, 8)}): \`save_note\` (call w1) took effect: ticket T-42 was created. Type \`resume\` to continue your request.`]);
+
+    fake.enqueue(chatText('Your ticket is T-42.'));
+    bot.submit(inboundFromText(harness.current.message('resume')));
+    await settle(bot);
+
+    expect(harness.current.replies()).toEqual(['Your ticket is T-42.']);
+    expect(toolResultsSent(fake, fake.requests.length - 1)).toEqual([{ role: 'tool', tool_call_id: 'w1', content: 'ticket T-42 was created' }]);
+    expect(noticesOf('resolved')).toHaveLength(1);
+    expect(target.requests).toHaveLength(1);
+    expect((await store.turns.getTurn(turnId))?.status).toBe('TERMINAL_COMPLETED');
+  });
+
+  it('not applied, with auto-resume on: the turn goes on by itself and the model may propose the call again as a new one', async () => {
+    const bot = new Intake(deps(true));
+    const { turnId } = await parkedTurn(bot);
+    await giveVerdict(store.operator, { turn: turnId, call: 'w1', verdict: 'not_applied', text: 'no ticket at the target', by: 'cli:ops' });
+    target.reply({ status: 201, body: 'created T-43' });
+    fake.enqueue(chatToolCalls([{ id: 'w2', name: 'save_note', args: '{"text":"open ticket"}' }]), chatText('Done: T-43.'));
+
+    await bot.announceResolutions('console');
+    await settle(bot);
+
+    expect(textOf(noticesOf('resolved')[0])).toContain('`save_note` (call w1) did not take effect (no ticket at the target). I am continuing your request now.');
+    const sent = toolResultsSent(fake, fake.requests.length - 2);
+    expect(sent).toEqual([{ role: 'tool', tool_call_id: 'w1', content: expect.stringMatching(/^Error: An operator checked and found that this call did not take effect \(no ticket at the target\)/) as unknown }]);
+    expect(harness.current.replies()).toEqual(['Done: T-43.']);
+    expect(target.requests.map((request) => request.body)).toEqual(['{"text":"open ticket"}', '{"text":"open ticket"}']);
+    expect((await store.turns.listOps(turnId)).map((op) => [op.toolCallId, op.state])).toEqual([
+      ['w1', 'RESOLVED_NOT_APPLIED'],
+      ['w2', 'APPLIED'],
+    ]);
+  });
+});
