@@ -11,6 +11,7 @@ import { messageDigest, type InboundMessage, type NoticeKind } from './transport
 import type { MessageAttachment } from './message_attachment.js';
 import type { ReconstructedParts } from '../engine/turn_codec.js';
 import { userContent } from './user_content.js';
+import { shortTurnId } from '../engine/call_label.js';
 import { assertNever } from '../core/assert_never.js';
 
 export interface AdmissionDeps {
@@ -75,6 +76,13 @@ export async function admitMessage(message: InboundMessage, history: readonly Me
       return { kind: 'notice', turn: admission.turn.turnId, notice: 'in_progress', text: 'I am already working on this message.' };
     case 'resumable':
       return { kind: 'notice', turn: admission.turn.turnId, notice: 'interrupted', text: 'This request was interrupted and its work is saved; type `resume` to continue it.' };
+    case 'awaiting_resolution':
+      return {
+        kind: 'notice',
+        turn: admission.turn.turnId,
+        notice: 'manual_resolution',
+        text: `This request (turn ${shortTurnId(admission.turn.turnId)}) is waiting for an operator to check a call whose outcome is unknown; I will tell you here once that is done.`,
+      };
     case 'store_unavailable':
       return { kind: 'notice', turn: null, notice: 'failed', text: STORE_UNAVAILABLE_NOTICE };
     default:

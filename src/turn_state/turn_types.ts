@@ -76,6 +76,7 @@ export type Admission =
   | { readonly disposition: 'already_processed'; readonly turn: TurnRecord }
   | { readonly disposition: 'in_progress'; readonly turn: TurnRecord }
   | { readonly disposition: 'resumable'; readonly turn: TurnRecord }
+  | { readonly disposition: 'awaiting_resolution'; readonly turn: TurnRecord }
   | { readonly disposition: 'store_unavailable'; readonly error: unknown };
 
 /**

@@ -31,6 +31,7 @@ export function admitTurn(db: Database, transcript: SqliteTranscript, request: A
 function dispositionOf(db: Database, turn: TurnRecord, now: number): Admission {
   if (isTerminalStatus(turn.status)) return { disposition: 'already_processed', turn };
   if (turn.status === 'SUSPENDED') return { disposition: 'resumable', turn };
+  if (turn.status === 'AWAITING_RESOLUTION') return { disposition: 'awaiting_resolution', turn };
   if ((turn.leaseExpiresAt ?? 0) > now) return { disposition: 'in_progress', turn };
   suspendOwnerless(db, now, true);
   return { disposition: 'resumable', turn: requireTurn(db, turn.turnId) };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Lease } from '../../../src/turn_state/turn_types.js';
-import { admitNew, driveOp, expectStale, findOp, identity, modelTurn, opKey, snapshot, turnOf } from './fixtures.js';
+import { admissionRequest, admitNew, driveOp, expectStale, findOp, identity, modelTurn, opKey, snapshot, turnOf } from './fixtures.js';
 import { useHarness, type Harness, type MakeHarness } from './harness.js';
 
 /** A turn whose step 1 holds two write calls left OUTCOME_UNKNOWN and an applied read, parked for a verdict on both writes. */
@@ -37,6 +37,14 @@ export function describeResolution(makeHarness: MakeHarness): void {
       expect(findOp(ops, 1, 'read').state).toBe('APPLIED');
       expect(await h.store.listSuspended({ source: 'discord', channelId: 'chan-1' })).toEqual([]);
       expect(await h.operator.census()).toMatchObject({ awaitingResolution: 1, callsAwaitingVerdict: 2, suspended: 0, active: 0 });
+    });
+
+    it('a parked turn’s message is not admitted again: it awaits its verdict', async () => {
+      const h = harness();
+      const { turnId } = await parkedTurn(h);
+
+      expect(await h.store.admit(admissionRequest(identity()))).toMatchObject({ disposition: 'awaiting_resolution', turn: { turnId, status: 'AWAITING_RESOLUTION' } });
+      expect((await turnOf(h.store, turnId)).status).toBe('AWAITING_RESOLUTION');
     });
 
     it('awaitResolution is fenced: a stale lease parks nothing', async () => {
