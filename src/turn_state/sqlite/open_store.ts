@@ -1,7 +1,9 @@
 import type { Database } from 'better-sqlite3';
 import type { HistoryStore } from '../history_store.js';
 import type { MemoryStore } from '../memory_store.js';
+import type { StoreCensus } from '../operator_store.js';
 import type { TurnStore } from '../turn_store.js';
+import { storeCensus } from './census.js';
 import { causeOf } from './file.js';
 import { openInMemoryTurnDatabase, openTurnDatabase } from './open.js';
 import { importPreviousLayout } from './previous_layout.js';
@@ -23,6 +25,8 @@ export interface OpenedStore {
   readonly turns: TurnStore | undefined;
   readonly history: HistoryStore;
   readonly memory: MemoryStore;
+  /** Counts live turns, calls awaiting a verdict and pending replies; present only when turns are durable. */
+  readonly census?: () => Promise<StoreCensus>;
   /** Closes the connection behind every port; closing twice is harmless. */
   close(): Promise<void>;
 }
@@ -30,6 +34,7 @@ export interface OpenedStore {
 function storeOn(db: Database, turns: TurnStore | undefined, options: SqliteStoreOptions): OpenedStore {
   return {
     turns,
+    ...(turns === undefined ? {} : { census: () => new Promise<StoreCensus>((resolve) => resolve(storeCensus(db))) }),
     history: new SqliteHistoryStore(db, options.clock),
     memory: new SqliteMemoryStore(db, options.clock),
     close() {
