@@ -43,15 +43,31 @@ export interface BotServices {
   close(): Promise<void>;
 }
 
+/** Wrappers put around the turn store and the model as they open: the metrics' counters. */
+export interface ServiceInstruments {
+  turnStore(store: TurnStore): TurnStore;
+  provider(provider: LLMProvider): LLMProvider;
+}
+
+const UNINSTRUMENTED: ServiceInstruments = { turnStore: (store) => store, provider: (provider) => provider };
+
 /**
  * Opens everything the bot needs, relative to `cwd`: the one store file (turns, history, memory
  * notes), held by this process until `close` (DESIGN §7.7), importing the previous layout's files
  * on its first open, and writing none of `secrets`. A store that is off or cannot open leaves
  * durability off and history and notes in memory, loudly; a missing model leaves `provider`
- * undefined so that each message can be told what to configure.
+ * undefined so that each message can be told what to configure. `instruments` wrap the turn
+ * store and the model before anything uses them.
  * @throws {StoreInUseError} when another bot process holds the store file.
  */
-export async function openBotServices(config: Config, cwd: string, clock: Clock, logger: Logger, secrets: SecretValues): Promise<BotServices> {
+export async function openBotServices(
+  config: Config,
+  cwd: string,
+  clock: Clock,
+  logger: Logger,
+  secrets: SecretValues,
+  instruments: ServiceInstruments = UNINSTRUMENTED,
+): Promise<BotServices> {
   const ids = new RandomIds();
   const dbPath = resolve(cwd, config.turn_state.db_path);
   const lock = config.turn_state.enabled ? lockStore(dbPath, clock, logger) : undefined;
@@ -64,7 +80,7 @@ export async function openBotServices(config: Config, cwd: string, clock: Clock,
     logger: logger.child({ component: 'turn_state' }),
     ...turnStoreTimings(config.turn_state),
   });
-  const store = opened.turns === undefined ? undefined : redactingTurnStore(opened.turns, secrets);
+  const store = opened.turns === undefined ? undefined : instruments.turnStore(redactingTurnStore(opened.turns, secrets));
   const operator = opened.operator === undefined ? undefined : redactingOperatorStore(opened.operator, secrets);
   const history = redactingHistoryStore(opened.history, secrets);
   const interrupted: TurnRecord[] = [];
@@ -80,7 +96,7 @@ export async function openBotServices(config: Config, cwd: string, clock: Clock,
   const memory = wantsMemory ? redactingMemoryStore(opened.memory, secrets) : undefined;
   let provider: LLMProvider | undefined;
   try {
-    provider = createProvider(config.llm, { clock, logger });
+    provider = instruments.provider(createProvider(config.llm, { clock, logger }));
   } catch (error) {
     if (!isConfigError(error)) throw error;
     logger.warn({ problems: error.problems }, 'no model is configured: messages will be answered with what to set');

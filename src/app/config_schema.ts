@@ -7,6 +7,7 @@ import { discordSection } from '../discord/discord_settings.js';
 import type { Environment } from '../config/interpolate.js';
 import { llmSection } from '../llm/llm_settings.js';
 import { llmRecoverySection } from '../recovery/settings.js';
+import { metricsSection } from './metrics/metrics_settings.js';
 import { permissionsSection } from '../tools/permissions_settings.js';
 import { toolsSection } from '../tools/tools_settings.js';
 import { turnStateSection } from '../turn_state/turn_state_settings.js';
@@ -25,6 +26,7 @@ export const configSchema = z
     turn_state: turnStateSection.prefault({}),
     tools: toolsSection.prefault({}),
     permissions: permissionsSection.prefault({}),
+    metrics: metricsSection.prefault({}),
   })
   .describe('Holdfast configuration');
 

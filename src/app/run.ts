@@ -15,6 +15,8 @@ import { consoleTransport } from '../console/console_transport.js';
 import { DiscordLoginError, discordTransport } from '../discord/discord_transport.js';
 import { parseCliArgs, USAGE } from './args.js';
 import { isStoreInUseError } from '../turn_state/sqlite/store_lock.js';
+import { BotMetrics } from './metrics/bot_metrics.js';
+import { isMetricsListenError } from './metrics/metrics_server.js';
 
 /** Exit statuses of the program. */
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
@@ -32,9 +34,10 @@ export interface CliIo {
 
 /**
  * The whole program behind `holdfast`: parses arguments, loads and validates the configuration,
- * starts logging and reports what it runs. Returns the exit status; bad arguments, bad
- * configuration and a store file another bot process holds are reported one problem a line,
- * without a stack trace, with status 2.
+ * starts logging and reports what it runs, serving metrics when `metrics.listen` asks for them.
+ * Returns the exit status; bad arguments, bad configuration, a store file another bot process
+ * holds and a metrics address it cannot listen at are reported one problem a line, without a
+ * stack trace, with status 2.
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const parsed = parseCliArgs(argv);
@@ -67,9 +70,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   logger.info({ config: source.kind === 'file' ? source.path : 'defaults', adapter: choice }, `configuration loaded; starting ${describeAdapterChoice(choice)}`);
   const faults = faultHookFrom(io.env);
   const clock = new SystemClock();
+  const metrics = BotMetrics.of(config.metrics, clock);
   let services;
   try {
-    services = await openBotServices(config, io.cwd, clock, logger, secrets);
+    services = await openBotServices(config, io.cwd, clock, logger, secrets, metrics?.instruments);
   } catch (error) {
     if (!isStoreInUseError(error)) throw error;
     io.stderr.write(`holdfast: ${error.message}\n`);
@@ -80,9 +84,14 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       choice.kind === 'discord'
         ? discordTransport({ discord: config.discord, vision: config.llm.vision, token: choice.token, clock, logger })
         : consoleTransport({ mode: choice.mode, input: io.stdin, output: io.stdout, ids: new RandomIds(), maxMessageChars: config.chat.max_message_chars });
-    await runBot(transport, { config, services, clock, logger, signals: io.signals, faults });
+    const server = await metrics?.serve(services, transport, logger);
+    try {
+      await runBot(transport, { config, services, clock, logger, signals: io.signals, faults });
+    } finally {
+      await server?.close();
+    }
   } catch (error) {
-    if (!(error instanceof DiscordLoginError)) throw error;
+    if (!(error instanceof DiscordLoginError) && !isMetricsListenError(error)) throw error;
     io.stderr.write(`holdfast: ${secrets.redact(error.message)}\n`);
     return EXIT.usage;
   } finally {

@@ -23,14 +23,26 @@ export interface ConsoleTransportOptions {
  */
 export function consoleTransport(options: ConsoleTransportOptions): Transport {
   const sink = options.mode === 'jsonl' ? jsonLinesSink(options.output) : textSink(options.output);
+  let reading = false;
   return {
     source: 'console',
     connect() {
       sink.ready();
       return Promise.resolve({ sink, messages: consoleMessageSource });
     },
-    listen: (submit) => readConsoleLines(options.input, options.ids, options.maxMessageChars, (message) => submit(inboundFromText(message))),
-    stopInput: () => void options.input.destroy(),
+    async listen(submit) {
+      reading = true;
+      try {
+        await readConsoleLines(options.input, options.ids, options.maxMessageChars, (message) => submit(inboundFromText(message)));
+      } finally {
+        reading = false;
+      }
+    },
+    stopInput() {
+      reading = false;
+      options.input.destroy();
+    },
+    connected: () => reading,
     close: () => Promise.resolve(),
   };
 }

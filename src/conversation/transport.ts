@@ -133,6 +133,8 @@ export interface Transport {
   listen(submit: (inbound: Inbound) => void): Promise<void>;
   /** Stops taking input and ends the transport's own waits; unfinished deliveries are posted after the next start. */
   stopInput(): void;
+  /** Whether it is connected now (Discord: the gateway is ready; the console: its input is being read), for the readiness check. */
+  connected(): boolean;
   /** Disconnects, after the conversation has shut down. */
   close(): Promise<void>;
 }

@@ -1,4 +1,4 @@
-import { Client, Events, GatewayIntentBits, Partials, type Message } from 'discord.js';
+import { Client, Events, GatewayIntentBits, Partials, Status, type Message } from 'discord.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { inboundFromText } from '../conversation/command_words.js';
@@ -89,6 +89,8 @@ export function discordTransport(options: DiscordTransportOptions): Transport {
       await new Promise<void>((resolve) => stopping.signal.addEventListener('abort', () => resolve(), { once: true }));
     },
     stopInput: () => stopping.abort(),
+    // The client stays "ready" through a dropped gateway connection; its shards say whether they are up.
+    connected: () => client.isReady() && client.ws.shards.every((shard) => shard.status === Status.Ready),
     async close() {
       stopping.abort();
       await client.destroy();

@@ -4,6 +4,13 @@ import type { Logger } from '../core/logger.js';
 import { ModelCapacityBreaker, type BreakerSnapshot } from './capacity_breaker.js';
 import type { BreakerSettings } from './settings.js';
 
+/** One breaker's state and the model it guards (a model name may itself contain `:`). */
+export interface ModelBreakerSnapshot {
+  readonly provider: string;
+  readonly model: string;
+  readonly snapshot: BreakerSnapshot;
+}
+
 /**
  * Every model's capacity breaker, keyed `provider:model`. It belongs to the running program, not
  * to a provider client, so rebuilding a client or reloading configuration keeps what the
@@ -35,5 +42,10 @@ export class ModelBreakerRegistry {
   /** Every breaker's state, for status output. */
   snapshots(): BreakerSnapshot[] {
     return [...this.#breakers.values()].map((breaker) => breaker.snapshot());
+  }
+
+  /** Every breaker's state with the provider and model it guards, for the metrics. */
+  modelSnapshots(): ModelBreakerSnapshot[] {
+    return [...this.#breakers.values()].map((breaker) => ({ provider: breaker.provider, model: breaker.model, snapshot: breaker.snapshot() }));
   }
 }

@@ -19,6 +19,8 @@ export interface InProcessBot {
   readonly done: Promise<number>;
   /** Resolves once the log (stderr) contains `text`, already or later. */
   logged(text: string): Promise<void>;
+  /** What it logged so far. */
+  stderr(): string;
   /** Sends it SIGTERM. */
   stop(): void;
 }
@@ -50,6 +52,7 @@ export function runDiscordBot(cwd: string): InProcessBot {
   return {
     done,
     logged: (text) => (stderr.includes(text) ? Promise.resolve() : new Promise((resolve) => waiters.push({ text, resolve }))),
+    stderr: () => stderr,
     stop: () => void signals.emit('SIGTERM'),
   };
 }

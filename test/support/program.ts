@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach } from 'vitest';
+import { Conditions } from './conditions.js';
 
 /** The built program, as `npm start` and the `holdfast` bin run it. */
 export const PROGRAM = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
@@ -94,6 +95,8 @@ export interface JsonLinesProgram {
    * quoting the output so far.
    */
   waitFor(match: (event: Record<string, unknown>) => boolean, what?: string, deadlineMs?: number): Promise<Record<string, unknown>>;
+  /** Resolves once the program's log (stderr) contains `text`, already or later; fails after the program's deadline. */
+  logged(text: string): Promise<void>;
   endInput(): void;
   kill(signal: NodeJS.Signals): void;
   /** The exit status, once the program exited; each read fails at its own deadline. */
@@ -113,7 +116,11 @@ export function startJsonLinesProgram(args: readonly string[], options: ProgramO
   let stdout = '';
   let partial = '';
   let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const logConditions = new Conditions();
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+    logConditions.changed();
+  });
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
     stdout += chunk;
     const lines = (partial + chunk).split('\n');
@@ -146,6 +153,7 @@ export function startJsonLinesProgram(args: readonly string[], options: ProgramO
         if (waiters.includes(waiter)) waiters.splice(waiters.indexOf(waiter), 1);
       });
     },
+    logged: (text) => withDeadline(logConditions.when(() => stderr.includes(text)), deadlineMs, fail(`a log line containing ${JSON.stringify(text)}`)),
     endInput: () => void child.stdin.end(),
     kill: (signal) => void child.kill(signal),
     get exited() {

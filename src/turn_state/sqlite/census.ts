@@ -2,14 +2,32 @@ import type { Database } from 'better-sqlite3';
 import type { StoreCensus } from '../operator_store.js';
 import { statement } from './statements.js';
 
-/** The counts an operator watches, read in one snapshot of the store file. */
+const CENSUS_SQL = `SELECT
+  (SELECT COUNT(*) FROM turns WHERE status = 'ACTIVE') AS active,
+  (SELECT COUNT(*) FROM turns WHERE status = 'SUSPENDED') AS suspended,
+  (SELECT COUNT(*) FROM turns WHERE status = 'AWAITING_RESOLUTION') AS awaiting_resolution,
+  (SELECT COUNT(*) FROM ops WHERE state = 'MANUAL_RESOLUTION_REQUIRED') AS calls_awaiting_verdict,
+  (SELECT COUNT(*) FROM replies WHERE state = 'pending') AS replies_pending`;
+
+interface CensusRow {
+  readonly active: number;
+  readonly suspended: number;
+  readonly awaiting_resolution: number;
+  readonly calls_awaiting_verdict: number;
+  readonly replies_pending: number;
+}
+
+/**
+ * The counts an operator watches, read in one statement: live turns by status, calls waiting for
+ * an operator's verdict, and final replies whose delivery was never confirmed.
+ */
 export function storeCensus(db: Database): StoreCensus {
-  const turns = statement(
-    db,
-    `SELECT COALESCE(SUM(status = 'ACTIVE'), 0) AS active, COALESCE(SUM(status = 'SUSPENDED'), 0) AS suspended,
-       COALESCE(SUM(status = 'AWAITING_RESOLUTION'), 0) AS awaiting FROM turns WHERE status IN ('ACTIVE', 'SUSPENDED', 'AWAITING_RESOLUTION')`,
-  ).get() as { active: number; suspended: number; awaiting: number };
-  const calls = statement(db, `SELECT COUNT(*) AS n FROM ops WHERE state = 'MANUAL_RESOLUTION_REQUIRED'`).get() as { n: number };
-  const replies = statement(db, `SELECT COUNT(*) AS n FROM replies WHERE state = 'pending'`).get() as { n: number };
-  return { active: turns.active, suspended: turns.suspended, awaitingResolution: turns.awaiting, callsAwaitingVerdict: calls.n, repliesPending: replies.n };
+  const row = statement(db, CENSUS_SQL).get() as CensusRow;
+  return {
+    active: row.active,
+    suspended: row.suspended,
+    awaitingResolution: row.awaiting_resolution,
+    callsAwaitingVerdict: row.calls_awaiting_verdict,
+    repliesPending: row.replies_pending,
+  };
 }

@@ -38,6 +38,8 @@ export interface GatewayOptions {
   readonly token: string;
   readonly url: () => string;
   readonly onIdentify: (identify: Identify) => void;
+  /** Called after each connection it accepts. */
+  readonly onConnection: () => void;
 }
 
 /** The WebSocket half of the fake: HELLO, heartbeats, IDENTIFY → READY + GUILD_CREATE, dispatches. */
@@ -45,6 +47,7 @@ export class FakeGateway {
   readonly #wss: WebSocketServer;
   readonly #options: GatewayOptions;
   readonly #sessions: Session[] = [];
+  #accepted = 0;
 
   constructor(options: GatewayOptions) {
     this.#options = options;
@@ -57,6 +60,16 @@ export class FakeGateway {
     for (const session of this.#sessions) this.#send(session, event, data);
   }
 
+  /** How many connections it accepted so far (a client that reconnects makes a new one). */
+  get connections(): number {
+    return this.#accepted;
+  }
+
+  /** Closes every connection with `code`, as Discord does when it drops a client; the client may reconnect. */
+  drop(code: number): void {
+    for (const socket of this.#wss.clients) socket.close(code, 'dropped');
+  }
+
   /** Closes every connection and stops accepting new ones. */
   async close(): Promise<void> {
     for (const socket of this.#wss.clients) socket.terminate();
@@ -64,6 +77,8 @@ export class FakeGateway {
   }
 
   #accept(socket: WebSocket): void {
+    this.#accepted += 1;
+    this.#options.onConnection();
     socket.send(JSON.stringify({ op: Op.Hello, d: { heartbeat_interval: 41_250 }, s: null, t: null }));
     socket.on('message', (raw) => this.#receive(socket, raw));
     socket.on('close', () => {

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Conditions } from '../conditions.js';
 import { ATTACHMENTS_PATH, AttachmentStore } from './attachments.js';
 import { FailureQueue, failureReply, type Failure } from './failures.js';
 import { EDITED_TIMESTAMP, SnowflakeCounter, createWorld, guildOf, member, messagePayload, user, type MessageJson, type UserJson, type World } from './fixtures.js';
@@ -48,6 +49,7 @@ export class FakeDiscord {
   readonly #attachments = new AttachmentStore();
   readonly #server: Server;
   readonly #gateway: FakeGateway;
+  readonly #gatewayConditions = new Conditions();
   #port = 0;
 
   private constructor(token: string) {
@@ -60,6 +62,7 @@ export class FakeDiscord {
       token,
       url: () => this.gatewayUrl,
       onIdentify: (identify) => this.identifies.push(identify),
+      onConnection: () => this.#gatewayConditions.changed(),
     });
   }
 
@@ -182,6 +185,16 @@ export class FakeDiscord {
    */
   failNext(matches: (request: ReceivedRequest) => boolean, failure: Failure): void {
     this.#failures.add(matches, failure);
+  }
+
+  /** Drops every gateway connection with close `code`, as Discord does; the client reconnects unless the code forbids it. */
+  dropGateway(code: number): void {
+    this.#gateway.drop(code);
+  }
+
+  /** Resolves once the gateway accepted `count` connections in all. */
+  whenGatewayConnections(count: number): Promise<void> {
+    return this.#gatewayConditions.when(() => this.#gateway.connections >= count);
   }
 
   /** Closes every socket and the server. */

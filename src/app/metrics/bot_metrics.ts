@@ -1,0 +1,54 @@
+import type { Clock } from '../../core/clock.js';
+import type { Logger } from '../../core/logger.js';
+import type { Transport } from '../../conversation/transport.js';
+import type { BotServices, ServiceInstruments } from '../bot_services.js';
+import { HoldfastMetrics } from './holdfast_metrics.js';
+import { meteredProvider } from './metered_provider.js';
+import { meteredTurnStore } from './metered_turn_store.js';
+import { startMetricsServer, type MetricsServer } from './metrics_server.js';
+import type { ListenAddress, MetricsSettings } from './metrics_settings.js';
+import { readiness } from './readiness.js';
+import { registerScrapeGauges } from './scrape_gauges.js';
+
+/**
+ * The metrics of one bot process: made before its services open, so that the turn store and the
+ * model are measured from their first use, and served once the transport exists.
+ */
+export class BotMetrics {
+  readonly #metrics = new HoldfastMetrics();
+
+  private constructor(
+    private readonly address: ListenAddress,
+    private readonly clock: Clock,
+  ) {}
+
+  /** The metrics `settings` ask for; `undefined` when `metrics.listen` is not set. */
+  static of(settings: MetricsSettings, clock: Clock): BotMetrics | undefined {
+    return settings.listen === undefined ? undefined : new BotMetrics(settings.listen, clock);
+  }
+
+  /** The wrappers that measure the turn store and the model, for `openBotServices`. */
+  get instruments(): ServiceInstruments {
+    return {
+      turnStore: (store) => meteredTurnStore(store, this.#metrics, this.clock),
+      provider: (provider) => meteredProvider(provider, this.#metrics.modelAttemptsTotal),
+    };
+  }
+
+  /**
+   * Serves the metrics of `services` and the readiness of the store and `transport`, and says
+   * where in one INFO line. The configured model's breaker shows (closed) from the start.
+   * @throws {MetricsListenError} when it cannot listen at the configured address.
+   */
+  async serve(services: BotServices, transport: Transport, logger: Logger): Promise<MetricsServer> {
+    if (services.provider !== undefined) services.recovery.breakers.get(services.provider.provider, services.provider.model);
+    const { operator } = services;
+    registerScrapeGauges(this.#metrics.registry, { census: operator === undefined ? undefined : () => operator.census(), breakers: services.recovery.breakers });
+    const server = await startMetricsServer(this.address, {
+      registry: this.#metrics.registry,
+      readiness: () => readiness({ store: () => services.store !== undefined, transport: () => transport.connected() }),
+    });
+    logger.info({ component: 'metrics', url: server.url }, `metrics at ${server.url}/metrics, health at /healthz and /readyz`);
+    return server;
+  }
+}

@@ -1,0 +1,52 @@
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+
+/** How a finished turn ended, as `holdfast_turns_total` counts it. */
+export const TURN_ENDINGS = ['completed', 'failed', 'cancelled', 'rejected', 'expired'] as const;
+export type TurnEnding = (typeof TURN_ENDINGS)[number];
+
+/** Durable writes take milliseconds; the buckets reach from a fraction of one to a slow disk's seconds. */
+const STORE_WRITE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+
+/**
+ * The bot's counters and the store's write times, on a registry of their own together with the
+ * library's default process metrics (CPU, memory, handles, event-loop lag). The gauges read at
+ * scrape time join the same registry once the bot's services are open (`registerScrapeGauges`).
+ */
+export class HoldfastMetrics {
+  readonly registry = new Registry();
+  readonly turnsTotal = new Counter({
+    name: 'holdfast_turns_total',
+    help: 'Finished turns, by how they ended.',
+    labelNames: ['status'] as const,
+    registers: [this.registry],
+  });
+  readonly toolCallsTotal = new Counter({
+    name: 'holdfast_tool_calls_total',
+    help: 'Tool calls settled in the ledger, by tool, effect class and the state they moved to.',
+    labelNames: ['tool', 'effect', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly modelAttemptsTotal = new Counter({
+    name: 'holdfast_model_attempts_total',
+    help: 'Model requests, by provider, model and result: ok, the typed error kind, or aborted.',
+    labelNames: ['provider', 'model', 'result'] as const,
+    registers: [this.registry],
+  });
+  readonly storeWriteSeconds = new Histogram({
+    name: 'holdfast_store_write_seconds',
+    help: 'How long each durable write to the turn store took.',
+    buckets: STORE_WRITE_BUCKETS,
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+    // Every ending shows from the start, at zero, so that a rate over it is defined before the first one.
+    for (const status of TURN_ENDINGS) this.turnsTotal.inc({ status }, 0);
+  }
+
+  /** Counts `count` turns that ended as `status`. */
+  turnsEnded(status: TurnEnding, count = 1): void {
+    this.turnsTotal.inc({ status }, count);
+  }
+}

@@ -1,0 +1,107 @@
+import { assertNever } from '../../core/assert_never.js';
+import type { Clock } from '../../core/clock.js';
+import type { OpState } from '../../turn_state/ledger_types.js';
+import type { TurnStore } from '../../turn_state/turn_store.js';
+import type { OwnerTerminalStatus } from '../../turn_state/turn_types.js';
+import type { HoldfastMetrics, TurnEnding } from './holdfast_metrics.js';
+
+/**
+ * `store`, measured: every durable write is timed into `holdfast_store_write_seconds` (on the
+ * monotonic clock, failed writes too), each tool call the ledger settles counts in
+ * `holdfast_tool_calls_total`, and each turn that ends in `holdfast_turns_total`. Reads pass
+ * through untimed.
+ */
+export function meteredTurnStore(store: TurnStore, metrics: HoldfastMetrics, clock: Clock): TurnStore {
+  async function timed<T>(write: () => Promise<T>): Promise<T> {
+    const started = clock.monotonicNow();
+    try {
+      return await write();
+    } finally {
+      metrics.storeWriteSeconds.observe((clock.monotonicNow() - started) / 1000);
+    }
+  }
+  return {
+    admit: (request) => timed(() => store.admit(request)),
+    acceptInbound: (record) => timed(() => store.acceptInbound(record)),
+    listInbox: (source) => store.listInbox(source),
+    dropInbound: (id) => timed(() => store.dropInbound(id)),
+    getTurn: (turnId) => store.getTurn(turnId),
+    listSuspended: (channel) => store.listSuspended(channel),
+    latestTurnOf: (channel, requesterId) => store.latestTurnOf(channel, requesterId),
+    heartbeat: (lease) => timed(() => store.heartbeat(lease)),
+    setRecoveryDeadline: (lease, deadlineAt) => timed(() => store.setRecoveryDeadline(lease, deadlineAt)),
+    recordModelTurn: (lease, record) => timed(() => store.recordModelTurn(lease, record)),
+    moveOp: async (lease, key, move) => {
+      const op = await timed(() => store.moveOp(lease, key, move));
+      const outcome = settledOutcome(op.state);
+      if (outcome !== undefined) metrics.toolCallsTotal.inc({ tool: op.toolName, effect: op.effect, outcome });
+      return op;
+    },
+    checkpoint: (lease, write) => timed(() => store.checkpoint(lease, write)),
+    suspend: (lease, reason) => timed(() => store.suspend(lease, reason)),
+    finish: async (lease, status, reason) => {
+      await timed(() => store.finish(lease, status, reason));
+      metrics.turnsEnded(endingOf(status));
+    },
+    complete: async (lease, reply) => {
+      await timed(() => store.complete(lease, reply));
+      metrics.turnsEnded('completed');
+    },
+    recordReplyDelivery: (turnId, progress) => timed(() => store.recordReplyDelivery(turnId, progress)),
+    listPendingReplies: () => store.listPendingReplies(),
+    loadResumable: (turnId) => store.loadResumable(turnId),
+    claimResume: (turnId, expectedGeneration) => timed(() => store.claimResume(turnId, expectedGeneration)),
+    rejectSuspended: async (turnId, expectedGeneration, reason) => {
+      const rejected = await timed(() => store.rejectSuspended(turnId, expectedGeneration, reason));
+      if (rejected) metrics.turnsEnded('rejected');
+      return rejected;
+    },
+    awaitResolution: (lease, calls, reason) => timed(() => store.awaitResolution(lease, calls, reason)),
+    listResolvedUntold: (source) => store.listResolvedUntold(source),
+    markResolutionTold: (turnId) => timed(() => store.markResolutionTold(turnId)),
+    listOps: (turnId) => store.listOps(turnId),
+    sweepOnStartup: () => timed(() => store.sweepOnStartup()),
+    sweepExpiredLeases: () => timed(() => store.sweepExpiredLeases()),
+    sweepRetention: async () => {
+      const swept = await timed(() => store.sweepRetention());
+      metrics.turnsEnded('expired', swept.expiredTurns);
+      return swept;
+    },
+    close: () => store.close(),
+  };
+}
+
+/** The `outcome` label of a call the ledger moved to `state`; a call that only started has none. */
+function settledOutcome(state: OpState): string | undefined {
+  switch (state) {
+    case 'PREPARED':
+    case 'RUNNING':
+      return undefined;
+    case 'APPLIED':
+    case 'DEFINITELY_FAILED':
+    case 'OUTCOME_UNKNOWN':
+    case 'RECONCILED_APPLIED':
+    case 'RECONCILED_FAILED':
+    case 'MANUAL_RESOLUTION_REQUIRED':
+    case 'RESOLVED_APPLIED':
+    case 'RESOLVED_NOT_APPLIED':
+      return state.toLowerCase();
+    default:
+      return assertNever(state);
+  }
+}
+
+function endingOf(status: OwnerTerminalStatus): TurnEnding {
+  switch (status) {
+    case 'TERMINAL_COMPLETED':
+      return 'completed';
+    case 'TERMINAL_FAILED':
+      return 'failed';
+    case 'TERMINAL_CANCELLED':
+      return 'cancelled';
+    case 'TERMINAL_REJECTED':
+      return 'rejected';
+    default:
+      return assertNever(status);
+  }
+}

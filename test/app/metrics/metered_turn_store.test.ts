@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import { HoldfastMetrics } from '../../../src/app/metrics/holdfast_metrics.js';
+import { meteredTurnStore } from '../../../src/app/metrics/metered_turn_store.js';
+import { SystemClock } from '../../../src/core/system_clock.js';
+import { isStaleTurnError } from '../../../src/turn_state/errors.js';
+import type { EffectClass } from '../../../src/turn_state/ledger_types.js';
+import type { TurnStore } from '../../../src/turn_state/turn_store.js';
+import type { Lease } from '../../../src/turn_state/turn_types.js';
+import { sampleValue } from '../../support/prometheus_text.js';
+import { openTestStoreFile } from '../../support/store_file.js';
+import { useTempDir } from '../../support/temp_dir.js';
+import { admitNew, TEST_TIMINGS } from '../../support/turn_store.js';
+
+/** A real store file, measured into fresh metrics; the write times come from the real monotonic clock. */
+function meteredStore(dir: string) {
+  const file = openTestStoreFile(dir);
+  const metrics = new HoldfastMetrics();
+  return { file, metrics, store: meteredTurnStore(file.turns, metrics, new SystemClock()), scrape: () => metrics.registry.metrics() };
+}
+
+async function proposeCalls(store: TurnStore, lease: Lease, calls: readonly { id: string; tool: string; effect: EffectClass }[]): Promise<void> {
+  await store.recordModelTurn(lease, {
+    step: 1,
+    assistant: { role: 'assistant', content: calls.map((c) => ({ type: 'tool_use' as const, id: c.id, name: c.tool, input: {} })) },
+    intents: calls.map((c) => ({ toolCallId: c.id, toolName: c.tool, input: {}, effect: c.effect })),
+  });
+}
+
+describe('the turn store measured for the metrics', () => {
+  const temp = useTempDir();
+
+  it('counts each finished turn by how it ended: completed, failed, cancelled, rejected (also a suspended one refused at resume), expired', async () => {
+    const { file, store, scrape } = meteredStore(temp.path());
+    await store.complete(await admitNew(store, 'm-1'), 'Done.');
+    await store.finish(await admitNew(store, 'm-2'), 'TERMINAL_COMPLETED');
+    await store.finish(await admitNew(store, 'm-3'), 'TERMINAL_FAILED', 'the model refused the key');
+    await store.finish(await admitNew(store, 'm-4'), 'TERMINAL_CANCELLED');
+    await store.finish(await admitNew(store, 'm-5'), 'TERMINAL_REJECTED', 'invalid checkpoint');
+    const edited = await admitNew(store, 'm-6');
+    await store.suspend(edited, 'provider overloaded');
+    expect(await store.rejectSuspended(edited.turnId, edited.generation, 'the message was edited')).toBe(true);
+    expect(await store.rejectSuspended(edited.turnId, edited.generation, 'again')).toBe(false);
+    for (const id of ['m-7', 'm-8']) await store.suspend(await admitNew(store, id), 'provider overloaded');
+    await file.clock.advance(TEST_TIMINGS.resumeTtlMs + 1);
+    expect((await store.sweepRetention()).expiredTurns).toBe(2);
+
+    const text = await scrape();
+    expect(['completed', 'failed', 'cancelled', 'rejected', 'expired'].map((status) => sampleValue(text, 'holdfast_turns_total', { status }))).toEqual([2, 1, 1, 2, 2]);
+    await file.close();
+  });
+
+  it('shows every ending at zero before any turn ended', async () => {
+    const { file, scrape } = meteredStore(temp.path());
+    const text = await scrape();
+    expect(['completed', 'failed', 'cancelled', 'rejected', 'expired'].map((status) => sampleValue(text, 'holdfast_turns_total', { status }))).toEqual([0, 0, 0, 0, 0]);
+    await file.close();
+  });
+
+  it('counts each tool call the ledger settles by tool, effect and the state it moved to, and not its start', async () => {
+    const { file, store, scrape } = meteredStore(temp.path());
+    const lease = await admitNew(store, 'm-1');
+    await proposeCalls(store, lease, [
+      { id: 'c1', tool: 'lookup', effect: 'read' },
+      { id: 'c2', tool: 'lookup', effect: 'read' },
+      { id: 'c3', tool: 'send_mail', effect: 'write' },
+      { id: 'c4', tool: 'send_mail', effect: 'write' },
+    ]);
+    const key = (toolCallId: string) => ({ turnId: lease.turnId, step: 1, toolCallId });
+    await store.moveOp(lease, key('c1'), { to: 'RUNNING' });
+    await store.moveOp(lease, key('c1'), { to: 'APPLIED', result: 'milk is a drink' });
+    await store.moveOp(lease, key('c2'), { to: 'DEFINITELY_FAILED', error: 'over the tool-call budget' });
+    await store.moveOp(lease, key('c3'), { to: 'RUNNING' });
+    await store.moveOp(lease, key('c3'), { to: 'OUTCOME_UNKNOWN', error: 'the connection dropped' });
+    await store.moveOp(lease, key('c3'), { to: 'RECONCILED_APPLIED', result: 'sent' });
+    await store.moveOp(lease, key('c4'), { to: 'RUNNING' });
+
+    const text = await scrape();
+    expect(sampleValue(text, 'holdfast_tool_calls_total', { tool: 'lookup', effect: 'read', outcome: 'applied' })).toBe(1);
+    expect(sampleValue(text, 'holdfast_tool_calls_total', { tool: 'lookup', effect: 'read', outcome: 'definitely_failed' })).toBe(1);
+    expect(sampleValue(text, 'holdfast_tool_calls_total', { tool: 'send_mail', effect: 'write', outcome: 'outcome_unknown' })).toBe(1);
+    expect(sampleValue(text, 'holdfast_tool_calls_total', { tool: 'send_mail', effect: 'write', outcome: 'reconciled_applied' })).toBe(1);
+    expect(text).not.toMatch(/holdfast_tool_calls_total\{[^}]*outcome="running"/);
+    await file.close();
+  });
+
+  it('times every durable write, a refused one too, and no read', async () => {
+    const { file, store, scrape } = meteredStore(temp.path());
+    const lease = await admitNew(store, 'm-1');
+    await store.heartbeat(lease);
+    await store.checkpoint(lease, { append: [], state: { step: 1 }, progressed: true });
+    const stale = { ...lease, token: 'someone-else' };
+    expect(isStaleTurnError(await store.suspend(stale, 'overloaded').catch((error: unknown) => error))).toBe(true);
+    await store.getTurn(lease.turnId);
+    await store.listOps(lease.turnId);
+    await store.loadResumable(lease.turnId);
+    await store.listPendingReplies();
+
+    const text = await scrape();
+    expect(sampleValue(text, 'holdfast_store_write_seconds_count')).toBe(4);
+    expect(sampleValue(text, 'holdfast_store_write_seconds_sum')).toBeGreaterThan(0);
+    expect(sampleValue(text, 'holdfast_turns_total', { status: 'completed' })).toBe(0);
+    await file.close();
+  });
+});

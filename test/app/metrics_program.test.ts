@@ -1,0 +1,134 @@
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
+import { FakeLLMServer } from '../support/fake_llm/server.js';
+import { familiesOf, metricsUrlIn, sampleValue } from '../support/prometheus_text.js';
+import { isReply, runProgram, startJsonLinesProgram, useProgramsKilledAfterEach, type JsonLinesProgram } from '../support/program.js';
+import { useTempDir } from '../support/temp_dir.js';
+import { ToolTarget } from '../support/tool_target.js';
+
+const turnStatus = (status: string) => (event: Record<string, unknown>) => event['type'] === 'turn' && event['status'] === status;
+
+/** Where the program said its metrics server listens, once it said so. */
+async function metricsUrl(bot: JsonLinesProgram): Promise<string> {
+  // The end of the line: once it is logged, the whole line is.
+  await bot.logged('health at /healthz and /readyz"}');
+  const url = metricsUrlIn(bot.stderr());
+  if (url === undefined) throw new Error(`no metrics url in the log:\n${bot.stderr()}`);
+  return url;
+}
+
+async function get(url: string): Promise<{ status: number; body: string }> {
+  const response = await fetch(url);
+  return { status: response.status, body: await response.text() };
+}
+
+// Real processes: generous limits that only catch hangs.
+describe('the program serving metrics and health checks', { timeout: 60_000 }, () => {
+  const temp = useTempDir();
+  const track = useProgramsKilledAfterEach();
+  let fake: FakeLLMServer;
+  let target: ToolTarget;
+
+  beforeEach(async () => {
+    fake = await FakeLLMServer.start();
+    target = await ToolTarget.start();
+  });
+  afterEach(async () => {
+    await fake.close();
+    await target.close();
+  });
+
+  function configFile(extra = ''): string {
+    return temp.write(
+      'config.yml',
+      `llm:
+  provider: openai
+  base_url: ${fake.baseUrl}
+  model: test-model
+logging:
+  level: info
+  format: json
+tools:
+  builtin: []
+  http:
+    - name: lookup
+      description: Looks a word up.
+      url: ${target.url}/lookup/{word}
+      effect: read
+      parameters: { type: object, properties: { word: { type: string } }, required: [word] }
+${extra}`,
+    );
+  }
+
+  it('serves every metric at /metrics while it runs a turn that calls a tool, answers /healthz and /readyz, and exits 0 at the end of input', async () => {
+    fake.enqueue(chatToolCalls([{ id: 'c1', name: 'lookup', args: '{"word":"milk"}' }]), chatText('Milk is a drink.'));
+    const bot = track(startJsonLinesProgram(['--config', configFile('metrics:\n  listen: 127.0.0.1:0\n')], { cwd: temp.path() }));
+    await bot.waitFor((e) => e['type'] === 'ready');
+    const url = await metricsUrl(bot);
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:[1-9]\d*$/);
+    expect(await get(`${url}/healthz`)).toEqual({ status: 200, body: '{"live":true}\n' });
+    expect(await get(`${url}/readyz`)).toEqual({ status: 200, body: '{"ready":true}\n' });
+
+    bot.send('What is milk?');
+    await bot.waitFor(isReply);
+    await bot.waitFor(turnStatus('TERMINAL_COMPLETED'));
+    const scraped = await get(`${url}/metrics`);
+    expect(scraped.status).toBe(200);
+    const text = scraped.body;
+
+    expect(['completed', 'failed', 'cancelled', 'rejected', 'expired'].map((status) => sampleValue(text, 'holdfast_turns_total', { status }))).toEqual([1, 0, 0, 0, 0]);
+    expect(sampleValue(text, 'holdfast_tool_calls_total', { tool: 'lookup', effect: 'read', outcome: 'applied' })).toBe(1);
+    expect(sampleValue(text, 'holdfast_model_attempts_total', { provider: 'openai', model: 'test-model', result: 'ok' })).toBe(2);
+    expect(sampleValue(text, 'holdfast_store_write_seconds_count')).toBeGreaterThan(0);
+    expect(sampleValue(text, 'holdfast_breaker_open', { provider: 'openai', model: 'test-model' })).toBe(0);
+    expect(['active', 'suspended', 'awaiting_resolution'].map((state) => sampleValue(text, 'holdfast_turns', { state }))).toEqual([0, 0, 0]);
+    expect(sampleValue(text, 'holdfast_calls_awaiting_verdict')).toBe(0);
+    // The console confirms the reply just after printing it: either count is right at this instant.
+    expect([0, 1]).toContain(sampleValue(text, 'holdfast_replies_pending'));
+    const families = familiesOf(text);
+    expect(Object.fromEntries(['holdfast_turns_total', 'holdfast_turns', 'holdfast_tool_calls_total', 'holdfast_calls_awaiting_verdict', 'holdfast_model_attempts_total', 'holdfast_breaker_open', 'holdfast_store_write_seconds', 'holdfast_replies_pending'].map((name) => [name, families.get(name)]))).toEqual({
+      holdfast_turns_total: 'counter',
+      holdfast_turns: 'gauge',
+      holdfast_tool_calls_total: 'counter',
+      holdfast_calls_awaiting_verdict: 'gauge',
+      holdfast_model_attempts_total: 'counter',
+      holdfast_breaker_open: 'gauge',
+      holdfast_store_write_seconds: 'histogram',
+      holdfast_replies_pending: 'gauge',
+    });
+    for (const name of ['nodejs_eventloop_lag_seconds', 'nodejs_eventloop_lag_p99_seconds', 'process_cpu_user_seconds_total', 'process_resident_memory_bytes', 'nodejs_heap_size_used_bytes']) {
+      expect(families.has(name), name).toBe(true);
+    }
+
+    bot.endInput();
+    expect(await bot.exited).toBe(0);
+    await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+  });
+
+  it('answers /readyz 503 naming the store when turns are not durable, and still /healthz 200', async () => {
+    const bot = track(startJsonLinesProgram(['--config', configFile('metrics:\n  listen: 127.0.0.1:0\nturn_state:\n  enabled: false\n')], { cwd: temp.path() }));
+    await bot.waitFor((e) => e['type'] === 'ready');
+    const url = await metricsUrl(bot);
+    expect(await get(`${url}/readyz`)).toEqual({ status: 503, body: '{"ready":false,"not_ready":["store"]}\n' });
+    expect((await get(`${url}/healthz`)).status).toBe(200);
+    bot.endInput();
+    expect(await bot.exited).toBe(0);
+  });
+
+  it('exits 2 with one line naming the address and the cause when the port is taken', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const run = await runProgram(['--console', '--jsonl', '--config', configFile(`metrics:\n  listen: 127.0.0.1:${port}\n`)], { cwd: temp.path() });
+      expect(run.status).toBe(2);
+      expect(run.stderr).toMatch(new RegExp(`^holdfast: metrics\\.listen 127\\.0\\.0\\.1:${port}: cannot listen there: listen EADDRINUSE: address already in use 127\\.0\\.0\\.1:${port}$`, 'm'));
+      expect(run.stderr).not.toMatch(/\n\s+at /);
+      expect(run.stdout).toBe('');
+    } finally {
+      await new Promise<void>((resolve) => taken.close(() => resolve()));
+    }
+  });
+});
