@@ -9,6 +9,7 @@ import type { ChatTurn } from './chat_turn.js';
 import type { TurnDurability } from './durability.js';
 import type { FaultInjector } from './fault_points.js';
 import { assertNever } from '../core/assert_never.js';
+import type { TurnStats } from './turn_stats.js';
 
 export interface BatchContext {
   readonly turn: ChatTurn;
@@ -17,6 +18,7 @@ export interface BatchContext {
   readonly faults: FaultInjector;
   readonly step: number;
   readonly source: BatchSource;
+  readonly stats: TurnStats | undefined;
 }
 
 /** The answers of a batch, in call order; `manual` lists writes whose outcome nobody can know. */
@@ -128,6 +130,7 @@ async function afterUncertain(plan: CallPlan & { kind: 'run' }, op: OpRecord, co
 
 function execute(tool: Tool, op: OpRecord, input: JsonObject, context: BatchContext): Promise<ToolOutcome> {
   const { turn } = context;
+  context.stats?.toolCalled();
   // /stop does not reach a tool whose effect has begun: it settles within its own timeout.
   return runTool(tool, input, { signal: new AbortController().signal, idempotencyKey: op.idempotencyKey, requesterId: turn.requester.userId, channel: { source: turn.identity.source, channelId: turn.identity.channelId }, logger: turn.logger }, context.clock);
 }
