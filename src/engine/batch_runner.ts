@@ -3,6 +3,7 @@ import type { JsonObject, ToolResultBlock } from '../llm/protocol.js';
 import { runTool } from '../tools/run_tool.js';
 import type { Tool, ToolOutcome } from '../tools/tool.js';
 import type { OpMove, OpRecord } from '../turn_state/ledger_types.js';
+import { warnOutcomeUnknown } from '../turn_state/outcome_unknown_log.js';
 import type { CallPlan } from './batch_plan.js';
 import { callArguments, WITHHELD_CALL, WITHHELD_RETRY, type BatchSource } from './call_arguments.js';
 import type { ChatTurn } from './chat_turn.js';
@@ -87,7 +88,10 @@ async function settle(plan: CallPlan, op: OpRecord, context: BatchContext): Prom
       context.faults.reach('after_tool', context.step);
       const recorded = await context.durability.moveOp(key, moveFor(outcome));
       context.faults.reach('after_wi3', context.step);
-      return outcome.kind === 'uncertain' ? afterUncertain(plan, recorded, context) : { block: blockOf(plan, outcome) };
+      if (outcome.kind !== 'uncertain') return { block: blockOf(plan, outcome) };
+      const { turn } = context;
+      warnOutcomeUnknown(turn.logger, { ...recorded, channelId: turn.identity.channelId, requesterId: turn.requester.userId });
+      return afterUncertain(plan, recorded, context);
     }
     case 'OUTCOME_UNKNOWN':
       return afterUncertain(plan, op, context);

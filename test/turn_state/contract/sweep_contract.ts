@@ -38,7 +38,23 @@ export function describeSweeps(makeHarness: MakeHarness): void {
         ended: await snapshot(h.store, ended.turnId),
       };
 
-      expect(await h.store.sweepOnStartup()).toEqual({ suspendedTurns: 2, unknownOps: 3, turnIds: [expired.turnId, live.turnId] });
+      const uncertain = (turnId: string, step: number, toolCallId: string) => ({
+        turnId,
+        step,
+        toolCallId,
+        channelId: 'chan-1',
+        requesterId: 'user-1',
+        toolName: 'lookup',
+        effect: 'read',
+        input: { query: `weather in city ${toolCallId}` },
+        error: expect.any(String) as unknown,
+      });
+      expect(await h.store.sweepOnStartup()).toEqual({
+        suspendedTurns: 2,
+        unknownOps: 3,
+        turnIds: [expired.turnId, live.turnId],
+        uncertainCalls: [uncertain(expired.turnId, 1, 'RUNNING'), uncertain(expired.turnId, 2, 'second-running'), uncertain(live.turnId, 1, 'RUNNING')],
+      });
 
       for (const lease of [live, expired]) {
         expect(await turnOf(h.store, lease.turnId)).toMatchObject({ status: 'SUSPENDED', generation: 1, leaseToken: null });
@@ -72,7 +88,7 @@ export function describeSweeps(makeHarness: MakeHarness): void {
       await h.clock.advance(h.timings.leaseTtlMs - 20_000 - 1);
       const untouched = { beating: await snapshot(h.store, beating.turnId), young: await snapshot(h.store, young.turnId) };
 
-      expect(await h.store.sweepExpiredLeases()).toEqual({ suspendedTurns: 0, unknownOps: 0, turnIds: [] });
+      expect(await h.store.sweepExpiredLeases()).toEqual({ suspendedTurns: 0, unknownOps: 0, turnIds: [], uncertainCalls: [] });
       expect((await turnOf(h.store, lapsed.turnId)).status).toBe('ACTIVE');
       await h.clock.advance(1);
       expect(await h.store.sweepExpiredLeases()).toMatchObject({ suspendedTurns: 1, unknownOps: 1 });
