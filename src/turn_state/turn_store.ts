@@ -61,6 +61,8 @@ export interface RetentionSweepResult {
   readonly deletedBlobs: number;
   /** Replies still undelivered past payload retention, given up (text dropped). */
   readonly abandonedReplies: number;
+  /** The turns this sweep expired, tombstoned or deleted. */
+  readonly turnIds: readonly string[];
 }
 
 /**

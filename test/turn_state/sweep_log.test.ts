@@ -20,6 +20,49 @@ describe('what the sweeps log', () => {
   });
 
   const warnings = (): LogLine[] => log.lines.filter((line) => line.level === LEVEL.warn);
+  const sweepLines = (): LogLine[] => log.lines.filter((line) => 'sweep' in line);
+
+  it('logs a sweep that changed nothing at DEBUG only', async () => {
+    await admitNew(store, identity('m-1'));
+    await store.sweepExpiredLeases();
+    await store.sweepRetention();
+
+    expect(sweepLines()).toEqual([
+      expect.objectContaining({ level: LEVEL.debug, sweep: 'expired-lease sweep', suspendedTurns: 0, unknownOps: 0, turnIds: [] }),
+      expect.objectContaining({ level: LEVEL.debug, sweep: 'retention sweep', expiredTurns: 0, tombstonedTurns: 0, deletedTurns: 0, turnIds: [] }),
+    ]);
+  });
+
+  it('logs a sweep that changed something at INFO, with its duration and the turns it touched', async () => {
+    const { lease: active } = await admitNew(store, identity('m-active'));
+    await store.sweepOnStartup();
+    expect(sweepLines()).toEqual([
+      expect.objectContaining({ level: LEVEL.info, msg: 'start-up sweep done', sweep: 'start-up sweep', durationMs: 0, suspendedTurns: 1, unknownOps: 0, turnIds: [active.turnId] }),
+    ]);
+
+    const { lease: ended } = await admitNew(store, identity('m-ended'));
+    await store.recordModelTurn(ended, modelTurn(1, [{ id: 'c1' }]));
+    await store.moveOp(ended, opKey(ended.turnId, 1, 'c1'), { to: 'RUNNING' });
+    await store.moveOp(ended, opKey(ended.turnId, 1, 'c1'), { to: 'APPLIED', result: 'sunny' });
+    await store.finish(ended, 'TERMINAL_COMPLETED');
+    const { lease: bare } = await admitNew(store, identity('m-bare'));
+    await store.finish(bare, 'TERMINAL_CANCELLED');
+
+    await clock.advance(TEST_TIMINGS.resumeTtlMs);
+    await store.sweepRetention();
+    await clock.advance(TEST_TIMINGS.payloadRetentionMs);
+    await store.sweepRetention();
+    await clock.advance(TEST_TIMINGS.ledgerRetentionMs);
+    await store.sweepRetention();
+
+    const retention = sweepLines().slice(1);
+    expect(retention).toEqual([
+      expect.objectContaining({ level: LEVEL.info, msg: 'retention sweep done', durationMs: 0, expiredTurns: 1, turnIds: [active.turnId] }),
+      expect.objectContaining({ level: LEVEL.info, durationMs: 0, tombstonedTurns: 1, turnIds: [ended.turnId] }),
+      expect.objectContaining({ level: LEVEL.info, durationMs: 0, deletedTurns: 3 }),
+    ]);
+    expect([...(retention[2]?.['turnIds'] as string[])].sort()).toEqual([active.turnId, ended.turnId, bare.turnId].sort());
+  });
 
   it('warns once for each running call a sweep makes OUTCOME_UNKNOWN: whose it was, its stored input, and what happens next by its effect', async () => {
     const admission = await store.admit({ ...admissionRequest(identity('m-1', 'chan-7')), requesterId: 'ada' });

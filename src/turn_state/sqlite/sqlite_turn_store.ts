@@ -58,7 +58,7 @@ class SqliteTurnStore implements TurnStore {
     this.#ledger = new SqliteLedger(db, blobs);
     this.#transcript = new SqliteTranscript(db, blobs);
     this.#replies = new SqliteReplies(db);
-    this.#calls = new StoreCalls(db, options.logger);
+    this.#calls = new StoreCalls(db, options.logger, options.clock);
   }
 
   admit(request: AdmissionRequest): Promise<Admission> {

@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import { isIllegalOpMoveError, isLedgerIntentError, isStaleTurnError, isUndecodableTurnError, TurnStateUnavailable } from '../errors.js';
 import type { RetentionSweepResult, StartupSweepResult, UncertainCall } from '../turn_store.js';
@@ -14,6 +15,7 @@ export class StoreCalls {
   constructor(
     private readonly db: Database,
     private readonly logger: Logger,
+    private readonly clock: Clock,
   ) {}
 
   /** `work` in one IMMEDIATE transaction, without the error translation (admission answers its own failures). */
@@ -35,13 +37,17 @@ export class StoreCalls {
   }
 
   /**
-   * A sweep: a write whose counts are logged for the operators (DESIGN §10), with one WARN line
-   * for each call it made OUTCOME_UNKNOWN.
+   * A sweep: a write whose counts are logged for the operators (DESIGN §10): at INFO with its
+   * duration and the turns it touched when it changed something, else at DEBUG; and one WARN
+   * line for each call it made OUTCOME_UNKNOWN.
    */
   async sweep<T extends StartupSweepResult | RetentionSweepResult>(operation: string, work: () => T): Promise<T> {
+    const startedAt = this.clock.monotonicNow();
     const result = await this.write(operation, work);
     const { counts, uncertainCalls } = sweepReport(result);
-    this.logger.info({ sweep: operation, ...counts }, `${operation} done`);
+    const fields = { sweep: operation, durationMs: this.clock.monotonicNow() - startedAt, ...counts };
+    if (Object.values(counts).some((count) => typeof count === 'number' && count > 0)) this.logger.info(fields, `${operation} done`);
+    else this.logger.debug(fields, `${operation} done`);
     for (const call of uncertainCalls) warnOutcomeUnknown(this.logger, call);
     return result;
   }

@@ -94,12 +94,13 @@ export function sweepRetention(db: Database, transcript: SqliteTranscript, blobs
     db,
     `DELETE FROM ops WHERE state NOT IN (${KEEP_FOREVER}) AND updated_at <= @cutoff AND turn_id IN (SELECT turn_id FROM turns WHERE ${TERMINAL})`,
   ).run(ledgerCutoff).changes;
-  const deletedTurns = statement(
+  const deleted = statement(
     db,
-    `DELETE FROM turns WHERE ${TERMINAL} AND updated_at <= @cutoff AND NOT EXISTS (SELECT 1 FROM ops WHERE ops.turn_id = turns.turn_id)`,
-  ).run(ledgerCutoff).changes;
+    `DELETE FROM turns WHERE ${TERMINAL} AND updated_at <= @cutoff AND NOT EXISTS (SELECT 1 FROM ops WHERE ops.turn_id = turns.turn_id) RETURNING turn_id`,
+  ).all(ledgerCutoff) as { turn_id: string }[];
 
   const referenced = new Set((statement(db, 'SELECT DISTINCT digest FROM blob_refs').all() as { digest: string }[]).map((row) => row.digest));
   const deletedBlobs = blobs.list().filter((digest) => !referenced.has(digest) && blobs.delete(digest)).length;
-  return { expiredTurns: expired.length, tombstonedTurns: tombstoned.length, deletedOps, deletedTurns, deletedBlobs, abandonedReplies };
+  const turnIds = [...new Set([...expired, ...tombstoned, ...deleted].map((row) => row.turn_id))];
+  return { expiredTurns: expired.length, tombstonedTurns: tombstoned.length, deletedOps, deletedTurns: deleted.length, deletedBlobs, abandonedReplies, turnIds };
 }

@@ -127,12 +127,12 @@ export function describeSweeps(makeHarness: MakeHarness): void {
       expect(findOp(before.ops, 1, 'big').result).toBe(big);
 
       await h.clock.advance(h.timings.resumeTtlMs - 1);
-      expect(await h.store.sweepRetention()).toEqual({ expiredTurns: 0, tombstonedTurns: 0, deletedOps: 0, deletedTurns: 0, deletedBlobs: 0, abandonedReplies: 0 });
+      expect(await h.store.sweepRetention()).toEqual({ expiredTurns: 0, tombstonedTurns: 0, deletedOps: 0, deletedTurns: 0, deletedBlobs: 0, abandonedReplies: 0, turnIds: [] });
       await h.reopen();
       expect(await snapshot(h.store, kept.turnId)).toEqual(before);
 
       await h.clock.advance(h.timings.payloadRetentionMs);
-      expect(await h.store.sweepRetention()).toMatchObject({ expiredTurns: 1, tombstonedTurns: 1, deletedOps: 0, deletedTurns: 0 });
+      expect(await h.store.sweepRetention()).toMatchObject({ expiredTurns: 1, tombstonedTurns: 1, deletedOps: 0, deletedTurns: 0, turnIds: [kept.turnId, ended.turnId] });
       expect(findOp(await h.store.listOps(ended.turnId), 1, 'big').result).toBeNull();
       expect(findOp(await h.store.listOps(kept.turnId), 1, 'big').result).toBe(big);
     });
@@ -191,7 +191,7 @@ export function describeSweeps(makeHarness: MakeHarness): void {
       expect(await snapshot(h.store, lease.turnId)).toEqual(before);
 
       await h.clock.advance(2);
-      expect(await h.store.sweepRetention()).toEqual({ expiredTurns: 0, tombstonedTurns: 1, deletedOps: 0, deletedTurns: 0, deletedBlobs: 0, abandonedReplies: 0 });
+      expect(await h.store.sweepRetention()).toEqual({ expiredTurns: 0, tombstonedTurns: 1, deletedOps: 0, deletedTurns: 0, deletedBlobs: 0, abandonedReplies: 0, turnIds: [lease.turnId] });
       const ops = await h.store.listOps(lease.turnId);
       expect(ops).toHaveLength(ENDED_OP_STATES.length);
       for (const op of ops) {
@@ -223,7 +223,9 @@ export function describeSweeps(makeHarness: MakeHarness): void {
       expect(await h.store.getTurn(bare.turnId)).toBeDefined();
 
       await h.clock.advance(2);
-      expect(await h.store.sweepRetention()).toMatchObject({ expiredTurns: 0, deletedOps: ENDED_OP_STATES.length - 2 + 1, deletedTurns: 2 });
+      const swept = await h.store.sweepRetention();
+      expect(swept).toMatchObject({ expiredTurns: 0, deletedOps: ENDED_OP_STATES.length - 2 + 1, deletedTurns: 2 });
+      expect([...swept.turnIds].sort()).toEqual([bare.turnId, settled.turnId].sort());
       const kept = byKey(await h.store.listOps(mixed.turnId)).map((op) => op.state);
       expect(kept.sort()).toEqual([...NEVER_EXPIRING_OP_STATES].sort());
       expect(await h.store.getTurn(mixed.turnId)).toBeDefined();
