@@ -13,12 +13,19 @@ import { dropKept, inboxIdOf, type KeptMessage } from './inbox.js';
 import { endTurn } from '../engine/terminal_writer.js';
 import { ShutdownReason } from '../engine/shutdown_reason.js';
 import { outcomeOfError } from '../engine/turn_stop.js';
+import { TurnStats } from '../engine/turn_stats.js';
 
 /** A turn in progress in a channel: whom it answers, and how /stop reaches it. */
 export interface RunningTurn {
   readonly turnId: string;
   readonly requesterId: string;
   readonly controller: AbortController;
+}
+
+/** What one run of a turn used, and when it began (monotonic), for its `turn finished` line. */
+interface RunCounting {
+  readonly stats: TurnStats;
+  readonly startedAt: number;
 }
 
 /** A turn that ran, and how it ended. */
@@ -53,6 +60,7 @@ export class TurnRunner {
     if (kept.kind === 'unavailable') return this.#answered(message, kept, 'failed', STORE_UNAVAILABLE_NOTICE);
     if (deps.provider === undefined) return this.#noModel(message, kept);
     const controller = new AbortController();
+    const counting = this.#counting();
     let history;
     try {
       history = await loadHistory(deps.history, channelKey(message));
@@ -67,7 +75,7 @@ export class TurnRunner {
     if (admitted.kind === 'notice') return this.#answered(message, kept, admitted.notice, admitted.text, admitted.turn);
     const { turn, durability } = admitted;
     deps.faults.reach('after_admission', 0);
-    return this.#run(message, turn.turnId, controller, async (engine) => {
+    return this.#run(message, turn.turnId, controller, counting, async (engine) => {
       try {
         await deps.history.append(channelKey(message), { role: 'user', text: message.text, authorId: message.authorId, messageId: message.messageId });
       } catch (error) {
@@ -84,9 +92,10 @@ export class TurnRunner {
     if (deps.provider === undefined) return this.#noModel(origin);
     const controller = new AbortController();
     const streaming = { turnId: '' };
-    const attempt = await resumeCommand(origin, turnId, spoken, controller.signal, { ...deps, store: deps.store, engine: this.#engine(origin, streaming) });
+    const counting = this.#counting();
+    const attempt = await resumeCommand(origin, turnId, spoken, controller.signal, { ...deps, store: deps.store, engine: this.#engine(origin, streaming, counting.stats) });
     if (attempt.kind === 'not_a_resume') return this.message(origin);
-    return this.#resumed(origin, attempt, controller, streaming);
+    return this.#resumed(origin, attempt, controller, streaming, counting);
   }
 
   /** An automatic resume of `turn` (DESIGN §9), answering `answerTo`: it goes through the same checks as an explicit one. */
@@ -95,11 +104,12 @@ export class TurnRunner {
     if (deps.store === undefined || deps.provider === undefined) return undefined;
     const controller = new AbortController();
     const streaming = { turnId: turn.turnId };
-    const attempt = await resumeTurn(turn, original, controller.signal, { ...deps, store: deps.store, engine: this.#engine(answerTo, streaming) });
-    return this.#resumed(answerTo, attempt, controller, streaming);
+    const counting = this.#counting();
+    const attempt = await resumeTurn(turn, original, controller.signal, { ...deps, store: deps.store, engine: this.#engine(answerTo, streaming, counting.stats) });
+    return this.#resumed(answerTo, attempt, controller, streaming, counting);
   }
 
-  async #resumed(answerTo: InboundMessage, attempt: ResumeAttempt, controller: AbortController, streaming: { turnId: string }): Promise<TurnRun | undefined> {
+  async #resumed(answerTo: InboundMessage, attempt: ResumeAttempt, controller: AbortController, streaming: { turnId: string }, counting: RunCounting): Promise<TurnRun | undefined> {
     switch (attempt.kind) {
       case 'not_a_resume':
         return undefined;
@@ -112,14 +122,17 @@ export class TurnRunner {
         streaming.turnId = attempt.turn.turnId;
         if (attempt.resolved !== undefined) postNotice(this.deps.sink, answerTo, attempt.turn.turnId, 'resolved', attempt.resolved);
         postNotice(this.deps.sink, answerTo, attempt.turn.turnId, 'resumed', 'Continuing your saved request.');
-        return this.#run(answerTo, attempt.turn.turnId, controller, () => attempt.continued);
+        return this.#run(answerTo, attempt.turn.turnId, controller, counting, () => attempt.continued);
       default:
         return assertNever(attempt);
     }
   }
 
-  /** Runs a turn as the channel's running one (so /stop reaches it) and delivers how it ended. */
-  async #run(message: InboundMessage, turnId: string, controller: AbortController, work: (engine: RunDeps) => Promise<TurnEnding>): Promise<TurnRun> {
+  /**
+   * Runs a turn as the channel's running one (so /stop reaches it), logs one `turn finished` line
+   * with what the run used, and delivers how it ended.
+   */
+  async #run(message: InboundMessage, turnId: string, controller: AbortController, counting: RunCounting, work: (engine: RunDeps) => Promise<TurnEnding>): Promise<TurnRun> {
     const { deps } = this;
     this.running.set(channelKey(message), { turnId, requesterId: message.authorId, controller });
     // A shutdown that began while this turn was being admitted suspends it like the running ones.
@@ -127,16 +140,25 @@ export class TurnRunner {
     deps.sink.post({ type: 'turn', channelId: message.channelId, turn: turnId, status: 'ACTIVE' });
     let ending: TurnEnding;
     try {
-      ending = await work(this.#engine(message, { turnId }));
+      ending = await work(this.#engine(message, { turnId }, counting.stats));
     } finally {
       this.running.delete(channelKey(message));
     }
+    deps.logger.info(
+      { turn: turnId, channel: message.channelId, requester: message.authorId, status: ending.status, durationMs: deps.clock.monotonicNow() - counting.startedAt, ...counting.stats.summary() },
+      'turn finished',
+    );
     await deliverEnding(message, turnId, ending, { ...deps, signal: this.shutdown });
     return { turnId, ending };
   }
 
-  /** The engine's dependencies for a turn answering `message`: its streamed text goes to the channel, marked with `streaming.turnId`. */
-  #engine(message: InboundMessage, streaming: { readonly turnId: string }): RunDeps {
+  /** A run's counts, from now. */
+  #counting(): RunCounting {
+    return { stats: new TurnStats(), startedAt: this.deps.clock.monotonicNow() };
+  }
+
+  /** The engine's dependencies for a turn answering `message`: its streamed text goes to the channel, marked with `streaming.turnId`; the run counts into `stats`. */
+  #engine(message: InboundMessage, streaming: { readonly turnId: string }, stats: TurnStats): RunDeps {
     const { deps } = this;
     if (deps.provider === undefined) throw new Error('no model is configured');
     return {
@@ -145,6 +167,7 @@ export class TurnRunner {
       clock: deps.clock,
       faults: deps.faults,
       heartbeatMs: (deps.config.turn_state.lease_ttl_seconds * 1000) / 3,
+      stats,
       onStreamEvent: (event) => {
         if (event.type === 'text_delta') deps.sink.post({ type: 'delta', channelId: message.channelId, inReplyTo: message.messageId, turn: streaming.turnId, text: event.text });
       },

@@ -3,6 +3,7 @@ import type { JsonObject, ToolResultBlock } from '../llm/protocol.js';
 import { runTool } from '../tools/run_tool.js';
 import type { Tool, ToolOutcome } from '../tools/tool.js';
 import type { OpMove, OpRecord } from '../turn_state/ledger_types.js';
+import { warnOutcomeUnknown } from '../turn_state/outcome_unknown_log.js';
 import type { CallPlan } from './batch_plan.js';
 import { callArguments, WITHHELD_CALL, WITHHELD_RETRY, type BatchSource } from './call_arguments.js';
 import type { ChatTurn } from './chat_turn.js';
@@ -10,6 +11,7 @@ import type { TurnDurability } from './durability.js';
 import type { FaultInjector } from './fault_points.js';
 import { assertNever } from '../core/assert_never.js';
 import { verdictResult } from './verdict_results.js';
+import type { TurnStats } from './turn_stats.js';
 
 export interface BatchContext {
   readonly turn: ChatTurn;
@@ -18,6 +20,7 @@ export interface BatchContext {
   readonly faults: FaultInjector;
   readonly step: number;
   readonly source: BatchSource;
+  readonly stats: TurnStats | undefined;
 }
 
 /** The answers of a batch, in call order; `manual` lists writes whose outcome nobody can know. */
@@ -89,7 +92,10 @@ async function settle(plan: CallPlan, op: OpRecord, context: BatchContext): Prom
       context.faults.reach('after_tool', context.step);
       const recorded = await context.durability.moveOp(key, moveFor(outcome));
       context.faults.reach('after_wi3', context.step);
-      return outcome.kind === 'uncertain' ? afterUncertain(plan, recorded, context) : { block: blockOf(plan, outcome) };
+      if (outcome.kind !== 'uncertain') return { block: blockOf(plan, outcome) };
+      const { turn } = context;
+      warnOutcomeUnknown(turn.logger, { ...recorded, channelId: turn.identity.channelId, requesterId: turn.requester.userId });
+      return afterUncertain(plan, recorded, context);
     }
     case 'OUTCOME_UNKNOWN':
       return afterUncertain(plan, op, context);
@@ -135,6 +141,7 @@ async function afterUncertain(plan: CallPlan & { kind: 'run' }, op: OpRecord, co
 
 function execute(tool: Tool, op: OpRecord, input: JsonObject, context: BatchContext): Promise<ToolOutcome> {
   const { turn } = context;
+  context.stats?.toolCalled();
   // /stop does not reach a tool whose effect has begun: it settles within its own timeout.
   return runTool(tool, input, { signal: new AbortController().signal, idempotencyKey: op.idempotencyKey, requesterId: turn.requester.userId, channel: { source: turn.identity.source, channelId: turn.identity.channelId }, logger: turn.logger }, context.clock);
 }

@@ -12,6 +12,7 @@ import type { TurnDurability } from './durability.js';
 import type { FaultInjector } from './fault_points.js';
 import { stopped } from './turn_stop.js';
 import type { TurnOutcome } from './turn_outcome.js';
+import type { TurnStats } from './turn_stats.js';
 
 export interface EngineDeps {
   readonly provider: LLMProvider;
@@ -21,6 +22,8 @@ export interface EngineDeps {
   /** Overrides the provider's configured max tokens per reply. */
   readonly maxTokens?: number;
   readonly onStreamEvent?: (event: StreamEvent) => void;
+  /** Where this run counts its model attempts, tool calls and tokens. */
+  readonly stats?: TurnStats;
 }
 
 /** The model's answer, or the outcome that ends the turn because no answer could be had. */
@@ -38,8 +41,12 @@ export async function generate(turn: ChatTurn, durability: TurnDurability, deps:
       signal: turn.signal,
       budgetMs,
       ...(deps.onStreamEvent === undefined ? {} : { onStreamEvent: deps.onStreamEvent }),
-      onEvent: (event) => turn.logger.debug({ recovery: event }, `model call: ${event.type}`),
+      onEvent: (event) => {
+        if (event.type === 'attempt_started') deps.stats?.modelAttempted();
+        turn.logger.debug({ recovery: event }, `model call: ${event.type}`);
+      },
     });
+    deps.stats?.responded(response.usage);
     return { kind: 'response', response };
   } catch (error) {
     if (!isRecoveryGiveUpError(error)) throw error;

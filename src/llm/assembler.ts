@@ -1,4 +1,4 @@
-import type { GenerateResponse, JsonObject, Provenance, StopReason, TextBlock, ToolUseBlock } from './protocol.js';
+import type { GenerateResponse, JsonObject, Provenance, StopReason, TextBlock, ToolUseBlock, Usage } from './protocol.js';
 import type { StreamEvent } from './provider.js';
 
 interface PendingCall {
@@ -22,7 +22,7 @@ export class ResponseAssembler {
   readonly #calls = new Map<string, PendingCall>();
   readonly #events: StreamEvent[] = [];
   #stopReason: StopReason = 'other';
-  #usage: { inputTokens: number | null; outputTokens: number | null } = { inputTokens: null, outputTokens: null };
+  #usage: Usage = { inputTokens: null, outputTokens: null };
   #provenance: Provenance;
   readonly #onData: () => void;
 
@@ -85,12 +85,16 @@ export class ResponseAssembler {
   }
 
   /** Records the token counts the stream reported; an absent count leaves the one known before. */
-  setUsage(usage: { readonly inputTokens?: number | undefined; readonly outputTokens?: number | undefined }): void {
-    if (usage.inputTokens === undefined && usage.outputTokens === undefined) return;
+  setUsage(usage: { readonly [K in keyof Usage]?: number | undefined }): void {
+    if (Object.values(usage).every((count) => count === undefined)) return;
     this.#onData();
+    const cacheReadTokens = usage.cacheReadTokens ?? this.#usage.cacheReadTokens;
+    const cacheWriteTokens = usage.cacheWriteTokens ?? this.#usage.cacheWriteTokens;
     this.#usage = {
       inputTokens: usage.inputTokens ?? this.#usage.inputTokens,
       outputTokens: usage.outputTokens ?? this.#usage.outputTokens,
+      ...(cacheReadTokens === undefined ? {} : { cacheReadTokens }),
+      ...(cacheWriteTokens === undefined ? {} : { cacheWriteTokens }),
     };
   }
 

@@ -2,6 +2,7 @@ import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { ResponseAssembler } from './assembler.js';
 import { AttemptLimits, type AttemptLimitSettings } from './attempt_limits.js';
+import { AuthFailureLog } from './auth_failure_log.js';
 import type { ErrorContext } from './classify.js';
 import { isLLMErrorOfKind, LLMTransportError } from './errors.js';
 import type { GenerateRequest } from './protocol.js';
@@ -49,10 +50,12 @@ export class HttpProvider implements LLMProvider {
   readonly provider: string;
   readonly model: string;
   readonly #options: HttpProviderOptions;
+  readonly #authFailures: AuthFailureLog;
   #keyIndex = 0;
 
   constructor(options: HttpProviderOptions) {
     this.#options = options;
+    this.#authFailures = new AuthFailureLog(options.logger, options.apiKeys.length);
     this.provider = options.settings.provider;
     this.model = options.settings.model;
   }
@@ -81,6 +84,7 @@ export class HttpProvider implements LLMProvider {
           throw new LLMTransportError(`${this.provider} ${this.model}: the stream ended before its final event`, { ...context, code: 'stream_truncated' });
         }
       } catch (error) {
+        if (isLLMErrorOfKind(error, 'auth')) this.#authFailures.refused(error, keyIndex + 1);
         const rotate = !yielded && tried < keyCount && isLLMErrorOfKind(error, 'rate_limit') && error.status === 429;
         if (!rotate) throw error;
         this.#keyIndex = keyIndex + 1;

@@ -71,9 +71,16 @@ export interface GenerateRequest {
 export const STOP_REASONS = ['end_turn', 'tool_use', 'max_tokens', 'content_filter', 'other'] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 
+/**
+ * The tokens one response used, as the provider reported them (`null`: not reported).
+ * `inputTokens` counts every input token; the cache fields, which only Anthropic reports, say how
+ * many of them were read from or written to its prompt cache.
+ */
 export interface Usage {
   readonly inputTokens: number | null;
   readonly outputTokens: number | null;
+  readonly cacheReadTokens?: number;
+  readonly cacheWriteTokens?: number;
 }
 
 /** Which provider and model produced a response: the subsystem guard clears a latch only with it. */

@@ -14,10 +14,12 @@ export interface ModelBreakerSnapshot {
 /**
  * Every model's capacity breaker, keyed `provider:model`. It belongs to the running program, not
  * to a provider client, so rebuilding a client or reloading configuration keeps what the
- * breakers have learned.
+ * breakers have learned. Each transition is logged with wall-clock times an operator can read.
  */
 export class ModelBreakerRegistry {
   readonly #breakers = new Map<string, ModelCapacityBreaker>();
+  /** When each breaker last opened, in wall-clock milliseconds. */
+  readonly #openedAt = new Map<string, number>();
 
   constructor(
     private readonly settings: BreakerSettings,
@@ -31,9 +33,7 @@ export class ModelBreakerRegistry {
     const key = `${provider}:${model}`;
     let breaker = this.#breakers.get(key);
     if (breaker === undefined) {
-      breaker = new ModelCapacityBreaker(provider, model, this.settings, this.clock, this.ids, (snapshot) =>
-        this.logger.info({ breaker: snapshot }, `capacity breaker ${snapshot.key} is ${snapshot.state}`),
-      );
+      breaker = new ModelCapacityBreaker(provider, model, this.settings, this.clock, this.ids, (snapshot) => this.#logTransition(snapshot));
       this.#breakers.set(key, breaker);
     }
     return breaker;
@@ -47,5 +47,23 @@ export class ModelBreakerRegistry {
   /** Every breaker's state with the provider and model it guards, for the metrics. */
   modelSnapshots(): ModelBreakerSnapshot[] {
     return [...this.#breakers.values()].map((breaker) => ({ provider: breaker.provider, model: breaker.model, snapshot: breaker.snapshot() }));
+  }
+
+  /** The snapshot's monotonic times as ISO 8601 wall-clock times: when the breaker last opened, and from when a probe may go. */
+  #logTransition(snapshot: BreakerSnapshot): void {
+    const { key, state, nextProbeAtMs, cooldownMs, probeInFlight, failedGenerations } = snapshot;
+    const now = this.clock.now();
+    if (state === 'open') this.#openedAt.set(key, now);
+    const openedAt = this.#openedAt.get(key);
+    const breaker = {
+      key,
+      state,
+      ...(openedAt === undefined ? {} : { openedAt: new Date(openedAt).toISOString() }),
+      ...(nextProbeAtMs === undefined ? {} : { nextProbeAt: new Date(now + (nextProbeAtMs - this.clock.monotonicNow())).toISOString() }),
+      cooldownMs,
+      probeInFlight,
+      failedGenerations,
+    };
+    this.logger.info({ breaker }, `capacity breaker ${key} is ${state}`);
   }
 }

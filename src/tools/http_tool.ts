@@ -31,9 +31,8 @@ export function createHttpTool(config: HttpToolConfig): Tool {
     timeoutMs: config.timeout_seconds * 1000,
     execute: async (input, context) => {
       const outcome = await callEndpoint(config, input, context);
-      const fields = { tool: config.name, outcome: outcome.kind };
-      if (outcome.kind === 'uncertain') context.logger.warn({ ...fields, error: outcome.error }, 'http tool outcome uncertain');
-      else context.logger.debug(fields, 'http tool call settled');
+      // An uncertain outcome gets its WARN line from the ledger move, with whose call it was.
+      context.logger.debug({ tool: config.name, outcome: outcome.kind, ...(outcome.kind === 'result' ? {} : { error: outcome.error }) }, 'http tool call settled');
       return outcome;
     },
   };

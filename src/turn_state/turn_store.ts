@@ -1,6 +1,6 @@
-import type { Message } from '../llm/protocol.js';
+import type { JsonObject, Message } from '../llm/protocol.js';
 import type { InboundRecord, InboxEntry } from './inbox_types.js';
-import type { OpIntent, OpKey, OpMove, OpRecord } from './ledger_types.js';
+import type { EffectClass, OpIntent, OpKey, OpMove, OpRecord } from './ledger_types.js';
 import type { PendingReply, ReplyProgress } from './reply_types.js';
 import type { Admission, AdmissionRequest, CheckpointRecord, Lease, OwnerTerminalStatus, ResumeClaim, TurnRecord } from './turn_types.js';
 
@@ -27,12 +27,25 @@ export interface ResumableTurn {
   readonly ops: readonly OpRecord[];
 }
 
+/** A call whose outcome became OUTCOME_UNKNOWN, and whose turn it was; `input` as the ledger keeps it. */
+export interface UncertainCall extends OpKey {
+  readonly channelId: string;
+  readonly requesterId: string;
+  readonly toolName: string;
+  readonly effect: EffectClass;
+  readonly input: JsonObject;
+  /** Why its outcome is unknown. */
+  readonly error: string | null;
+}
+
 /** Counts from a sweep, for the housekeeping log. */
 export interface StartupSweepResult {
   readonly suspendedTurns: number;
   readonly unknownOps: number;
   /** The turns this sweep suspended, so that their channels can be told once. */
   readonly turnIds: readonly string[];
+  /** The RUNNING calls this sweep made OUTCOME_UNKNOWN, in ledger order. */
+  readonly uncertainCalls: readonly UncertainCall[];
 }
 
 export interface RetentionSweepResult {
@@ -48,6 +61,8 @@ export interface RetentionSweepResult {
   readonly deletedBlobs: number;
   /** Replies still undelivered past payload retention, given up (text dropped). */
   readonly abandonedReplies: number;
+  /** The turns this sweep expired, tombstoned or deleted. */
+  readonly turnIds: readonly string[];
 }
 
 /**

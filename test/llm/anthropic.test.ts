@@ -80,6 +80,19 @@ describe('anthropic provider', () => {
       expect(response.provenance).toEqual({ provider: 'anthropic', model: 'claude-other', responseId: 'msg_42' });
       expect(response.usage).toEqual({ inputTokens: 1234, outputTokens: 56 });
     });
+
+    it('counts the prompt-cache reads and writes into the input tokens, and reports them apart', async () => {
+      const response = responseOf(await run(anthropicText('ok', { inputTokens: 12, cacheReadTokens: 3000, cacheWriteTokens: 450, outputTokens: 56 })));
+      expect(response.usage).toEqual({ inputTokens: 3462, outputTokens: 56, cacheReadTokens: 3000, cacheWriteTokens: 450 });
+    });
+
+    it('takes the counts message_delta reports as the final ones', async () => {
+      const usage = { input_tokens: 40, cache_read_input_tokens: 100, cache_creation_input_tokens: 0, output_tokens: 9 };
+      const delta = anthropicEvent('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage });
+      const chunks = [...anthropicStart({ inputTokens: 12 }), ...anthropicTextBlock(0, ['ok']), delta, anthropicEvent('message_stop', {})];
+      expect(responseOf(await run({ kind: 'stream', chunks })).usage).toEqual({ inputTokens: 140, outputTokens: 9, cacheReadTokens: 100, cacheWriteTokens: 0 });
+    });
+
     it.each([
       ['end_turn', 'end_turn'],
       ['stop_sequence', 'end_turn'],

@@ -1,6 +1,7 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { SequentialIds } from '../support/sequential_ids.js';
+import { LEVEL, LogLines } from '../support/log_lines.js';
 import { ManualClock } from '../support/manual_clock.js';
 import { ModelBreakerRegistry } from '../../src/recovery/breaker_registry.js';
 import { ModelCapacityBreaker, type Admission } from '../../src/recovery/capacity_breaker.js';
@@ -123,5 +124,25 @@ describe('ModelBreakerRegistry', () => {
     expect(registry.get('openai', 'b').snapshot().state).toBe('closed');
     expect(registry.get('anthropic', 'a').snapshot().state).toBe('closed');
     expect(registry.snapshots().map((s) => `${s.key}=${s.state}`)).toEqual(['openai:a=open', 'openai:b=closed', 'anthropic:a=closed']);
+  });
+
+  it('logs every transition with wall-clock ISO 8601 times: when the breaker opened and when a probe may go', async () => {
+    const clock = new ManualClock({ wallStart: Date.UTC(2026, 2, 1, 12, 0, 0), monotonicStart: 987_654 });
+    const log = new LogLines('info');
+    const registry = new ModelBreakerRegistry(SETTINGS, clock, new SequentialIds(), log.logger);
+    const b = registry.get('openai', 'gpt');
+    b.recordGenerationFailure();
+    await clock.advance(30_000);
+    b.recordProbeFailure(probeToken(b.admit()));
+    await clock.advance(60_000);
+    b.recordSuccess(probeToken(b.admit()));
+
+    expect(log.lines.map((line) => [line.level, line.msg, line['breaker']])).toEqual([
+      [LEVEL.info, 'capacity breaker openai:gpt is open', { key: 'openai:gpt', state: 'open', openedAt: '2026-03-01T12:00:00.000Z', nextProbeAt: '2026-03-01T12:00:30.000Z', cooldownMs: 30_000, probeInFlight: false, failedGenerations: 0 }],
+      [LEVEL.info, 'capacity breaker openai:gpt is half_open', { key: 'openai:gpt', state: 'half_open', openedAt: '2026-03-01T12:00:00.000Z', nextProbeAt: '2026-03-01T12:00:30.000Z', cooldownMs: 30_000, probeInFlight: false, failedGenerations: 0 }],
+      [LEVEL.info, 'capacity breaker openai:gpt is open', { key: 'openai:gpt', state: 'open', openedAt: '2026-03-01T12:00:30.000Z', nextProbeAt: '2026-03-01T12:01:30.000Z', cooldownMs: 60_000, probeInFlight: false, failedGenerations: 0 }],
+      [LEVEL.info, 'capacity breaker openai:gpt is half_open', { key: 'openai:gpt', state: 'half_open', openedAt: '2026-03-01T12:00:30.000Z', nextProbeAt: '2026-03-01T12:01:30.000Z', cooldownMs: 60_000, probeInFlight: false, failedGenerations: 0 }],
+      [LEVEL.info, 'capacity breaker openai:gpt is closed', { key: 'openai:gpt', state: 'closed', openedAt: '2026-03-01T12:00:30.000Z', cooldownMs: 30_000, probeInFlight: false, failedGenerations: 0 }],
+    ]);
   });
 });

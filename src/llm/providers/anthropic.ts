@@ -7,7 +7,7 @@ import { errorFieldsOf, errorFromStreamPayload, throwIfStreamError, type ErrorCo
 import type { ProviderSettings, WireProtocol } from '../http_provider.js';
 import { isRecord, numberAt, parseJson, recordAt, stringAt, type JsonRecord } from '../json_fields.js';
 import { malformedFrame } from '../malformed_frame.js';
-import type { ContentBlock, GenerateRequest, JsonObject, Message, StopReason } from '../protocol.js';
+import type { ContentBlock, GenerateRequest, JsonObject, Message, StopReason, Usage } from '../protocol.js';
 import type { SseItem, SseRequest } from '../sse_stream.js';
 import { inlineImage } from './inline_image.js';
 import { assertNever } from '../../core/assert_never.js';
@@ -100,8 +100,8 @@ function applyEvent(item: { readonly event: string | undefined; readonly data: s
     case 'message_start': {
       const message = recordAt(data, 'message');
       assembler.setProvenance({ model: stringAt(message, 'model'), responseId: stringAt(message, 'id') });
-      const inputTokens = numberAt(recordAt(message, 'usage'), 'input_tokens');
-      if (inputTokens !== undefined) assembler.setUsage({ inputTokens });
+      // The output count here is a placeholder; message_delta reports the real one.
+      assembler.setUsage({ ...usageOf(recordAt(message, 'usage')), outputTokens: undefined });
       return false;
     }
     case 'content_block_start': {
@@ -124,8 +124,7 @@ function applyEvent(item: { readonly event: string | undefined; readonly data: s
     case 'message_delta': {
       const stopReason = stringAt(recordAt(data, 'delta'), 'stop_reason');
       if (stopReason !== undefined) assembler.setStopReason(STOP_REASON_BY_NAME.get(stopReason) ?? 'other');
-      const outputTokens = numberAt(recordAt(data, 'usage'), 'output_tokens');
-      if (outputTokens !== undefined) assembler.setUsage({ outputTokens });
+      assembler.setUsage(usageOf(recordAt(data, 'usage')));
       return false;
     }
     case 'message_stop':
@@ -135,6 +134,22 @@ function applyEvent(item: { readonly event: string | undefined; readonly data: s
     default:
       return false;
   }
+}
+
+/**
+ * The counts of a `usage` object. Anthropic's `input_tokens` leaves out the tokens read from and
+ * written to the prompt cache, so the neutral input count is the sum of the three.
+ */
+function usageOf(usage: JsonRecord | undefined): { readonly [K in keyof Usage]: number | undefined } {
+  const uncached = numberAt(usage, 'input_tokens');
+  const cacheReadTokens = numberAt(usage, 'cache_read_input_tokens');
+  const cacheWriteTokens = numberAt(usage, 'cache_creation_input_tokens');
+  return {
+    inputTokens: uncached === undefined ? undefined : uncached + (cacheReadTokens ?? 0) + (cacheWriteTokens ?? 0),
+    outputTokens: numberAt(usage, 'output_tokens'),
+    cacheReadTokens,
+    cacheWriteTokens,
+  };
 }
 
 /** Leading system messages go to `system`; the rest alternate between user and assistant. */

@@ -49,7 +49,7 @@ export function sqliteTurnStoreOn(db: Database, options: SqliteTurnStoreOptions)
 
 /** The operators' view of the store file on the same connection (DESIGN §9.1). */
 export function sqliteOperatorStoreOn(db: Database, options: SqliteTurnStoreOptions): OperatorStore {
-  return new SqliteOperatorStore(db, BlobStore.open(blobDirectoryFor(options.dbPath)), new StoreCalls(db, options.logger), () => options.clock.now());
+  return new SqliteOperatorStore(db, BlobStore.open(blobDirectoryFor(options.dbPath)), new StoreCalls(db, options.logger, options.clock), () => options.clock.now());
 }
 
 class SqliteTurnStore implements TurnStore {
@@ -66,7 +66,7 @@ class SqliteTurnStore implements TurnStore {
     this.#ledger = new SqliteLedger(db, blobs);
     this.#transcript = new SqliteTranscript(db, blobs);
     this.#replies = new SqliteReplies(db);
-    this.#calls = new StoreCalls(db, options.logger);
+    this.#calls = new StoreCalls(db, options.logger, options.clock);
   }
 
   admit(request: AdmissionRequest): Promise<Admission> {

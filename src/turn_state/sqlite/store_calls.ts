@@ -1,8 +1,10 @@
 import type { Database } from 'better-sqlite3';
+import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import { isIllegalOpMoveError, isLedgerIntentError, isStaleTurnError, isUndecodableTurnError, TurnStateUnavailable } from '../errors.js';
-import type { RetentionSweepResult, StartupSweepResult } from '../turn_store.js';
+import type { RetentionSweepResult, StartupSweepResult, UncertainCall } from '../turn_store.js';
 import type { Lease } from '../turn_types.js';
+import { warnOutcomeUnknown } from '../outcome_unknown_log.js';
 
 /**
  * How every call of the SQLite store runs (DESIGN §7.2, §7.3): a read as it is, a write in one
@@ -13,6 +15,7 @@ export class StoreCalls {
   constructor(
     private readonly db: Database,
     private readonly logger: Logger,
+    private readonly clock: Clock,
   ) {}
 
   /** `work` in one IMMEDIATE transaction, without the error translation (admission answers its own failures). */
@@ -33,12 +36,20 @@ export class StoreCalls {
     });
   }
 
-  /** A sweep: a write whose counts are logged for the operators (DESIGN §10). */
+  /**
+   * A sweep: a write whose counts are logged for the operators (DESIGN §10): at INFO with its
+   * duration and the turns it touched when it changed something, else at DEBUG; and one WARN
+   * line for each call it made OUTCOME_UNKNOWN.
+   */
   async sweep<T extends StartupSweepResult | RetentionSweepResult>(operation: string, work: () => T): Promise<T> {
-    const counts = await this.write(operation, work);
-    const fields: Record<string, unknown> = { sweep: operation, ...counts };
-    this.logger.info(fields, `${operation} done`);
-    return counts;
+    const startedAt = this.clock.monotonicNow();
+    const result = await this.write(operation, work);
+    const { counts, uncertainCalls } = sweepReport(result);
+    const fields = { sweep: operation, durationMs: this.clock.monotonicNow() - startedAt, ...counts };
+    if (Object.values(counts).some((count) => typeof count === 'number' && count > 0)) this.logger.info(fields, `${operation} done`);
+    else this.logger.debug(fields, `${operation} done`);
+    for (const call of uncertainCalls) warnOutcomeUnknown(this.logger, call);
+    return result;
   }
 
   run<T>(operation: string, work: () => T): Promise<T> {
@@ -49,4 +60,11 @@ export class StoreCalls {
       return Promise.reject(new TurnStateUnavailable(operation, error));
     }
   }
+}
+
+/** A sweep's counts, apart from the calls it made uncertain, which get a line each. */
+function sweepReport(result: StartupSweepResult | RetentionSweepResult): { counts: object; uncertainCalls: readonly UncertainCall[] } {
+  if (!('uncertainCalls' in result)) return { counts: result, uncertainCalls: [] };
+  const { uncertainCalls, ...counts } = result;
+  return { counts, uncertainCalls };
 }

@@ -1,13 +1,15 @@
 import type { Database } from 'better-sqlite3';
 import type { BlobStore } from '../blob_store.js';
-import { NEVER_EXPIRING_OP_STATES } from '../ledger_types.js';
+import type { JsonObject } from '../../llm/protocol.js';
+import { NEVER_EXPIRING_OP_STATES, type EffectClass } from '../ledger_types.js';
 import { statement } from './statements.js';
 import type { SqliteTranscript } from './transcript.js';
 import type { TurnStoreTimings } from '../store_options.js';
-import type { RetentionSweepResult, StartupSweepResult } from '../turn_store.js';
+import type { RetentionSweepResult, StartupSweepResult, UncertainCall } from '../turn_store.js';
 
 const KEEP_FOREVER = NEVER_EXPIRING_OP_STATES.map((state) => `'${state}'`).join(', ');
 const TERMINAL = `status LIKE 'TERMINAL_%'`;
+const INTERRUPTED = 'interrupted while running: the effect may or may not have happened';
 
 /**
  * Suspends ACTIVE turns that have no live owner (all of them at start-up; those whose lease
@@ -17,18 +19,50 @@ const TERMINAL = `status LIKE 'TERMINAL_%'`;
 export function suspendOwnerless(db: Database, now: number, onlyExpired: boolean): StartupSweepResult {
   const which = `status = 'ACTIVE'${onlyExpired ? ' AND lease_expires_at <= @now' : ''}`;
   const turnIds = (statement(db, `SELECT turn_id FROM turns WHERE ${which} ORDER BY created_at, rowid`).all({ now }) as { turn_id: string }[]).map((row) => row.turn_id);
+  const running = statement(
+    db,
+    `SELECT ops.turn_id, ops.step, ops.tool_call_id, ops.tool_name, ops.effect, ops.input, turns.channel_id, turns.requester_id
+     FROM ops JOIN turns ON turns.turn_id = ops.turn_id
+     WHERE ops.state = 'RUNNING' AND ${which} ORDER BY turns.created_at, turns.rowid, ops.step, ops.created_at, ops.tool_call_id`,
+  ).all({ now }) as RunningOpRow[];
   const unknownOps = statement(
     db,
-    `UPDATE ops SET state = 'OUTCOME_UNKNOWN', error = 'interrupted while running: the effect may or may not have happened', updated_at = @now
+    `UPDATE ops SET state = 'OUTCOME_UNKNOWN', error = @error, updated_at = @now
      WHERE state = 'RUNNING' AND turn_id IN (SELECT turn_id FROM turns WHERE ${which})`,
-  ).run({ now }).changes;
+  ).run({ now, error: INTERRUPTED }).changes;
   const suspendedTurns = statement(
     db,
     `UPDATE turns SET status = 'SUSPENDED', suspension_reason = 'interrupted', lease_token = NULL, lease_expires_at = NULL,
        revision = revision + 1, updated_at = @now
      WHERE ${which}`,
   ).run({ now }).changes;
-  return { suspendedTurns, unknownOps, turnIds };
+  return { suspendedTurns, unknownOps, turnIds, uncertainCalls: running.map(uncertainCallOf) };
+}
+
+/** A RUNNING op a sweep is about to make OUTCOME_UNKNOWN, with its turn's channel and requester. */
+interface RunningOpRow {
+  turn_id: string;
+  step: number;
+  tool_call_id: string;
+  tool_name: string;
+  effect: EffectClass;
+  input: string;
+  channel_id: string;
+  requester_id: string;
+}
+
+function uncertainCallOf(row: RunningOpRow): UncertainCall {
+  return {
+    turnId: row.turn_id,
+    step: row.step,
+    toolCallId: row.tool_call_id,
+    channelId: row.channel_id,
+    requesterId: row.requester_id,
+    toolName: row.tool_name,
+    effect: row.effect,
+    input: JSON.parse(row.input) as JsonObject,
+    error: INTERRUPTED,
+  };
 }
 
 /** The three retention clocks of DESIGN §10, inside the caller's write transaction, then blob collection. */
@@ -60,12 +94,13 @@ export function sweepRetention(db: Database, transcript: SqliteTranscript, blobs
     db,
     `DELETE FROM ops WHERE state NOT IN (${KEEP_FOREVER}) AND updated_at <= @cutoff AND turn_id IN (SELECT turn_id FROM turns WHERE ${TERMINAL})`,
   ).run(ledgerCutoff).changes;
-  const deletedTurns = statement(
+  const deleted = statement(
     db,
-    `DELETE FROM turns WHERE ${TERMINAL} AND updated_at <= @cutoff AND NOT EXISTS (SELECT 1 FROM ops WHERE ops.turn_id = turns.turn_id)`,
-  ).run(ledgerCutoff).changes;
+    `DELETE FROM turns WHERE ${TERMINAL} AND updated_at <= @cutoff AND NOT EXISTS (SELECT 1 FROM ops WHERE ops.turn_id = turns.turn_id) RETURNING turn_id`,
+  ).all(ledgerCutoff) as { turn_id: string }[];
 
   const referenced = new Set((statement(db, 'SELECT DISTINCT digest FROM blob_refs').all() as { digest: string }[]).map((row) => row.digest));
   const deletedBlobs = blobs.list().filter((digest) => !referenced.has(digest) && blobs.delete(digest)).length;
-  return { expiredTurns: expired.length, tombstonedTurns: tombstoned.length, deletedOps, deletedTurns, deletedBlobs, abandonedReplies };
+  const turnIds = [...new Set([...expired, ...tombstoned, ...deleted].map((row) => row.turn_id))];
+  return { expiredTurns: expired.length, tombstonedTurns: tombstoned.length, deletedOps, deletedTurns: deleted.length, deletedBlobs, abandonedReplies, turnIds };
 }

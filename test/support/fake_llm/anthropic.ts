@@ -12,6 +12,9 @@ export interface AnthropicStreamOptions {
   readonly id?: string;
   readonly inputTokens?: number;
   readonly outputTokens?: number;
+  /** Prompt-cache counts `message_start` reports beside `input_tokens`; absent unless given. */
+  readonly cacheReadTokens?: number;
+  readonly cacheWriteTokens?: number;
 }
 
 /** A tool call to stream: `args` is the raw JSON text, sent in input_json_delta fragments. */
@@ -25,8 +28,12 @@ export const ANTHROPIC_DEFAULTS = { model: 'claude-test-1', id: 'msg_test_1', in
 
 /** `message_start`, followed by a `ping` as the real API sends. */
 export function anthropicStart(options: AnthropicStreamOptions = {}): string[] {
-  const { model, id, inputTokens } = { ...ANTHROPIC_DEFAULTS, ...options };
-  const message = { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, usage: { input_tokens: inputTokens, output_tokens: 1 } };
+  const { model, id, inputTokens, cacheReadTokens, cacheWriteTokens } = { ...ANTHROPIC_DEFAULTS, ...options };
+  const cache = {
+    ...(cacheWriteTokens === undefined ? {} : { cache_creation_input_tokens: cacheWriteTokens }),
+    ...(cacheReadTokens === undefined ? {} : { cache_read_input_tokens: cacheReadTokens }),
+  };
+  const message = { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, usage: { input_tokens: inputTokens, ...cache, output_tokens: 1 } };
   return [anthropicEvent('message_start', { message }), anthropicEvent('ping', {})];
 }
 

@@ -204,7 +204,7 @@ export function describeFencingAndLeases(makeHarness: MakeHarness): void {
         await h.store.heartbeat(lease);
       }
       await h.store.setRecoveryDeadline(lease, h.clock.now() + 1_000);
-      expect(await h.store.sweepExpiredLeases()).toEqual({ suspendedTurns: 0, unknownOps: 0, turnIds: [] });
+      expect(await h.store.sweepExpiredLeases()).toEqual({ suspendedTurns: 0, unknownOps: 0, turnIds: [], uncertainCalls: [] });
       expect((await turnOf(h.store, lease.turnId)).status).toBe('ACTIVE');
     });
 

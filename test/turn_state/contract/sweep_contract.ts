@@ -38,7 +38,23 @@ export function describeSweeps(makeHarness: MakeHarness): void {
         ended: await snapshot(h.store, ended.turnId),
       };
 
-      expect(await h.store.sweepOnStartup()).toEqual({ suspendedTurns: 2, unknownOps: 3, turnIds: [expired.turnId, live.turnId] });
+      const uncertain = (turnId: string, step: number, toolCallId: string) => ({
+        turnId,
+        step,
+        toolCallId,
+        channelId: 'chan-1',
+        requesterId: 'user-1',
+        toolName: 'lookup',
+        effect: 'read',
+        input: { query: `weather in city ${toolCallId}` },
+        error: expect.any(String) as unknown,
+      });
+      expect(await h.store.sweepOnStartup()).toEqual({
+        suspendedTurns: 2,
+        unknownOps: 3,
+        turnIds: [expired.turnId, live.turnId],
+        uncertainCalls: [uncertain(expired.turnId, 1, 'RUNNING'), uncertain(expired.turnId, 2, 'second-running'), uncertain(live.turnId, 1, 'RUNNING')],
+      });
 
       for (const lease of [live, expired]) {
         expect(await turnOf(h.store, lease.turnId)).toMatchObject({ status: 'SUSPENDED', generation: 1, leaseToken: null });
@@ -72,7 +88,7 @@ export function describeSweeps(makeHarness: MakeHarness): void {
       await h.clock.advance(h.timings.leaseTtlMs - 20_000 - 1);
       const untouched = { beating: await snapshot(h.store, beating.turnId), young: await snapshot(h.store, young.turnId) };
 
-      expect(await h.store.sweepExpiredLeases()).toEqual({ suspendedTurns: 0, unknownOps: 0, turnIds: [] });
+      expect(await h.store.sweepExpiredLeases()).toEqual({ suspendedTurns: 0, unknownOps: 0, turnIds: [], uncertainCalls: [] });
       expect((await turnOf(h.store, lapsed.turnId)).status).toBe('ACTIVE');
       await h.clock.advance(1);
       expect(await h.store.sweepExpiredLeases()).toMatchObject({ suspendedTurns: 1, unknownOps: 1 });
@@ -111,12 +127,12 @@ export function describeSweeps(makeHarness: MakeHarness): void {
       expect(findOp(before.ops, 1, 'big').result).toBe(big);
 
       await h.clock.advance(h.timings.resumeTtlMs - 1);
-      expect(await h.store.sweepRetention()).toEqual({ expiredTurns: 0, tombstonedTurns: 0, deletedOps: 0, deletedTurns: 0, deletedBlobs: 0, abandonedReplies: 0 });
+      expect(await h.store.sweepRetention()).toEqual({ expiredTurns: 0, tombstonedTurns: 0, deletedOps: 0, deletedTurns: 0, deletedBlobs: 0, abandonedReplies: 0, turnIds: [] });
       await h.reopen();
       expect(await snapshot(h.store, kept.turnId)).toEqual(before);
 
       await h.clock.advance(h.timings.payloadRetentionMs);
-      expect(await h.store.sweepRetention()).toMatchObject({ expiredTurns: 1, tombstonedTurns: 1, deletedOps: 0, deletedTurns: 0 });
+      expect(await h.store.sweepRetention()).toMatchObject({ expiredTurns: 1, tombstonedTurns: 1, deletedOps: 0, deletedTurns: 0, turnIds: [kept.turnId, ended.turnId] });
       expect(findOp(await h.store.listOps(ended.turnId), 1, 'big').result).toBeNull();
       expect(findOp(await h.store.listOps(kept.turnId), 1, 'big').result).toBe(big);
     });
@@ -175,7 +191,7 @@ export function describeSweeps(makeHarness: MakeHarness): void {
       expect(await snapshot(h.store, lease.turnId)).toEqual(before);
 
       await h.clock.advance(2);
-      expect(await h.store.sweepRetention()).toEqual({ expiredTurns: 0, tombstonedTurns: 1, deletedOps: 0, deletedTurns: 0, deletedBlobs: 0, abandonedReplies: 0 });
+      expect(await h.store.sweepRetention()).toEqual({ expiredTurns: 0, tombstonedTurns: 1, deletedOps: 0, deletedTurns: 0, deletedBlobs: 0, abandonedReplies: 0, turnIds: [lease.turnId] });
       const ops = await h.store.listOps(lease.turnId);
       expect(ops).toHaveLength(ENDED_OP_STATES.length);
       for (const op of ops) {
@@ -207,7 +223,9 @@ export function describeSweeps(makeHarness: MakeHarness): void {
       expect(await h.store.getTurn(bare.turnId)).toBeDefined();
 
       await h.clock.advance(2);
-      expect(await h.store.sweepRetention()).toMatchObject({ expiredTurns: 0, deletedOps: ENDED_OP_STATES.length - 2 + 1, deletedTurns: 2 });
+      const swept = await h.store.sweepRetention();
+      expect(swept).toMatchObject({ expiredTurns: 0, deletedOps: ENDED_OP_STATES.length - 2 + 1, deletedTurns: 2 });
+      expect([...swept.turnIds].sort()).toEqual([bare.turnId, settled.turnId].sort());
       const kept = byKey(await h.store.listOps(mixed.turnId)).map((op) => op.state);
       expect(kept.sort()).toEqual([...NEVER_EXPIRING_OP_STATES].sort());
       expect(await h.store.getTurn(mixed.turnId)).toBeDefined();
