@@ -30,7 +30,7 @@ describe('a call whose outcome becomes unknown while its turn runs', () => {
 
   const warnings = (): LogLine[] => log.lines.filter((line) => line.level === LEVEL.warn);
 
-  it('is logged once at WARN with whose call it was and its scrubbed input, saying an operator must resolve a write', async () => {
+  it('is logged once at WARN with whose call it was and its scrubbed input, saying an operator must resolve a write; parking it for a verdict is one more', async () => {
     target.reply({ hold: new Promise<void>(() => undefined) });
     target.onRequest = () => harness.current.store.clock.advance(5_000);
     fake.enqueue(chatToolCalls([{ id: 'c1', name: 'save_note', args: JSON.stringify({ text: 'remember token=hunter2-secret-value' }) }]), chatText('never asked'));
@@ -49,6 +49,7 @@ describe('a call whose outcome becomes unknown while its turn runs', () => {
         error: expect.stringContaining('timed out after 5 s') as unknown,
         msg: expect.stringMatching(/^the outcome of tool call c1 \(save_note\) is unknown: .*an operator must check whether it took effect and resolve it$/) as unknown,
       }),
+      expect.objectContaining({ turn, tool: 'save_note', call: 'c1', input: { text: 'remember token=[REDACTED]' }, command: expect.stringMatching(/^holdfast turns resolve t-1 c1 --applied/) as unknown }),
     ]);
     expect(JSON.stringify(log.lines)).not.toContain('hunter2');
   });
