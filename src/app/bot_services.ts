@@ -146,6 +146,7 @@ export function intakeFor(config: Config, services: BotServices, deps: { clock: 
   return new Intake({
     config,
     store: services.store,
+    operator: services.operator,
     history: services.history,
     provider: services.provider,
     recovery: services.recovery,

@@ -5,6 +5,7 @@ import type { FaultInjector } from '../engine/fault_points.js';
 import type { LLMProvider } from '../llm/provider.js';
 import type { RecoveryRuntime } from '../recovery/generate_with_recovery.js';
 import type { ToolCatalog } from '../tools/catalog.js';
+import type { OperatorStore } from '../turn_state/operator_store.js';
 import type { TurnStore } from '../turn_state/turn_store.js';
 import type { HistoryStore } from '../turn_state/history_store.js';
 import type { MessageSource, ReplySink } from './transport.js';
@@ -15,6 +16,8 @@ export interface ConversationDeps {
   /** `undefined` when durability is off: the store could not open at start-up. */
   readonly store: TurnStore | undefined;
   readonly history: HistoryStore;
+  /** The operators' view of the same store, for the admins' commands; absent when durability is off. */
+  readonly operator?: OperatorStore | undefined;
   /** `undefined` when no model is configured: every message gets a notice saying what to set. */
   readonly provider: LLMProvider | undefined;
   readonly recovery: RecoveryRuntime;

@@ -7,13 +7,14 @@ import type { ConversationDeps } from './conversation_deps.js';
 import { dropKept, keepMessage, waitingMessages, type WaitingMessage } from './inbox.js';
 import { rejectTooLong } from './message_length.js';
 import { channelKey, postNotice } from './notices.js';
+import { operatorCommand } from './operator_commands.js';
 import { postResolved, resolvedNotice } from './resolution_notices.js';
 import type { Inbound, InboundMessage } from './transport.js';
 import { TurnRunner, type TurnRun } from './turn_runner.js';
 
 /**
- * The transport-neutral intake (DESIGN §2, §8): transports hand it typed commands; `/stop` and
- * `/status` are answered at once, messages and resumes wait for their channel's lane and run
+ * The transport-neutral intake (DESIGN §2, §8): transports hand it typed commands; `/stop`,
+ * `/status` and the admins' `/turns` and `/resolve` are answered at once, messages and resumes wait for their channel's lane and run
  * one at a time, and a turn suspended by an overload is watched for an automatic resume.
  */
 export class Intake {
@@ -34,7 +35,7 @@ export class Intake {
     this.#auto = new AutoResumer(deps.recovery.clock, (target) => this.#autoResume(target));
   }
 
-  /** Takes one command: `/stop` and `/status` at once, anything else in its channel's lane; one too long for `chat.max_message_chars` not at all. */
+  /** Takes one command: `/stop`, `/status`, `/turns` and `/resolve` at once, anything else in its channel's lane; one too long for `chat.max_message_chars` not at all. */
   submit(inbound: Inbound): void {
     if (!this.#accepting) return;
     const { origin } = inbound;
@@ -42,11 +43,11 @@ export class Intake {
     switch (inbound.kind) {
       case 'stop':
         return stopCommand(origin, this.#runner.running, this.deps);
-      case 'status': {
-        const answered = statusCommand(origin, this.#runner.running, this.deps).finally(() => this.#commands.delete(answered));
-        this.#commands.add(answered);
-        return;
-      }
+      case 'status':
+        return this.#answering(statusCommand(origin, this.#runner.running, this.deps));
+      case 'turns':
+      case 'resolve':
+        return this.#answering(operatorCommand(inbound, this.deps, () => this.#announceNow(origin.source)));
       case 'resume':
         if (this.#refusedAsBusy(origin)) return;
         return this.#enqueue(origin, () => this.#runner.resumeCommand(origin, inbound.turnId, inbound.spoken));
@@ -125,6 +126,21 @@ export class Intake {
   async close(): Promise<void> {
     this.#accepting = false;
     await this.#auto.stop();
+  }
+
+  /** Keeps a command's answer in progress, so that {@link idle} waits for it. */
+  #answering(answered: Promise<void>): void {
+    const kept = answered.finally(() => this.#commands.delete(kept));
+    this.#commands.add(kept);
+  }
+
+  /** Tells the requesters of turns the operators just resolved, at once rather than at the next housekeeping round. */
+  async #announceNow(source: string): Promise<void> {
+    try {
+      await this.announceResolutions(source);
+    } catch (error) {
+      this.deps.logger.error({ err: error }, 'resolved turns could not be announced: the next housekeeping round tries again');
+    }
   }
 
   /** Answers `busy` when the origin's channel already has as many jobs waiting as it may. */

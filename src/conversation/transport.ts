@@ -26,9 +26,34 @@ export type Inbound =
   | { readonly kind: 'message'; readonly origin: InboundMessage }
   | { readonly kind: 'stop'; readonly origin: InboundMessage }
   | { readonly kind: 'status'; readonly origin: InboundMessage }
-  | { readonly kind: 'resume'; readonly origin: InboundMessage; readonly turnId: string | undefined; readonly spoken: boolean };
+  | { readonly kind: 'resume'; readonly origin: InboundMessage; readonly turnId: string | undefined; readonly spoken: boolean }
+  | { readonly kind: 'turns'; readonly origin: InboundMessage; readonly scope: ChannelScope }
+  | {
+      readonly kind: 'resolve';
+      readonly origin: InboundMessage;
+      readonly scope: ChannelScope;
+      /** The turn as the operator names it: its id or a prefix of it. */
+      readonly turn: string;
+      /** The call as the operator names it: `CALL` or `STEP:CALL`. */
+      readonly call: string;
+      readonly verdict: 'applied' | 'not_applied';
+      readonly text: string | null;
+    };
 
-/** Why the bot posted a notice rather than a reply. */
+/**
+ * Where an operator's command was used and speaks for (on Discord, the server): turns of other
+ * channels are neither shown nor changed by it. It also says how channels and people are named
+ * there, so that answers read as the transport shows them.
+ */
+export interface ChannelScope {
+  /** How people call it, as in "nothing in this server". */
+  readonly name: string;
+  includes(channelId: string): Promise<boolean>;
+  mentionChannel(channelId: string): string;
+  mentionUser(userId: string): string;
+}
+
+/** Why the bot posted a notice rather than a reply; an `operator` notice answers an operator's command and is shown to them alone, never in a channel. */
 export const NOTICE_KINDS = [
   'suspended',
   'resumed',
@@ -43,6 +68,7 @@ export const NOTICE_KINDS = [
   'in_progress',
   'busy',
   'status',
+  'operator',
 ] as const;
 export type NoticeKind = (typeof NOTICE_KINDS)[number];
 

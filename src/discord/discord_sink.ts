@@ -36,7 +36,7 @@ export interface DiscordSinkOptions {
  * The bot's events on Discord: a reply streams into a reply to the message it answers, edited at
  * most once per `editIntervalMs`, and ends split into follow-ups when longer than a message, at
  * line or sentence boundaries; notices are marked, and those answering a slash command are shown
- * to its user alone; a working turn shows the typing indicator until it shows text.
+ * to its user alone (an operator's answer is never shown in the channel instead); a working turn shows the typing indicator until it shows text.
  * Final replies are delivered durably (see {@link postReplyParts}). Nothing posted can ping
  * @everyone, a role or a user. What one channel gets is posted in order.
  */
@@ -91,6 +91,10 @@ export function discordSink(options: DiscordSinkOptions): ReplySink {
             // A slash command's answer goes to its user alone; a streamed draft becomes the notice that replaces it.
             if (stream?.message === undefined && (await options.commands.answer(event.inReplyTo, first))) {
               for (const part of rest) await options.commands.answer(event.inReplyTo, part);
+              return;
+            }
+            if (event.notice === 'operator') {
+              logger.warn({ channel: event.channelId, command: event.inReplyTo }, 'the answer to an operator’s command could not be shown to them alone, so it is not shown at all');
               return;
             }
             if (stream?.message !== undefined) await stream.message.edit({ content: first, allowedMentions: SAFE_MENTIONS });

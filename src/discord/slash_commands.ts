@@ -1,7 +1,20 @@
-import { ApplicationCommandOptionType, type ApplicationCommandData, type ChatInputCommandInteraction, type Client } from 'discord.js';
+import { ApplicationCommandOptionType, InteractionContextType, type ApplicationCommandData, type ChatInputCommandInteraction, type Client } from 'discord.js';
 import type { Inbound, InboundMessage } from '../conversation/transport.js';
+import { serverScope } from './server_scope.js';
 
-/** The slash commands the bot registers: the same commands the console takes as text. */
+const text = ApplicationCommandOptionType.String as const;
+
+/**
+ * The admins' commands (DESIGN §9.1), offered in servers only and shown by Discord to server
+ * administrators alone unless a server grants them to others (`default_member_permissions` "0");
+ * the bot answers only `permissions.admins`.
+ */
+const ADMIN_ONLY = { defaultMemberPermissions: 0n, contexts: [InteractionContextType.Guild] } as const;
+
+/**
+ * The slash commands the bot registers: the commands the console takes as text, and the admins'
+ * `/turns` and `/resolve` (elsewhere the operators use the command line).
+ */
 export const SLASH_COMMANDS: readonly ApplicationCommandData[] = [
   { name: 'stop', description: 'Stop the request running in this channel.' },
   {
@@ -10,6 +23,27 @@ export const SLASH_COMMANDS: readonly ApplicationCommandData[] = [
     options: [{ name: 'turn', description: 'Which saved request (see /status); your latest by default.', type: ApplicationCommandOptionType.String as const, required: false }],
   },
   { name: 'status', description: 'What is running and what is saved in this channel.' },
+  { name: 'turns', description: 'Admins: the requests in this server that need attention.', ...ADMIN_ONLY },
+  {
+    name: 'resolve',
+    description: 'Admins: record whether an uncertain call of a request took effect.',
+    ...ADMIN_ONLY,
+    options: [
+      { name: 'turn', description: 'The request’s turn id, or its start (see /turns).', type: text, required: true },
+      { name: 'call', description: 'The call, as /turns names it.', type: text, required: true },
+      {
+        name: 'verdict',
+        description: 'Whether the call took effect.',
+        type: text,
+        required: true,
+        choices: [
+          { name: 'applied', value: 'applied' },
+          { name: 'not_applied', value: 'not_applied' },
+        ],
+      },
+      { name: 'text', description: 'Its result, or a note when it did not take effect; the request goes on with it.', type: text, required: false },
+    ],
+  },
 ];
 
 /** Registers the commands in the listed servers (effective at once), or globally when none are listed. */
@@ -36,6 +70,21 @@ export function slashCommand(interaction: ChatInputCommandInteraction): Inbound 
       return { kind: 'status', origin };
     case 'resume':
       return { kind: 'resume', origin, turnId: interaction.options.getString('turn') ?? undefined, spoken: false };
+    case 'turns':
+      return { kind: 'turns', origin, scope: serverScope(interaction.client, interaction.guildId) };
+    case 'resolve': {
+      const verdict = interaction.options.getString('verdict');
+      if (verdict !== 'applied' && verdict !== 'not_applied') return undefined;
+      return {
+        kind: 'resolve',
+        origin,
+        scope: serverScope(interaction.client, interaction.guildId),
+        turn: interaction.options.getString('turn') ?? '',
+        call: interaction.options.getString('call') ?? '',
+        verdict,
+        text: interaction.options.getString('text'),
+      };
+    }
     default:
       return undefined;
   }

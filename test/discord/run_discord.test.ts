@@ -77,7 +77,7 @@ describe('the Discord adapter in-process', { timeout: 60_000 }, () => {
     const bot = run('');
     await bot.logged('connected to Discord');
     const registered = discord.requests.find((r) => r.method === 'PUT' && r.path.includes('/commands'));
-    expect((registered?.body as { name: string }[]).map((c) => c.name)).toEqual(['stop', 'resume', 'status']);
+    expect((registered?.body as { name: string }[]).map((c) => c.name)).toEqual(['stop', 'resume', 'status', 'turns', 'resolve']);
     const status = await discord.dispatchInteraction({ name: 'status' });
     const ack = await discord.whenRequest((r) => r.method === 'POST' && r.path.startsWith(`/interactions/${status.id}/`));
     expect(ack.body).toEqual({ type: 5, data: { flags: 64 } });
