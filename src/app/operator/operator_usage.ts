@@ -44,8 +44,8 @@ const RESOLVE = `Usage: holdfast turns resolve TURN CALL --applied [--result TEX
 Records your verdict on a call whose effect is uncertain (state MANUAL_RESOLUTION_REQUIRED),
 after you checked the outside world: it took effect, or it did not. The model is given the
 verdict as the call's result when the requester resumes the turn; the call is never sent again.
-Once every such call of the turn has a verdict, the running bot tells the requester, and their
-\`resume\` continues the turn. A verdict is final. ${TURN_ARG}
+Once every such call of the turn has a verdict, the running bot tells the requester and
+continues the turn, by itself or at their \`resume\`. A verdict is final. ${TURN_ARG}
 CALL is the tool call id as the notice and \`turns show\` name it (STEP:CALL where the same id
 occurs in two steps of the turn).
 

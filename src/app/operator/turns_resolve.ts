@@ -50,7 +50,7 @@ export async function turnsResolve(context: OperatorContext, request: TurnsResol
   const recorded = `Recorded: call ${label} (${op.toolName}) of turn ${short} ${oneLine(found)} — ${op.state}, by ${op.verdict?.by ?? ''}.\n`;
   const next =
     remaining === 0
-      ? `Turn ${short} awaits no more verdicts and is resumable (${turn.status}): the running bot tells the requester, and their \`resume\` continues it.\n`
+      ? `Turn ${short} awaits no more verdicts and is resumable (${turn.status}): the running bot tells the requester and goes on with it, by itself or at their \`resume\`.\n`
       : `${remaining} more call(s) of turn ${short} await a verdict: holdfast turns show ${short}\n`;
   context.out(recorded + next);
   return EXIT.ok;

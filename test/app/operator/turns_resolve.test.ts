@@ -34,7 +34,7 @@ describe('holdfast turns resolve', () => {
     expect(run).toEqual({
       status: 0,
       stderr: '',
-      stdout: `Recorded: call w1 (save_note) of turn 00000001 took effect: T-42 — RESOLVED_APPLIED, by ${OPERATOR}.\nTurn 00000001 awaits no more verdicts and is resumable (SUSPENDED): the running bot tells the requester, and their \`resume\` continues it.\n`,
+      stdout: `Recorded: call w1 (save_note) of turn 00000001 took effect: T-42 — RESOLVED_APPLIED, by ${OPERATOR}.\nTurn 00000001 awaits no more verdicts and is resumable (SUSPENDED): the running bot tells the requester and goes on with it, by itself or at their \`resume\`.\n`,
     });
     const detail = await opsOf(clock);
     expect(detail?.turn).toMatchObject({ status: 'SUSPENDED', resolutionUntold: true });
