@@ -12,8 +12,12 @@ export interface CliArgs {
 export type ParsedArgs = { readonly ok: true; readonly args: CliArgs } | { readonly ok: false; readonly error: string };
 
 export const USAGE = `Usage: holdfast [options]
+       holdfast turns list|show|resolve ...   inspect saved turns, give verdicts on uncertain calls
+       holdfast doctor                        check the configuration and the store
+       holdfast backup PATH                   copy the store while the bot runs
 
 Runs the Holdfast chat bot: on Discord when discord.token is configured, else in this terminal.
+The operator commands work beside the running bot; each takes --config PATH and --help.
 
 Options:
   --config PATH   the configuration file (default: $HOLDFAST_CONFIG, else ./config.yml if it exists)
@@ -22,7 +26,9 @@ Options:
   -h, --help      print this help and exit
   -v, --version   print the version and exit
 
-Exit status: 0 on success, 1 on a runtime failure, 2 for bad arguments or configuration.
+Exit status: 0 on success, 1 on a runtime failure, 2 for bad arguments or configuration;
+the operator commands also exit 3 for a turn or call that does not exist or a verdict not allowed,
+and doctor 1 when something needs attention.
 `;
 
 type Flag = 'console' | 'jsonl' | 'help' | 'version';

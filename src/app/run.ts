@@ -1,4 +1,8 @@
 import { readFileSync } from 'node:fs';
+import type { Clock } from '../core/clock.js';
+import { EXIT } from './exit_status.js';
+import { isOperatorCommand } from './operator/operator_args.js';
+import { runOperatorCommand } from './operator/operator_command.js';
 import type { Environment } from '../config/interpolate.js';
 import { loadConfig } from './config_schema.js';
 import { formatConfigProblem, isConfigError } from '../config/problems.js';
@@ -18,8 +22,7 @@ import { isStoreInUseError } from '../turn_state/sqlite/store_lock.js';
 import { BotMetrics } from './metrics/bot_metrics.js';
 import { isMetricsListenError } from './metrics/metrics_server.js';
 
-/** Exit statuses of the program. */
-export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
+export { EXIT };
 
 /** What the program reads and writes, so that it runs the same in tests as under `node`. */
 export interface CliIo {
@@ -30,6 +33,8 @@ export interface CliIo {
   readonly cwd: string;
   /** The process, for SIGINT and SIGTERM; absent where nothing can signal. */
   readonly signals?: SignalSource;
+  /** The clock of the operator commands (ages, verdict times); the system's when absent. */
+  readonly clock?: Clock;
 }
 
 /**
@@ -40,6 +45,7 @@ export interface CliIo {
  * stack trace, with status 2.
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  if (isOperatorCommand(argv)) return runOperatorCommand(argv, io, io.clock ?? new SystemClock());
   const parsed = parseCliArgs(argv);
   if (!parsed.ok) {
     io.stderr.write(`holdfast: ${parsed.error}\nTry 'holdfast --help' for the options.\n`);

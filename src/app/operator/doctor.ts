@@ -1,0 +1,105 @@
+import { assertNever } from '../../core/assert_never.js';
+import type { Clock } from '../../core/clock.js';
+import type { Logger } from '../../core/logger.js';
+import type { ConfigSource } from '../../config/load.js';
+import { isConfigError } from '../../config/problems.js';
+import { createProvider } from '../../llm/create_provider.js';
+import type { StoreCensus } from '../../turn_state/operator_store.js';
+import type { Config } from '../config_schema.js';
+import { EXIT, type ExitStatus } from '../exit_status.js';
+import { censusJson, jsonDocument } from './operator_json.js';
+import type { StoreAccess } from './operator_store_access.js';
+
+/** What `holdfast doctor` found: problems make it unhealthy, notes do not. */
+export interface DoctorReport {
+  readonly problems: readonly string[];
+  readonly notes: readonly string[];
+  readonly census: StoreCensus | null;
+  /** What SQLite's integrity check and the blob check found; `null` when the store was not open. */
+  readonly integrity: readonly string[] | null;
+}
+
+/** What the doctor looks at: the loaded configuration and the store as it was found. */
+export interface DoctorSubject {
+  readonly config: Config;
+  readonly source: ConfigSource;
+  readonly store: StoreAccess;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+/**
+ * `holdfast doctor`: checks what the configuration needs to answer (a model), runs the store's
+ * integrity check and counts what waits for someone — replies not yet delivered, calls awaiting a
+ * verdict, suspended turns. It contacts neither the model provider nor any tool. A store not
+ * created yet, or switched off, is a note, not a problem. Status 0 when healthy, 1 when something
+ * needs attention; with `--json`, `{"healthy","problems","notes","census"}`.
+ */
+export async function doctor(subject: DoctorSubject, json: boolean, out: (text: string) => void): Promise<ExitStatus> {
+  const report = await examine(subject);
+  const healthy = report.problems.length === 0;
+  if (json) {
+    out(jsonDocument({ healthy, problems: report.problems, notes: report.notes, census: report.census === null ? null : censusJson(report.census) }));
+  } else {
+    out(describe(subject, report, healthy));
+  }
+  return healthy ? EXIT.ok : EXIT.failure;
+}
+
+async function examine({ config, store, clock, logger }: DoctorSubject): Promise<DoctorReport> {
+  const problems: string[] = [];
+  const notes: string[] = [];
+  try {
+    createProvider(config.llm, { clock, logger });
+  } catch (error) {
+    if (!isConfigError(error)) throw error;
+    problems.push('no model is configured (llm.model): every message is answered with what to configure');
+  }
+  switch (store.kind) {
+    case 'disabled':
+      notes.push('turn_state.enabled is false: nothing is kept on disk, and an interrupted reply is lost');
+      return { problems, notes, census: null, integrity: null };
+    case 'missing':
+      notes.push(`the store ${store.path} does not exist yet: the bot creates it at its first start`);
+      return { problems, notes, census: null, integrity: null };
+    case 'unusable':
+      problems.push(`the store ${store.path} cannot be used: ${store.cause}`);
+      return { problems, notes, census: null, integrity: null };
+    case 'opened': {
+      const integrity = await store.operator.checkIntegrity();
+      problems.push(...integrity.map((line) => `integrity: ${line}`));
+      const census = await store.operator.census();
+      problems.push(...censusProblems(census));
+      if (census.active > 0) notes.push(`${census.active} turn(s) running`);
+      return { problems, notes, census, integrity };
+    }
+    default:
+      return assertNever(store);
+  }
+}
+
+function censusProblems(census: StoreCensus): string[] {
+  const problems: string[] = [];
+  if (census.callsAwaitingVerdict > 0) {
+    problems.push(`${census.callsAwaitingVerdict} call(s) of ${census.awaitingResolution} turn(s) await an operator's verdict: holdfast turns list --status awaiting_resolution`);
+  }
+  if (census.suspended > 0) problems.push(`${census.suspended} turn(s) suspended, waiting for their requester's resume: holdfast turns list --status suspended`);
+  if (census.repliesPending > 0) problems.push(`${census.repliesPending} reply(ies) not yet delivered; the running bot posts them (a stopped one at its next start): holdfast turns list`);
+  return problems;
+}
+
+function describe({ source, store }: DoctorSubject, report: DoctorReport, healthy: boolean): string {
+  const lines = [`configuration: ${source.kind === 'file' ? source.path : '(defaults)'}: valid`];
+  const { census, integrity } = report;
+  if (store.kind === 'opened' && integrity !== null) lines.push(`store: ${store.path}: integrity ${integrity.length === 0 ? 'ok' : 'check failed'}`);
+  if (census !== null) {
+    lines.push(
+      `turns: ${census.active} active, ${census.suspended} suspended, ${census.awaitingResolution} awaiting resolution`,
+      `calls awaiting a verdict: ${census.callsAwaitingVerdict}`,
+      `replies not yet delivered: ${census.repliesPending}`,
+    );
+  }
+  lines.push(...report.problems.map((problem) => `problem: ${problem}`), ...report.notes.map((note) => `note: ${note}`));
+  lines.push(healthy ? 'healthy' : `needs attention: ${report.problems.length} problem(s)`);
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,140 @@
+import { TURN_STATUSES, type TurnStatus } from '../../turn_state/turn_types.js';
+import { parseOptions, valueOf, type OptionSpec, type ParsedOptions } from './option_parser.js';
+import { OPERATOR_USAGE, type UsageTopic } from './operator_usage.js';
+
+/** The operator commands, each as its command line asked for it. */
+export type OperatorCommand =
+  | { readonly kind: 'turns_list'; readonly configPath?: string; readonly statuses?: readonly TurnStatus[]; readonly channel?: string; readonly json: boolean }
+  | { readonly kind: 'turns_show'; readonly configPath?: string; readonly turn: string; readonly json: boolean }
+  | {
+      readonly kind: 'turns_resolve';
+      readonly configPath?: string;
+      readonly turn: string;
+      readonly call: string;
+      readonly verdict: 'applied' | 'not_applied';
+      readonly text: string | null;
+      readonly json: boolean;
+    }
+  | { readonly kind: 'doctor'; readonly configPath?: string; readonly json: boolean }
+  | { readonly kind: 'backup'; readonly configPath?: string; readonly path: string };
+
+/** What an operator command line came to: a command to run, a help text to print, or a usage error and the help that goes with it. */
+export type OperatorArgs =
+  | { readonly kind: 'command'; readonly command: OperatorCommand }
+  | { readonly kind: 'help'; readonly text: string }
+  | { readonly kind: 'error'; readonly error: string; readonly topic: UsageTopic };
+
+/** The first words that make the program an operator command instead of the bot. */
+export const OPERATOR_COMMANDS = ['turns', 'doctor', 'backup'] as const;
+
+/** Whether `argv` asks for an operator command rather than the bot. */
+export function isOperatorCommand(argv: readonly string[]): boolean {
+  return OPERATOR_COMMANDS.some((name) => name === argv[0]);
+}
+
+/** The short names `--status` takes besides the statuses themselves. */
+const STATUS_SHORT_NAMES: Readonly<Record<string, TurnStatus>> = {
+  completed: 'TERMINAL_COMPLETED',
+  failed: 'TERMINAL_FAILED',
+  cancelled: 'TERMINAL_CANCELLED',
+  rejected: 'TERMINAL_REJECTED',
+  expired: 'TERMINAL_EXPIRED',
+};
+
+const CONFIG: OptionSpec = { kind: 'value' };
+const JSON_FLAG: OptionSpec = { kind: 'flag' };
+const HELP: OptionSpec = { kind: 'flag' };
+
+/** Parses an operator command line (`argv` starts with `turns`, `doctor` or `backup`); never throws. */
+export function parseOperatorArgs(argv: readonly string[]): OperatorArgs {
+  const [first, second, ...rest] = argv;
+  if (first === 'turns') {
+    if (second === undefined) return { kind: 'error', error: 'turns needs a subcommand: list, show or resolve', topic: 'turns' };
+    if (second === '--help' || second === '-h') return { kind: 'help', text: OPERATOR_USAGE.turns };
+    if (second === 'list') return withOptions(rest, 'turns_list', { '--status': { kind: 'value', repeatable: true }, '--channel': { kind: 'value' }, '--json': JSON_FLAG }, turnsList);
+    if (second === 'show') return withOptions(rest, 'turns_show', { '--json': JSON_FLAG }, turnsShow);
+    if (second === 'resolve') {
+      const specs = { '--applied': { kind: 'flag' }, '--not-applied': { kind: 'flag' }, '--result': { kind: 'value', text: true }, '--note': { kind: 'value', text: true }, '--json': JSON_FLAG } as const;
+      return withOptions(rest, 'turns_resolve', specs, turnsResolve);
+    }
+    return { kind: 'error', error: `unknown turns subcommand '${second}' (expected list, show or resolve)`, topic: 'turns' };
+  }
+  const tail = second === undefined ? rest : [second, ...rest];
+  if (first === 'doctor') return withOptions(tail, 'doctor', { '--json': JSON_FLAG }, doctor);
+  return withOptions(tail, 'backup', {}, backup);
+}
+
+type Built = { readonly ok: true; readonly command: OperatorCommand } | { readonly ok: false; readonly error: string };
+
+/** Parses the options of one command (with `--config` and `--help`, which every command takes) and builds it. */
+function withOptions(argv: readonly string[], topic: UsageTopic, specs: Readonly<Record<string, OptionSpec>>, build: (options: ParsedOptions, configPath: { configPath?: string }) => Built): OperatorArgs {
+  const parsed = parseOptions(argv, { ...specs, '--config': CONFIG, '--help': HELP, '-h': HELP });
+  if (!parsed.ok) return { kind: 'error', error: parsed.error, topic };
+  const { options } = parsed;
+  if (options.flags.has('--help') || options.flags.has('-h')) return { kind: 'help', text: OPERATOR_USAGE[topic] };
+  const configPath = valueOf(options, '--config');
+  const built = build(options, configPath === undefined ? {} : { configPath });
+  return built.ok ? { kind: 'command', command: built.command } : { kind: 'error', error: built.error, topic };
+}
+
+function positionals(options: ParsedOptions, names: readonly string[]): { ok: true; values: string[] } | { ok: false; error: string } {
+  const given = options.positionals;
+  if (given.length < names.length) return { ok: false, error: `missing ${names.slice(given.length).join(' and ')}` };
+  if (given.length > names.length) return { ok: false, error: `unexpected argument '${given[names.length] ?? ''}'` };
+  return { ok: true, values: [...given] };
+}
+
+function turnsList(options: ParsedOptions, config: { configPath?: string }): Built {
+  const none = positionals(options, []);
+  if (!none.ok) return none;
+  const statuses: TurnStatus[] = [];
+  for (const name of (options.values.get('--status') ?? []).flatMap((value) => value.split(',')).map((value) => value.trim())) {
+    const status = statusNamed(name);
+    if (status === undefined) return { ok: false, error: `unknown status '${name}' (expected one of ${[...TURN_STATUSES, ...Object.keys(STATUS_SHORT_NAMES)].map((s) => s.toLowerCase()).join(', ')})` };
+    if (!statuses.includes(status)) statuses.push(status);
+  }
+  const channel = valueOf(options, '--channel');
+  return {
+    ok: true,
+    command: { kind: 'turns_list', ...config, ...(statuses.length === 0 ? {} : { statuses }), ...(channel === undefined ? {} : { channel }), json: options.flags.has('--json') },
+  };
+}
+
+/** The status `name` means, any case: a status itself, or a terminal status by its short name. */
+function statusNamed(name: string): TurnStatus | undefined {
+  const lower = name.toLowerCase();
+  return TURN_STATUSES.find((status) => status.toLowerCase() === lower) ?? STATUS_SHORT_NAMES[lower];
+}
+
+function turnsShow(options: ParsedOptions, config: { configPath?: string }): Built {
+  const given = positionals(options, ['TURN']);
+  if (!given.ok) return given;
+  const [turn = ''] = given.values;
+  return { ok: true, command: { kind: 'turns_show', ...config, turn, json: options.flags.has('--json') } };
+}
+
+function turnsResolve(options: ParsedOptions, config: { configPath?: string }): Built {
+  const given = positionals(options, ['TURN', 'CALL']);
+  if (!given.ok) return given;
+  const [turn = '', call = ''] = given.values;
+  const applied = options.flags.has('--applied');
+  const notApplied = options.flags.has('--not-applied');
+  if (applied === notApplied) return { ok: false, error: 'give exactly one of --applied and --not-applied' };
+  const result = valueOf(options, '--result');
+  const note = valueOf(options, '--note');
+  if (applied && note !== undefined) return { ok: false, error: '--note goes with --not-applied; with --applied, give --result' };
+  if (notApplied && result !== undefined) return { ok: false, error: '--result goes with --applied; with --not-applied, give --note' };
+  return { ok: true, command: { kind: 'turns_resolve', ...config, turn, call, verdict: applied ? 'applied' : 'not_applied', text: (applied ? result : note) ?? null, json: options.flags.has('--json') } };
+}
+
+function doctor(options: ParsedOptions, config: { configPath?: string }): Built {
+  const none = positionals(options, []);
+  return none.ok ? { ok: true, command: { kind: 'doctor', ...config, json: options.flags.has('--json') } } : none;
+}
+
+function backup(options: ParsedOptions, config: { configPath?: string }): Built {
+  const given = positionals(options, ['PATH']);
+  if (!given.ok) return given;
+  const [path = ''] = given.values;
+  return { ok: true, command: { kind: 'backup', ...config, path } };
+}

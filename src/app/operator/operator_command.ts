@@ -1,0 +1,104 @@
+import type { Environment } from '../../config/interpolate.js';
+import type { LoadedConfig } from '../../config/load.js';
+import { formatConfigProblem, isConfigError } from '../../config/problems.js';
+import { assertNever } from '../../core/assert_never.js';
+import type { Clock } from '../../core/clock.js';
+import { createLogger, type LogOutput } from '../../core/logger.js';
+import { isTurnStateUnavailable } from '../../turn_state/errors.js';
+import { loadConfig, type Config } from '../config_schema.js';
+import { configuredSecrets, logRedactor } from '../config_secrets.js';
+import { EXIT, type ExitStatus } from '../exit_status.js';
+import { backup } from './backup.js';
+import { doctor } from './doctor.js';
+import { parseOperatorArgs, type OperatorCommand } from './operator_args.js';
+import type { OperatorContext } from './operator_context.js';
+import { openOperatorStore, type StoreAccess } from './operator_store_access.js';
+import { TOPIC_COMMAND } from './operator_usage.js';
+import { turnsList } from './turns_list.js';
+import { turnsResolve } from './turns_resolve.js';
+import { turnsShow } from './turns_show.js';
+
+/** What an operator command reads and writes. */
+export interface OperatorIo {
+  readonly stdout: { write(text: string): unknown };
+  readonly stderr: LogOutput['stream'] & { readonly isTTY?: boolean };
+  readonly env: Environment;
+  readonly cwd: string;
+}
+
+/**
+ * `holdfast turns …`, `holdfast doctor` and `holdfast backup`: parses the command, loads the
+ * configuration, opens the store beside the running bot (no lock, no sweep) and runs the command.
+ * Returns the exit status: bad arguments, bad configuration and a store that is off or does not
+ * exist are status 2, one problem a line.
+ */
+export async function runOperatorCommand(argv: readonly string[], io: OperatorIo, clock: Clock): Promise<ExitStatus> {
+  const parsed = parseOperatorArgs(argv);
+  switch (parsed.kind) {
+    case 'help':
+      io.stdout.write(parsed.text);
+      return EXIT.ok;
+    case 'error':
+      io.stderr.write(`holdfast: ${parsed.error}\nTry '${TOPIC_COMMAND[parsed.topic]} --help' for the options.\n`);
+      return EXIT.usage;
+    case 'command':
+      break;
+    default:
+      return assertNever(parsed);
+  }
+  const { command } = parsed;
+  let loaded: LoadedConfig<Config>;
+  try {
+    loaded = loadConfig({ configPath: command.configPath, env: io.env, cwd: io.cwd });
+  } catch (error) {
+    if (!isConfigError(error)) throw error;
+    for (const problem of error.problems) io.stderr.write(`holdfast: ${formatConfigProblem(problem)}\n`);
+    return EXIT.usage;
+  }
+  const secrets = configuredSecrets(loaded);
+  const logger = createLogger(loaded.config.logging, { stream: io.stderr, isTTY: io.stderr.isTTY === true }, logRedactor(secrets));
+  const store = openOperatorStore(loaded.config, io.cwd, { clock, logger, secrets });
+  try {
+    if (command.kind === 'doctor') return await doctor({ config: loaded.config, source: loaded.source, store, clock, logger }, command.json, (text) => io.stdout.write(text));
+    return await onStore(command, store, io, clock.now());
+  } catch (error) {
+    if (!isTurnStateUnavailable(error)) throw error;
+    io.stderr.write(`holdfast: ${error.message}\n`);
+    return EXIT.failure;
+  } finally {
+    if (store.kind === 'opened') store.close();
+  }
+}
+
+/** A command that needs the store: refused with status 2 when there is none, 1 when it cannot be used. */
+function onStore(command: Exclude<OperatorCommand, { kind: 'doctor' }>, store: StoreAccess, io: OperatorIo, now: number): Promise<ExitStatus> {
+  const fail = (status: ExitStatus, message: string): Promise<ExitStatus> => {
+    io.stderr.write(`holdfast: ${message}\n`);
+    return Promise.resolve(status);
+  };
+  switch (store.kind) {
+    case 'disabled':
+      return fail(EXIT.usage, 'turn_state.enabled is false in the configuration: there is no store');
+    case 'missing':
+      return fail(EXIT.usage, `the store ${store.path} does not exist (the bot creates it at its first start; is this the bot's configuration and working directory?)`);
+    case 'unusable':
+      return fail(EXIT.failure, `the store ${store.path} cannot be used: ${store.cause}`);
+    case 'opened':
+      break;
+    default:
+      return assertNever(store);
+  }
+  const context: OperatorContext = { operator: store.operator, now, out: (text) => io.stdout.write(text), err: (text) => io.stderr.write(text) };
+  switch (command.kind) {
+    case 'turns_list':
+      return turnsList(context, command);
+    case 'turns_show':
+      return turnsShow(context, command);
+    case 'turns_resolve':
+      return turnsResolve(context, command);
+    case 'backup':
+      return backup(context, { path: command.path, cwd: io.cwd, storePath: store.path });
+    default:
+      return assertNever(command);
+  }
+}

@@ -1,0 +1,115 @@
+/** The help texts of the operator commands, one per command and one for `holdfast turns`. */
+export type UsageTopic = 'turns' | 'turns_list' | 'turns_show' | 'turns_resolve' | 'doctor' | 'backup';
+
+const COMMON = `  --config PATH   the configuration file (default: $HOLDFAST_CONFIG, else ./config.yml if it exists)
+  -h, --help      print this help and exit`;
+
+const TURN_ARG = `TURN is the turn's id or a unique prefix of it (the 8 characters notices and logs show are enough).`;
+
+const EXIT_STATUS = `Exit status: 0 on success, 2 for bad arguments, bad configuration or no store file,
+3 when the turn or call does not exist or the verdict is not allowed.`;
+
+const LIST = `Usage: holdfast turns list [--status S]... [--channel C] [--json] [--config PATH]
+
+Lists the saved turns, newest first: short id, status, channel, requester, age, the calls
+awaiting a verdict and the reason. Without --status, what needs attention: turns suspended or
+awaiting resolution, and replies not yet delivered. Works while the bot runs.
+
+Options:
+  --status S      only turns in status S, any case: active, suspended, awaiting_resolution,
+                  terminal_completed (or completed), failed, cancelled, rejected, expired;
+                  repeat it or separate statuses with commas
+  --channel C     only turns of the channel with id C
+  --json          print one JSON document: {"turns":[…]}
+${COMMON}
+
+${EXIT_STATUS}
+`;
+
+const SHOW = `Usage: holdfast turns show TURN [--json] [--config PATH]
+
+Shows one turn: its record, its ledger (step, call id, tool, effect, state, input, result or
+error, verdict) and its reply's delivery. ${TURN_ARG}
+
+Options:
+  --json          print one JSON document: {"turn":{…},"calls":[…],"reply":{…}|null}
+${COMMON}
+
+${EXIT_STATUS}
+`;
+
+const RESOLVE = `Usage: holdfast turns resolve TURN CALL --applied [--result TEXT] [--json] [--config PATH]
+       holdfast turns resolve TURN CALL --not-applied [--note TEXT] [--json] [--config PATH]
+
+Records your verdict on a call whose effect is uncertain (state MANUAL_RESOLUTION_REQUIRED),
+after you checked the outside world: it took effect, or it did not. The model is given the
+verdict as the call's result when the requester resumes the turn; the call is never sent again.
+Once every such call of the turn has a verdict, the running bot tells the requester and
+continues the turn, by itself or at their \`resume\`. A verdict is final. ${TURN_ARG}
+CALL is the tool call id as the notice and \`turns show\` name it (STEP:CALL where the same id
+occurs in two steps of the turn).
+
+Options:
+  --applied       the call took effect
+  --result TEXT   with --applied: what it did, as the model will see it (e.g. a ticket number)
+  --not-applied   the call did not take effect; the model may propose it again as a new call
+  --note TEXT     with --not-applied: what you found
+  --json          print one JSON document: {"turn","call","state","remaining","turn_status"}
+${COMMON}
+
+${EXIT_STATUS}
+`;
+
+const DOCTOR = `Usage: holdfast doctor [--json] [--config PATH]
+
+Checks the configuration, opens the store and runs SQLite's integrity check, then reports
+replies not yet delivered, calls awaiting a verdict and suspended turns. It calls neither the
+model provider nor any tool. Works while the bot runs.
+
+Options:
+  --json          print one JSON document: {"healthy":…,"problems":[…],"notes":[…],"census":{…}|null}
+${COMMON}
+
+Exit status: 0 when healthy, 1 when something needs attention, 2 for bad arguments or configuration.
+`;
+
+const BACKUP = `Usage: holdfast backup PATH [--config PATH]
+
+Copies the store to the new file PATH with SQLite's online backup, consistent even while the
+bot writes, and the blobs its rows refer to into the directory blobs/ beside PATH. PATH must
+not exist yet; give the copy a directory of its own.
+
+Options:
+${COMMON}
+
+Exit status: 0 on success, 1 when the copy could not be written, 2 for bad arguments or
+configuration, no store file, or a PATH that already exists.
+`;
+
+const TURNS = `Usage: holdfast turns list [--status S]... [--channel C] [--json] [--config PATH]
+       holdfast turns show TURN [--json] [--config PATH]
+       holdfast turns resolve TURN CALL (--applied [--result TEXT] | --not-applied [--note TEXT]) [--json] [--config PATH]
+
+Inspects the saved turns and records verdicts on uncertain calls, while the bot runs.
+'holdfast turns COMMAND --help' tells more of each.
+`;
+
+/** Each topic's help text. */
+export const OPERATOR_USAGE: Readonly<Record<UsageTopic, string>> = {
+  turns: TURNS,
+  turns_list: LIST,
+  turns_show: SHOW,
+  turns_resolve: RESOLVE,
+  doctor: DOCTOR,
+  backup: BACKUP,
+};
+
+/** How each topic's command is written, for `Try 'holdfast … --help'`. */
+export const TOPIC_COMMAND: Readonly<Record<UsageTopic, string>> = {
+  turns: 'holdfast turns',
+  turns_list: 'holdfast turns list',
+  turns_show: 'holdfast turns show',
+  turns_resolve: 'holdfast turns resolve',
+  doctor: 'holdfast doctor',
+  backup: 'holdfast backup',
+};

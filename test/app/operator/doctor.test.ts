@@ -1,0 +1,161 @@
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { blobDirectoryFor } from '../../../src/turn_state/sqlite/open.js';
+import { FakeLLMServer } from '../../support/fake_llm/server.js';
+import { ManualClock } from '../../support/manual_clock.js';
+import { parkedTurn, runCliIn, storeIn, storePathIn } from '../../support/operator_cli.js';
+import { useTempDir } from '../../support/temp_dir.js';
+import { ToolTarget } from '../../support/tool_target.js';
+import { admissionFor } from '../../support/turn_store.js';
+
+describe('holdfast doctor', () => {
+  const temp = useTempDir();
+
+  function configWithModel(extra = ''): string {
+    return temp.write('config.yml', `llm:\n  model: test-model\n${extra}`);
+  }
+
+  it('is healthy, with status 0, for a configuration with a model and a store with nothing waiting', async () => {
+    const config = configWithModel();
+    const clock = new ManualClock();
+    await storeIn(temp.path(), clock).close();
+
+    const run = await runCliIn(temp.path(), ['doctor', '--config', config], { clock });
+
+    expect(run).toEqual({
+      status: 0,
+      stderr: '',
+      stdout: [
+        `configuration: ${config}: valid`,
+        `store: ${storePathIn(temp.path())}: integrity ok`,
+        'turns: 0 active, 0 suspended, 0 awaiting resolution',
+        'calls awaiting a verdict: 0',
+        'replies not yet delivered: 0',
+        'healthy',
+        '',
+      ].join('\n'),
+    });
+  });
+
+  it('lists calls awaiting a verdict, suspended turns and replies not yet delivered, with status 1', async () => {
+    const config = configWithModel();
+    const clock = new ManualClock();
+    const store = storeIn(temp.path(), clock);
+    await parkedTurn(store.turns, 'm-1', [{ id: 'w1' }, { id: 'w2' }]);
+    const suspended = await store.turns.admit(admissionFor('m-2'));
+    if (suspended.disposition !== 'admitted') throw new Error('not admitted');
+    await store.turns.suspend(suspended.lease, 'the model provider is overloaded');
+    const completed = await store.turns.admit(admissionFor('m-3'));
+    if (completed.disposition !== 'admitted') throw new Error('not admitted');
+    await store.turns.complete(completed.lease, 'Done.');
+    await store.turns.admit(admissionFor('m-4'));
+    await store.close();
+
+    const run = await runCliIn(temp.path(), ['doctor', '--config', config], { clock });
+
+    expect(run.status).toBe(1);
+    expect(run.stdout.split('\n').slice(2)).toEqual([
+      'turns: 1 active, 1 suspended, 1 awaiting resolution',
+      'calls awaiting a verdict: 2',
+      'replies not yet delivered: 1',
+      "problem: 2 call(s) of 1 turn(s) await an operator's verdict: holdfast turns list --status awaiting_resolution",
+      "problem: 1 turn(s) suspended, waiting for their requester's resume: holdfast turns list --status suspended",
+      'problem: 1 reply(ies) not yet delivered; the running bot posts them (a stopped one at its next start): holdfast turns list',
+      'note: 1 turn(s) running',
+      'needs attention: 3 problem(s)',
+      '',
+    ]);
+
+    const json = await runCliIn(temp.path(), ['doctor', '--json', '--config', config], { clock });
+    expect(json.status).toBe(1);
+    expect(JSON.parse(json.stdout)).toEqual({
+      healthy: false,
+      problems: [
+        "2 call(s) of 1 turn(s) await an operator's verdict: holdfast turns list --status awaiting_resolution",
+        "1 turn(s) suspended, waiting for their requester's resume: holdfast turns list --status suspended",
+        '1 reply(ies) not yet delivered; the running bot posts them (a stopped one at its next start): holdfast turns list',
+      ],
+      notes: ['1 turn(s) running'],
+      census: { active: 1, suspended: 1, awaiting_resolution: 1, calls_awaiting_verdict: 2, replies_pending: 1 },
+    });
+  });
+
+  it('calls neither the model provider nor any tool', async () => {
+    const fake = await FakeLLMServer.start();
+    const target = await ToolTarget.start();
+    try {
+      const tool = `tools:\n  http:\n    - name: save_note\n      description: Saves a note.\n      method: POST\n      url: ${target.url}/notes\n      effect: write\n`;
+      const config = temp.write('config.yml', `llm:\n  model: test-model\n  base_url: ${fake.baseUrl}\n${tool}`);
+      await storeIn(temp.path(), new ManualClock()).close();
+
+      expect((await runCliIn(temp.path(), ['doctor', '--config', config])).status).toBe(0);
+
+      expect(fake.requests).toEqual([]);
+      expect(target.requests).toEqual([]);
+    } finally {
+      await fake.close();
+      await target.close();
+    }
+  });
+
+  it('is healthy with a note on a fresh install whose store does not exist yet, and does not create it', async () => {
+    const config = configWithModel();
+    const run = await runCliIn(temp.path(), ['doctor', '--json', '--config', config]);
+    expect(run.status).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({
+      healthy: true,
+      problems: [],
+      notes: [`the store ${storePathIn(temp.path())} does not exist yet: the bot creates it at its first start`],
+      census: null,
+    });
+    expect(existsSync(join(temp.path(), 'data'))).toBe(false);
+  });
+
+  it('is healthy with a note when the store is switched off', async () => {
+    const config = configWithModel('turn_state:\n  enabled: false\n');
+    const run = await runCliIn(temp.path(), ['doctor', '--config', config]);
+    expect(run).toEqual({ status: 0, stderr: '', stdout: `configuration: ${config}: valid\nnote: turn_state.enabled is false: nothing is kept on disk, and an interrupted reply is lost\nhealthy\n` });
+  });
+
+  it('reports a configuration without a model as a problem', async () => {
+    await storeIn(temp.path(), new ManualClock()).close();
+    const run = await runCliIn(temp.path(), ['doctor']);
+    expect(run.status).toBe(1);
+    expect(run.stdout).toContain('configuration: (defaults): valid\n');
+    expect(run.stdout).toContain('problem: no model is configured (llm.model): every message is answered with what to configure\n');
+  });
+
+  it('reports a store file that is not a database, and a blob its rows refer to that is missing', async () => {
+    const config = configWithModel();
+    const path = storePathIn(temp.path());
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, 'this is not a database, it is only text long enough to be looked at by SQLite '.repeat(100));
+    const damaged = await runCliIn(temp.path(), ['doctor', '--config', config]);
+    expect(damaged.status).toBe(1);
+    expect(damaged.stdout).toMatch(new RegExp(`^problem: the store ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} cannot be used: .+$`, 'm'));
+
+    rmSync(dirname(path), { recursive: true });
+    const clock = new ManualClock();
+    const store = storeIn(temp.path(), clock);
+    const admission = await store.turns.admit(admissionFor('m-1'));
+    if (admission.disposition !== 'admitted') throw new Error('not admitted');
+    const big = { role: 'tool' as const, content: [{ type: 'tool_result' as const, toolUseId: 'c1', content: 'y'.repeat(300_000), isError: false }] };
+    await store.turns.checkpoint(admission.lease, { append: [big], state: {}, progressed: true });
+    await store.close();
+    rmSync(blobDirectoryFor(path), { recursive: true });
+
+    const missingBlob = await runCliIn(temp.path(), ['doctor', '--config', config], { clock });
+    expect(missingBlob.status).toBe(1);
+    expect(missingBlob.stdout).toContain(`store: ${path}: integrity check failed\n`);
+    expect(missingBlob.stdout).toMatch(/^problem: integrity: blob [0-9a-f]{64} is referenced but missing from /m);
+  });
+
+  it('exits 2 with one line per configuration problem', async () => {
+    const config = temp.write('config.yml', 'llm:\n  modle: x\n');
+    const run = await runCliIn(temp.path(), ['doctor', '--config', config]);
+    expect(run.status).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(/^holdfast: .*config\.yml:2:3: llm\.modle: unknown key/);
+  });
+});
