@@ -87,5 +87,5 @@ function verdictAnswer(attempt: VerdictAttempt, call: string, scope: ChannelScop
   const found = op.state === 'RESOLVED_APPLIED' ? `took effect${text === null ? '' : `: ${text}`}` : `did not take effect${text === null ? '' : ` (${text})`}`;
   const recorded = `Recorded: \`${op.toolName}\` (call ${call}) of turn ${shortTurnId(turn.turnId)} ${found}.`;
   if (remaining > 0) return `${recorded} ${remaining} more call${remaining === 1 ? '' : 's'} of this turn ${remaining === 1 ? 'awaits' : 'await'} a verdict.`;
-  return `${recorded} Every uncertain call of the turn has a verdict: ${scope.mentionUser(turn.requesterId)} is told in ${scope.mentionChannel(turn.identity.channelId)} and can continue it with \`resume\`.`;
+  return `${recorded} Every uncertain call of the turn has a verdict: ${scope.mentionUser(turn.requesterId)} is told in ${scope.mentionChannel(turn.identity.channelId)}, and the request goes on by itself or at their \`resume\`.`;
 }

@@ -152,7 +152,7 @@ describe('the admins’ /turns and /resolve on Discord', { timeout: 60_000 }, ()
     );
     expect(posts(world.discord)).toEqual([]);
     expect(await resolve(short, 'call_b', 'not_applied')).toBe(
-      `ℹ️ Recorded: \`create_ticket\` (call call_b) of turn ${short} did not take effect. Every uncertain call of the turn has a verdict: <@${user.id}> is told in <#${channelId}> and can continue it with \`resume\`.`,
+      `ℹ️ Recorded: \`create_ticket\` (call call_b) of turn ${short} did not take effect. Every uncertain call of the turn has a verdict: <@${user.id}> is told in <#${channelId}>, and the request goes on by itself or at their \`resume\`.`,
     );
     const told = await replyTo(world.discord, 'asked-0');
     expect(told.content).toMatch(new RegExp(`^ℹ️ An operator checked your saved request \\(turn ${short}\\): .*Type \`resume\` to continue your request\\.$`));
