@@ -6,6 +6,7 @@ import type { TurnRecord } from '../turn_state/turn_types.js';
 import { attentionAnswer, type AttentionItem } from './attention_list.js';
 import type { ConversationDeps } from './conversation_deps.js';
 import { postNotice } from './notices.js';
+import { verdictPhrase } from './resolution_notices.js';
 import { findTurn, giveVerdict, turnsToShow, type VerdictAttempt } from './operator_actions.js';
 import type { ChannelScope, Inbound, InboundMessage } from './transport.js';
 
@@ -30,7 +31,9 @@ export async function operatorCommand(command: OperatorCommand, deps: OperatorDe
       case 'turns':
         return answer(deps, origin, attentionAnswer(await attentionIn(operator, command.scope, origin.source), command.scope, deps.clock.now()));
       case 'resolve': {
-        const attempt = await verdictIn(operator, command);
+        const { verdict } = command;
+        if (verdict !== 'applied' && verdict !== 'not_applied') return answer(deps, origin, `Not recorded: a verdict is \`applied\` or \`not_applied\`, not \`${verdict}\`.`);
+        const attempt = await verdictIn(operator, { ...command, verdict });
         answer(deps, origin, verdictAnswer(attempt, command.call, command.scope));
         if (attempt.kind === 'recorded' && attempt.remaining === 0) await announce();
         return;
@@ -65,7 +68,7 @@ async function attentionIn(operator: OperatorStore, scope: ChannelScope, source:
  * Gives the verdict `command` asks for, on a turn of its scope only: a turn elsewhere is
  * answered as not found, and only the scope's turns are named when a prefix is ambiguous.
  */
-async function verdictIn(operator: OperatorStore, command: Extract<OperatorCommand, { kind: 'resolve' }>): Promise<VerdictAttempt> {
+async function verdictIn(operator: OperatorStore, command: Extract<OperatorCommand, { kind: 'resolve' }> & { readonly verdict: 'applied' | 'not_applied' }): Promise<VerdictAttempt> {
   const { origin, scope } = command;
   const lookup = await findTurn(operator, command.turn);
   const candidates = lookup.kind === 'found' ? [lookup.turn] : lookup.kind === 'ambiguous' ? lookup.candidates : [];
@@ -83,9 +86,7 @@ async function verdictIn(operator: OperatorStore, command: Extract<OperatorComma
 function verdictAnswer(attempt: VerdictAttempt, call: string, scope: ChannelScope): string {
   if (attempt.kind === 'refused') return `Not recorded: ${attempt.message}.`;
   const { op, turn, remaining } = attempt;
-  const text = op.verdict?.text ?? null;
-  const found = op.state === 'RESOLVED_APPLIED' ? `took effect${text === null ? '' : `: ${text}`}` : `did not take effect${text === null ? '' : ` (${text})`}`;
-  const recorded = `Recorded: \`${op.toolName}\` (call ${call}) of turn ${shortTurnId(turn.turnId)} ${found}.`;
+  const recorded = `Recorded: \`${op.toolName}\` (call ${call}) of turn ${shortTurnId(turn.turnId)} ${verdictPhrase(op) ?? op.state}.`;
   if (remaining > 0) return `${recorded} ${remaining} more call${remaining === 1 ? '' : 's'} of this turn ${remaining === 1 ? 'awaits' : 'await'} a verdict.`;
   return `${recorded} Every uncertain call of the turn has a verdict: ${scope.mentionUser(turn.requesterId)} is told in ${scope.mentionChannel(turn.identity.channelId)}, and the request goes on by itself or at their \`resume\`.`;
 }

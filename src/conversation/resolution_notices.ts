@@ -4,27 +4,34 @@ import type { OpRecord } from '../turn_state/ledger_types.js';
 import type { TurnRecord } from '../turn_state/turn_types.js';
 import type { ReplySink } from './transport.js';
 
+/** What an operator found about a call with a verdict, as people are told it: `took effect: …` or `did not take effect (…)`; `undefined` without one. */
+export function verdictPhrase(op: OpRecord): string | undefined {
+  if (op.verdict === null) return undefined;
+  const { text } = op.verdict;
+  switch (op.state) {
+    case 'RESOLVED_APPLIED':
+      return `took effect${text === null ? '' : `: ${text}`}`;
+    case 'RESOLVED_NOT_APPLIED':
+      return `did not take effect${text === null ? '' : ` (${text})`}`;
+    case 'PREPARED':
+    case 'RUNNING':
+    case 'APPLIED':
+    case 'DEFINITELY_FAILED':
+    case 'OUTCOME_UNKNOWN':
+    case 'RECONCILED_APPLIED':
+    case 'RECONCILED_FAILED':
+    case 'MANUAL_RESOLUTION_REQUIRED':
+      return undefined;
+    default:
+      return assertNever(op.state);
+  }
+}
+
 /** How the requester is told what the operators found, one line per call that had a verdict. */
 function verdictLines(ops: readonly OpRecord[]): string[] {
   return ops.flatMap((op) => {
-    if (op.verdict === null) return [];
-    switch (op.state) {
-      case 'RESOLVED_APPLIED':
-        return [`\`${op.toolName}\` (call ${ledgerCallLabel(op, ops)}) took effect${op.verdict.text === null ? '' : `: ${op.verdict.text}`}`];
-      case 'RESOLVED_NOT_APPLIED':
-        return [`\`${op.toolName}\` (call ${ledgerCallLabel(op, ops)}) did not take effect${op.verdict.text === null ? '' : ` (${op.verdict.text})`}`];
-      case 'PREPARED':
-      case 'RUNNING':
-      case 'APPLIED':
-      case 'DEFINITELY_FAILED':
-      case 'OUTCOME_UNKNOWN':
-      case 'RECONCILED_APPLIED':
-      case 'RECONCILED_FAILED':
-      case 'MANUAL_RESOLUTION_REQUIRED':
-        return [];
-      default:
-        return assertNever(op.state);
-    }
+    const found = verdictPhrase(op);
+    return found === undefined ? [] : [`\`${op.toolName}\` (call ${ledgerCallLabel(op, ops)}) ${found}`];
   });
 }
 

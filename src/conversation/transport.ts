@@ -36,7 +36,8 @@ export type Inbound =
       readonly turn: string;
       /** The call as the operator names it: `CALL` or `STEP:CALL`. */
       readonly call: string;
-      readonly verdict: 'applied' | 'not_applied';
+      /** `applied` or `not_applied` as the operator gave it; anything else is refused. */
+      readonly verdict: string;
       readonly text: string | null;
     };
 

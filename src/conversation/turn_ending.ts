@@ -37,10 +37,7 @@ export async function deliverEnding(message: InboundMessage, turnId: string, end
   // The store still holds the turn as it was: no status changed, so none is announced.
   if (ending.status === 'unrecorded') return postNotice(deps.sink, message, turnId, 'failed', ending.message);
   deps.sink.post({ type: 'turn', channelId: message.channelId, turn: turnId, status: ending.status });
-  if (ending.status === 'AWAITING_RESOLUTION') {
-    warnAwaitingVerdict(message, ending.awaiting, deps.logger);
-    return postNotice(deps.sink, message, turnId, 'manual_resolution', ending.message);
-  }
+  if (ending.status === 'AWAITING_RESOLUTION') warnAwaitingVerdict(message, ending.awaiting, deps.logger);
   if (ending.message === undefined) return;
   if (ending.status !== 'TERMINAL_COMPLETED') return postNotice(deps.sink, message, turnId, noticeFor(ending.status), ending.message);
   const channel = channelKey(message);

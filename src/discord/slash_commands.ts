@@ -72,19 +72,16 @@ export function slashCommand(interaction: ChatInputCommandInteraction): Inbound 
       return { kind: 'resume', origin, turnId: interaction.options.getString('turn') ?? undefined, spoken: false };
     case 'turns':
       return { kind: 'turns', origin, scope: serverScope(interaction.client, interaction.guildId) };
-    case 'resolve': {
-      const verdict = interaction.options.getString('verdict');
-      if (verdict !== 'applied' && verdict !== 'not_applied') return undefined;
+    case 'resolve':
       return {
         kind: 'resolve',
         origin,
         scope: serverScope(interaction.client, interaction.guildId),
-        turn: interaction.options.getString('turn') ?? '',
-        call: interaction.options.getString('call') ?? '',
-        verdict,
+        turn: interaction.options.getString('turn', true),
+        call: interaction.options.getString('call', true),
+        verdict: interaction.options.getString('verdict', true),
         text: interaction.options.getString('text'),
       };
-    }
     default:
       return undefined;
   }

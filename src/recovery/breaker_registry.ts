@@ -18,8 +18,8 @@ export interface ModelBreakerSnapshot {
  */
 export class ModelBreakerRegistry {
   readonly #breakers = new Map<string, ModelCapacityBreaker>();
-  /** When each breaker last opened, in wall-clock milliseconds. */
-  readonly #openedAt = new Map<string, number>();
+  /** When each breaker last opened, as an ISO 8601 wall-clock time. */
+  readonly #openedAt = new Map<string, string>();
 
   constructor(
     private readonly settings: BreakerSettings,
@@ -53,13 +53,13 @@ export class ModelBreakerRegistry {
   #logTransition(snapshot: BreakerSnapshot): void {
     const { key, state, nextProbeAtMs, cooldownMs, probeInFlight, failedGenerations } = snapshot;
     const now = this.clock.now();
-    if (state === 'open') this.#openedAt.set(key, now);
-    const openedAt = this.#openedAt.get(key);
+    if (state === 'open') this.#openedAt.set(key, new Date(now).toISOString());
+    // An undefined field is left out of the line.
     const breaker = {
       key,
       state,
-      ...(openedAt === undefined ? {} : { openedAt: new Date(openedAt).toISOString() }),
-      ...(nextProbeAtMs === undefined ? {} : { nextProbeAt: new Date(now + (nextProbeAtMs - this.clock.monotonicNow())).toISOString() }),
+      openedAt: this.#openedAt.get(key),
+      nextProbeAt: nextProbeAtMs === undefined ? undefined : new Date(now + (nextProbeAtMs - this.clock.monotonicNow())).toISOString(),
       cooldownMs,
       probeInFlight,
       failedGenerations,

@@ -1,12 +1,13 @@
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
-import { FakeLLMServer } from '../support/fake_llm/server.js';
+import type { FakeLLMServer } from '../support/fake_llm/server.js';
 import { familiesOf, metricsUrlIn, sampleValue } from '../support/prometheus_text.js';
-import { isReply, runProgram, startJsonLinesProgram, useProgramsKilledAfterEach, type JsonLinesProgram } from '../support/program.js';
+import { isReply, runProgram, startJsonLinesProgram, type JsonLinesProgram } from '../support/program.js';
+import { useProgramServers } from '../support/program_servers.js';
 import { useTempDir } from '../support/temp_dir.js';
-import { ToolTarget } from '../support/tool_target.js';
+import type { ToolTarget } from '../support/tool_target.js';
 
 const turnStatus = (status: string) => (event: Record<string, unknown>) => event['type'] === 'turn' && event['status'] === status;
 
@@ -27,17 +28,12 @@ async function get(url: string): Promise<{ status: number; body: string }> {
 // Real processes: generous limits that only catch hangs.
 describe('the program serving metrics and health checks', { timeout: 60_000 }, () => {
   const temp = useTempDir();
-  const track = useProgramsKilledAfterEach();
+  const servers = useProgramServers();
+  const track = (program: JsonLinesProgram): JsonLinesProgram => servers.current.track(program);
   let fake: FakeLLMServer;
   let target: ToolTarget;
-
-  beforeEach(async () => {
-    fake = await FakeLLMServer.start();
-    target = await ToolTarget.start();
-  });
-  afterEach(async () => {
-    await fake.close();
-    await target.close();
+  beforeEach(() => {
+    ({ fake, target } = servers.current);
   });
 
   function configFile(extra = ''): string {

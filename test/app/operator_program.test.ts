@@ -1,11 +1,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
-import { FakeLLMServer } from '../support/fake_llm/server.js';
-import { isNotice, isReply, runProgram, startJsonLinesProgram, useProgramsKilledAfterEach, type JsonLinesProgram } from '../support/program.js';
+import type { FakeLLMServer } from '../support/fake_llm/server.js';
+import { isNotice, isReply, runProgram, startJsonLinesProgram, type JsonLinesProgram } from '../support/program.js';
+import { noteToolConfig, useProgramServers } from '../support/program_servers.js';
 import { useTempDir } from '../support/temp_dir.js';
-import { ToolTarget } from '../support/tool_target.js';
+import type { ToolTarget } from '../support/tool_target.js';
 
 const never = new Promise<void>(() => undefined);
 
@@ -23,46 +24,22 @@ interface ChatRequest {
 // Real processes: generous limits that only catch hangs.
 describe('the operator command line beside the running bot: the resolution loop', { timeout: 120_000 }, () => {
   const temp = useTempDir();
+  const servers = useProgramServers();
   let fake: FakeLLMServer;
   let target: ToolTarget;
-
-  beforeEach(async () => {
-    fake = await FakeLLMServer.start();
-    target = await ToolTarget.start();
+  beforeEach(() => {
+    ({ fake, target } = servers.current);
   });
-  afterEach(async () => {
-    await fake.close();
-    await target.close();
-  });
-  // Registered after the servers' hook, so that it runs first: the programs stop before their servers.
-  const track = useProgramsKilledAfterEach();
 
   function configIn(dir: string): string {
     const path = join(dir, 'config.yml');
     mkdirSync(dir, { recursive: true });
-    writeFileSync(
-      path,
-      `llm:
-  base_url: ${fake.baseUrl}
-  model: test-model
-logging:
-  level: warn
-tools:
-  builtin: []
-  http:
-    - name: save_note
-      description: Saves a note.
-      method: POST
-      url: ${target.url}/notes
-      effect: write
-      parameters: { type: object, properties: { text: { type: string } }, required: [text] }
-`,
-    );
+    writeFileSync(path, noteToolConfig(servers.current, 'logging:\n  level: warn\n'));
     return path;
   }
 
   function start(dir: string): JsonLinesProgram {
-    return track(startJsonLinesProgram(['--config', configIn(dir)], { cwd: dir }));
+    return servers.current.track(startJsonLinesProgram(['--config', configIn(dir)], { cwd: dir }));
   }
 
   /** A `save_note` call cut off by SIGKILL, then a restart whose `resume` parks the turn: the restarted bot and the notice. */

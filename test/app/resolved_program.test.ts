@@ -1,57 +1,33 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { giveVerdict } from '../../src/conversation/operator_actions.js';
 import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
-import { FakeLLMServer } from '../support/fake_llm/server.js';
+import type { FakeLLMServer } from '../support/fake_llm/server.js';
 import { ManualClock } from '../support/manual_clock.js';
-import { isNotice, isReply, startJsonLinesProgram, useProgramsKilledAfterEach, type JsonLinesProgram } from '../support/program.js';
+import { isNotice, isReply, startJsonLinesProgram, type JsonLinesProgram } from '../support/program.js';
+import { noteToolConfig, useProgramServers } from '../support/program_servers.js';
 import { storeFileIn } from '../support/store_file.js';
 import { useTempDir } from '../support/temp_dir.js';
-import { ToolTarget } from '../support/tool_target.js';
+import type { ToolTarget } from '../support/tool_target.js';
 import { openStoreFileAt } from '../support/turn_store.js';
 
 const never = new Promise<void>(() => undefined);
 
 describe('the running bot tells the requester of a verdict by itself (DESIGN §9.1)', { timeout: 60_000 }, () => {
   const temp = useTempDir();
+  const servers = useProgramServers();
   let fake: FakeLLMServer;
   let target: ToolTarget;
-  beforeEach(async () => {
-    fake = await FakeLLMServer.start();
-    target = await ToolTarget.start();
+  beforeEach(() => {
+    ({ fake, target } = servers.current);
   });
-  afterEach(async () => {
-    await fake.close();
-    await target.close();
-  });
-  const track = useProgramsKilledAfterEach();
 
   function start(dir: string): JsonLinesProgram {
     const config = join(dir, 'config.yml');
     mkdirSync(dir, { recursive: true });
-    writeFileSync(
-      config,
-      `llm:
-  base_url: ${fake.baseUrl}
-  model: test-model
-logging:
-  level: warn
-turn_state:
-  housekeeping_interval_seconds: 0.2
-  auto_resume: true
-tools:
-  builtin: []
-  http:
-    - name: save_note
-      description: Saves a note.
-      method: POST
-      url: ${target.url}/notes
-      effect: write
-      parameters: { type: object, properties: { text: { type: string } }, required: [text] }
-`,
-    );
-    return track(startJsonLinesProgram(['--config', config], { cwd: dir, env: { PATH: process.env['PATH'] } }));
+    writeFileSync(config, noteToolConfig(servers.current, 'logging:\n  level: warn\nturn_state:\n  housekeeping_interval_seconds: 0.2\n  auto_resume: true\n'));
+    return servers.current.track(startJsonLinesProgram(['--config', config], { cwd: dir, env: { PATH: process.env['PATH'] } }));
   }
 
   it('a verdict recorded while the bot runs is announced within its housekeeping interval, and the turn goes on by itself with it', async () => {

@@ -14,6 +14,8 @@ import { runToCompletion } from '../support/recovery_runtime.js';
 import type { SeenEvent } from '../support/recording_sink.js';
 import type { TestStoreFile } from '../support/store_file.js';
 import type { ToolTarget } from '../support/tool_target.js';
+import { storeWith } from '../support/turn_store.js';
+import { TurnStateUnavailable } from '../../src/turn_state/errors.js';
 
 const never = new Promise<void>(() => undefined);
 
@@ -133,5 +135,79 @@ describe('an uncertain write waits for an operator’s verdict (DESIGN §9.1)', 
       ['w1', 'RESOLVED_NOT_APPLIED'],
       ['w2', 'APPLIED'],
     ]);
+  });
+
+  it('a resume right after the last verdict is told what the operator found before the turn goes on', async () => {
+    const bot = new Intake(deps());
+    const { turnId } = await parkedTurn(bot);
+    await giveVerdict(store.operator, { turn: turnId, call: 'w1', verdict: 'applied', text: null, by: 'cli:ops' });
+    fake.enqueue(chatText('Saved.'));
+
+    bot.submit(inboundFromText(harness.current.message('resume')));
+    await settle(bot);
+
+    expect(harness.current.notices().slice(-2)).toEqual(['resolved', 'resumed']);
+    expect(textOf(noticesOf('resolved')[0])).toContain('`save_note` (call w1) took effect. I am continuing your request now.');
+    expect(toolResultsSent(fake, fake.requests.length - 1)).toEqual([{ role: 'tool', tool_call_id: 'w1', content: 'An operator confirmed that this call took effect.' }]);
+    await bot.announceResolutions('console');
+    expect(noticesOf('resolved')).toHaveLength(1);
+    expect(harness.current.replies()).toEqual(['Saved.']);
+  });
+
+  it('the same message arriving again is told that its turn awaits a verdict, and nothing runs', async () => {
+    const bot = new Intake(deps());
+    const { turnId, original } = await parkedTurn(bot);
+    const asked = fake.requests.length;
+
+    bot.submit(inboundFromText(original));
+    await settle(bot);
+
+    expect(textOf(noticesOf('manual_resolution')[1])).toBe(
+      `This request (turn ${turnId.slice(0, 8)}) is waiting for an operator to check a call whose outcome is unknown; I will tell you here once that is done.`,
+    );
+    expect(fake.requests).toHaveLength(asked);
+    expect(target.requests).toHaveLength(1);
+  });
+
+  it('a verdict answers the call even when its tool may no longer be used by the requester', async () => {
+    const { turnId } = await parkedTurn(new Intake(deps()));
+    await giveVerdict(store.operator, { turn: turnId, call: 'w1', verdict: 'applied', text: 'ticket T-42', by: 'cli:ops' });
+    const denied = new Intake(harness.current.deps('permissions:\n  tools:\n    save_note:\n      deny_users: [ada]\n'));
+    fake.enqueue(chatText('Your ticket is T-42.'));
+
+    denied.submit(inboundFromText(harness.current.message('resume')));
+    await settle(denied);
+
+    expect(toolResultsSent(fake, fake.requests.length - 1)).toEqual([{ role: 'tool', tool_call_id: 'w1', content: 'ticket T-42' }]);
+    expect(harness.current.replies()).toEqual(['Your ticket is T-42.']);
+  });
+
+  it('without a store no verdict can be kept: the turn ends and the user is told to check the call themselves', async () => {
+    const bot = new Intake(harness.current.deps('', { store: undefined }));
+    target.reply({ hold: never });
+    target.onRequest = () => storeClock.advance(6_000);
+    fake.enqueue(chatToolCalls([{ id: 'w1', name: 'save_note', args: '{"text":"open ticket"}' }]));
+
+    bot.submit(inboundFromText(harness.current.message('open a ticket')));
+    await settle(bot);
+
+    expect(events.filter((e) => e.type === 'turn').map((e) => (e.type === 'turn' ? e.status : ''))).toEqual(['ACTIVE', 'TERMINAL_REJECTED']);
+    expect(textOf(noticesOf('manual_resolution')[0])).toBe(
+      'I stopped: I cannot tell whether `save_note` (call w1) took effect, and running it again could do it twice. Please check it yourself before asking again.',
+    );
+  });
+
+  it('a store that fails as the turn parks says so and promises nothing', async () => {
+    const failing = storeWith(store.turns, 'awaitResolution', () => Promise.reject(new TurnStateUnavailable('await resolution', new Error('disk I/O error'))));
+    const bot = new Intake(harness.current.deps('', { store: failing }));
+    target.reply({ hold: never });
+    target.onRequest = () => storeClock.advance(6_000);
+    fake.enqueue(chatToolCalls([{ id: 'w1', name: 'save_note', args: '{"text":"open ticket"}' }]));
+
+    bot.submit(inboundFromText(harness.current.message('open a ticket')));
+    await settle(bot);
+
+    expect(harness.current.notices()).toEqual(['failed']);
+    expect(textOf(noticesOf('failed')[0])).toMatch(/could not record how this request ended/);
   });
 });

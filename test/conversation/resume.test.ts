@@ -19,17 +19,7 @@ import { useConversationHarness } from '../support/conversation_harness.js';
 import type { SeenEvent } from '../support/recording_sink.js';
 import type { ToolTarget } from '../support/tool_target.js';
 import { storedTurn } from '../support/stored_rows.js';
-
-/** `store` with one method answering as `answer` does, as a store in that situation would. */
-function storeWith<K extends keyof TurnStore>(store: TurnStore, method: K, answer: TurnStore[K]): TurnStore {
-  return new Proxy(store, {
-    get: (target, name) => {
-      if (name === method) return answer;
-      const value: unknown = Reflect.get(target, name);
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
-  });
-}
+import { storeWith } from '../support/turn_store.js';
 
 const overloaded: FakeStep = { kind: 'reply', status: 529, body: { error: { type: 'overloaded_error' } } };
 const endlessOverload = (): FakeStep[] => Array.from({ length: 9 }, () => overloaded);

@@ -188,6 +188,7 @@ describe('the admins’ /turns and /resolve on Discord', { timeout: 60_000 }, ()
     expect(await resolve(elsewhere, 'call_x', 'applied')).toBe(`ℹ️ Not recorded: there is no turn ${elsewhere} in this server.`);
     expect(await resolve(direct, 'call_y', 'applied')).toBe(`ℹ️ Not recorded: there is no turn ${direct} in this server.`);
     expect(await resolve(turnId, 'call_z', 'applied')).toBe(`ℹ️ Not recorded: turn ${turnId} has no call call_z.`);
+    expect(await resolve(turnId, 'call_a', 'maybe')).toBe('ℹ️ Not recorded: a verdict is `applied` or `not_applied`, not `maybe`.');
     await resolve(turnId, 'call_a', 'applied', 'ticket T-42 exists');
     expect(await resolve(turnId, 'call_a', 'not_applied', 'changed my mind')).toBe(
       `ℹ️ Not recorded: call call_a of turn ${turnId} takes no verdict: it already has a verdict (RESOLVED_APPLIED).`,

@@ -61,3 +61,14 @@ export async function admitNew(store: TurnStore, messageId: string): Promise<Lea
 }
 
 export const userText = (text: string): Message => ({ role: 'user', content: [{ type: 'text', text }] });
+
+/** `store` with one method answering as `answer` does, as a store in that situation would. */
+export function storeWith<K extends keyof TurnStore>(store: TurnStore, method: K, answer: TurnStore[K]): TurnStore {
+  return new Proxy(store, {
+    get: (target, name) => {
+      if (name === method) return answer;
+      const value: unknown = Reflect.get(target, name);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}

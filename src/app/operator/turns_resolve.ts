@@ -1,5 +1,6 @@
 import { userInfo } from 'node:os';
 import { giveVerdict } from '../../conversation/operator_actions.js';
+import { verdictPhrase } from '../../conversation/resolution_notices.js';
 import { ledgerCallLabel, shortTurnId } from '../../engine/call_label.js';
 import { EXIT, type ExitStatus } from '../exit_status.js';
 import type { OperatorContext } from './operator_context.js';
@@ -45,9 +46,7 @@ export async function turnsResolve(context: OperatorContext, request: TurnsResol
     return EXIT.ok;
   }
   const short = shortTurnId(turn.turnId);
-  const text = op.verdict?.text ?? null;
-  const found = request.verdict === 'applied' ? `took effect${text === null ? '' : `: ${text}`}` : `did not take effect${text === null ? '' : ` (${text})`}`;
-  const recorded = `Recorded: call ${label} (${op.toolName}) of turn ${short} ${oneLine(found)} — ${op.state}, by ${op.verdict?.by ?? ''}.\n`;
+  const recorded = `Recorded: call ${label} (${op.toolName}) of turn ${short} ${oneLine(verdictPhrase(op) ?? '')} — ${op.state}, by ${op.verdict?.by ?? ''}.\n`;
   const next =
     remaining === 0
       ? `Turn ${short} awaits no more verdicts and is resumable (${turn.status}): the running bot tells the requester and goes on with it, by itself or at their \`resume\`.\n`

@@ -51,7 +51,6 @@ function migrate(db: Database, migrations: readonly string[], what: string): voi
   }
   if (current === migrations.length) return;
   // Foreign keys off while a step runs (a rebuilt parent table must not cascade), checked before it commits.
-  const enforced = db.pragma('foreign_keys', { simple: true }) === 1;
   db.pragma('foreign_keys = OFF');
   try {
     migrations.slice(current).forEach((sql, index) => {
@@ -63,7 +62,7 @@ function migrate(db: Database, migrations: readonly string[], what: string): voi
       })();
     });
   } finally {
-    if (enforced) db.pragma('foreign_keys = ON');
+    db.pragma('foreign_keys = ON');
   }
 }
 

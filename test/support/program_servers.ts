@@ -1,0 +1,50 @@
+import { afterEach, beforeEach } from 'vitest';
+import { FakeLLMServer } from './fake_llm/server.js';
+import { useProgramsKilledAfterEach, type JsonLinesProgram } from './program.js';
+import { ToolTarget } from './tool_target.js';
+
+/** The servers a program test talks to, fresh for each test, and the programs to kill after it. */
+export interface ProgramServers {
+  readonly fake: FakeLLMServer;
+  readonly target: ToolTarget;
+  /** Registers a started program: it is killed after the test, before its servers close. */
+  readonly track: (program: JsonLinesProgram) => JsonLinesProgram;
+}
+
+/** The fake model and a tool target on 127.0.0.1 for each test of the calling `describe`, closed after the programs it tracked. */
+export function useProgramServers(): { readonly current: ProgramServers } {
+  let servers: { fake: FakeLLMServer; target: ToolTarget } | undefined;
+  beforeEach(async () => {
+    servers = { fake: await FakeLLMServer.start(), target: await ToolTarget.start() };
+  });
+  afterEach(async () => {
+    await servers?.fake.close();
+    await servers?.target.close();
+    servers = undefined;
+  });
+  // Registered after the servers' hook, so that it runs first: the programs stop before their servers.
+  const track = useProgramsKilledAfterEach();
+  return {
+    get current() {
+      if (servers === undefined) throw new Error('the program servers run only inside a test');
+      return { ...servers, track };
+    },
+  };
+}
+
+/** A configuration on `servers`: the fake model and a `save_note` write tool on the target, then `extra` YAML sections. */
+export function noteToolConfig(servers: Pick<ProgramServers, 'fake' | 'target'>, extra = ''): string {
+  return `llm:
+  base_url: ${servers.fake.baseUrl}
+  model: test-model
+tools:
+  builtin: []
+  http:
+    - name: save_note
+      description: Saves a note.
+      method: POST
+      url: ${servers.target.url}/notes
+      effect: write
+      parameters: { type: object, properties: { text: { type: string } }, required: [text] }
+${extra}`;
+}
