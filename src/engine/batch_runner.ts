@@ -67,8 +67,7 @@ export async function runBatch(plans: readonly CallPlan[], ops: ReadonlyMap<stri
 async function settle(plan: CallPlan, op: OpRecord, context: BatchContext): Promise<{ block: ToolResultBlock; manual?: OpRecord }> {
   const key = { turnId: op.turnId, step: op.step, toolCallId: op.toolCallId };
   // An operator's verdict is the truth about the call, whatever the tool's permissions are now.
-  const verdict = verdictResult(plan.use.id, op);
-  if (verdict !== undefined) return { block: verdict };
+  if (op.state === 'RESOLVED_APPLIED' || op.state === 'RESOLVED_NOT_APPLIED') return { block: verdictResult(plan.use.id, { ...op, state: op.state }) };
   if (plan.kind === 'refuse') {
     const refused = op.state === 'PREPARED' ? await context.durability.moveOp(key, { to: 'DEFINITELY_FAILED', error: plan.error }) : op;
     return { block: errorBlock(plan.use.id, refused.error ?? plan.error) };
@@ -101,9 +100,6 @@ async function settle(plan: CallPlan, op: OpRecord, context: BatchContext): Prom
       return afterUncertain(plan, op, context);
     case 'RUNNING':
     case 'MANUAL_RESOLUTION_REQUIRED':
-    case 'RESOLVED_APPLIED':
-    case 'RESOLVED_NOT_APPLIED':
-      // A RESOLVED row without its verdict is not one the store writes: nobody can tell what it means.
       return { block: errorBlock(plan.use.id, op.error ?? 'outcome unknown'), manual: op };
     default:
       return assertNever(op.state);

@@ -7,12 +7,12 @@ export const APPLIED_WITHOUT_TEXT = 'An operator confirmed that this call took e
 /**
  * An operator's verdict as the call's tool result (DESIGN §9.1): applied → the operator's result
  * text; not applied → an error saying it did not take effect, so the model may propose it again
- * as a new call. The call itself is never sent again. `undefined` for a call without a verdict.
+ * as a new call. The call itself is never sent again.
  */
-export function verdictResult(toolUseId: string, op: OpRecord): ToolResultBlock | undefined {
-  if (op.verdict === null) return undefined;
-  if (op.state === 'RESOLVED_APPLIED') return { type: 'tool_result', toolUseId, content: op.verdict.text ?? APPLIED_WITHOUT_TEXT, isError: false };
-  const note = op.verdict.text === null ? '' : ` (${op.verdict.text})`;
+export function verdictResult(toolUseId: string, op: OpRecord & { readonly state: 'RESOLVED_APPLIED' | 'RESOLVED_NOT_APPLIED' }): ToolResultBlock {
+  const text = op.verdict?.text ?? null;
+  if (op.state === 'RESOLVED_APPLIED') return { type: 'tool_result', toolUseId, content: text ?? APPLIED_WITHOUT_TEXT, isError: false };
+  const note = text === null ? '' : ` (${text})`;
   return {
     type: 'tool_result',
     toolUseId,
