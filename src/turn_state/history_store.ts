@@ -4,14 +4,26 @@ export type HistoryRole = 'user' | 'assistant';
 /** How an entry is stored: a conversation entry, or the channel's one summary of what came before them. */
 export type StoredHistoryRole = HistoryRole | 'summary';
 
+/**
+ * A file that came with a user's message, as history keeps it: an image (base64 bytes), a text
+ * file, or one that was left out and why. The store keeps the bytes of images and text files in
+ * its blob directory, once per content, and reads them back whole.
+ */
+export type HistoryAttachment =
+  | { readonly kind: 'image'; readonly name: string; readonly mediaType: string; readonly data: string }
+  | { readonly kind: 'text'; readonly name: string; readonly text: string }
+  | { readonly kind: 'skipped'; readonly name: string; readonly reason: string; readonly limitBytes?: number };
+
 /** One message of a channel's conversation: a user's message or the bot's final reply. */
 export interface HistoryEntry {
   readonly role: HistoryRole;
   readonly text: string;
   /** Who wrote it (a Discord user id, or the console's user). */
   readonly authorId?: string;
-  /** The transport's message id. */
+  /** The transport's message id: an edit or a deletion of the message finds the entry by it. */
   readonly messageId?: string;
+  /** The files that came with a user's message, in order; none when absent. */
+  readonly attachments?: readonly HistoryAttachment[];
 }
 
 /** A stored entry as a history policy sees it; `id` grows with every entry appended. */
@@ -19,6 +31,8 @@ export interface StoredHistoryEntry {
   readonly id: number;
   readonly role: StoredHistoryRole;
   readonly text: string;
+  /** Present when the entry has attachments. */
+  readonly attachments?: readonly HistoryAttachment[];
 }
 
 /** A channel's stored entries — its summary first, if any, then the entries oldest first — and the revision they were read at. */
@@ -39,6 +53,8 @@ export interface HistoryCompaction {
   readonly summaryId: number | undefined;
   /** The new summary of what is removed; absent to drop it without one. */
   readonly summary?: string;
+  /** When given, the compaction applies only while the channel is still at this revision: nothing at all changed since the plan's read. */
+  readonly revision?: number;
 }
 
 /**
@@ -60,4 +76,8 @@ export interface HistoryStore {
    * newer and stay); resolves to `false`, changing nothing, otherwise. A change bumps the revision once.
    */
   compact(channel: string, compaction: HistoryCompaction): Promise<boolean>;
+  /** Sets the text of the user's entry for message `messageId` (an edit on the transport); resolves to whether an entry changed. */
+  edit(channel: string, messageId: string, text: string): Promise<boolean>;
+  /** Removes the users' entries for these messages (deleted on the transport); resolves to how many were removed. */
+  remove(channel: string, messageIds: readonly string[]): Promise<number>;
 }

@@ -7,7 +7,7 @@
  * Reads pass through: what was written redacted reads back redacted.
  */
 import type { SecretValues } from '../core/secret_values.js';
-import type { HistoryStore } from './history_store.js';
+import type { HistoryEntry, HistoryStore } from './history_store.js';
 import type { OpMove } from './ledger_types.js';
 import type { MemoryStore } from './memory_store.js';
 import type { OperatorStore } from './operator_store.js';
@@ -64,11 +64,20 @@ export function redactingOperatorStore(operator: OperatorStore, secrets: SecretV
 /** `history`, appending no entry or summary that holds one of `secrets`. */
 export function redactingHistoryStore(history: HistoryStore, secrets: SecretValues): HistoryStore {
   return {
-    append: (channel, entry) => history.append(channel, { ...entry, text: secrets.redact(entry.text) }),
+    append: (channel, entry) => history.append(channel, redactEntry(entry, secrets)),
     read: (channel) => history.read(channel),
     revision: (channel) => history.revision(channel),
     compact: (channel, compaction) => history.compact(channel, compaction.summary === undefined ? compaction : { ...compaction, summary: secrets.redact(compaction.summary) }),
+    edit: (channel, messageId, text) => history.edit(channel, messageId, secrets.redact(text)),
+    remove: (channel, messageIds) => history.remove(channel, messageIds),
   };
+}
+
+/** An entry with its text, and the text of its attached text files, redacted. */
+function redactEntry(entry: HistoryEntry, secrets: SecretValues): HistoryEntry {
+  const redacted = { ...entry, text: secrets.redact(entry.text) };
+  if (entry.attachments === undefined) return redacted;
+  return { ...redacted, attachments: entry.attachments.map((attachment) => (attachment.kind === 'text' ? { ...attachment, text: secrets.redact(attachment.text) } : attachment)) };
 }
 
 /** `memory`, keeping no note that holds one of `secrets`. */

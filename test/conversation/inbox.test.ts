@@ -146,5 +146,7 @@ function bound(history: HistoryStore): HistoryStore {
     read: (channel) => history.read(channel),
     revision: (channel) => history.revision(channel),
     compact: (channel, plan) => history.compact(channel, plan),
+    edit: (channel, messageId, text) => history.edit(channel, messageId, text),
+    remove: (channel, messageIds) => history.remove(channel, messageIds),
   };
 }

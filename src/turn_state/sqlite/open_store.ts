@@ -1,9 +1,10 @@
 import type { Database } from 'better-sqlite3';
+import { BlobStore } from '../blob_store.js';
 import type { HistoryStore } from '../history_store.js';
 import type { MemoryStore } from '../memory_store.js';
 import type { TurnStore } from '../turn_store.js';
 import { causeOf } from './file.js';
-import { openInMemoryTurnDatabase, openTurnDatabase } from './open.js';
+import { blobDirectoryFor, openInMemoryTurnDatabase, openTurnDatabase } from './open.js';
 import { importPreviousLayout } from './previous_layout.js';
 import { SqliteHistoryStore } from './sqlite_history_store.js';
 import { SqliteMemoryStore } from './sqlite_memory_store.js';
@@ -34,7 +35,8 @@ function storeOn(db: Database, durable: { turns: TurnStore; operator: OperatorSt
   return {
     turns: durable?.turns,
     operator: durable?.operator,
-    history: new SqliteHistoryStore(db, options.clock),
+    // In memory, attachments stay inline: nothing goes to disk.
+    history: new SqliteHistoryStore(db, options.clock, durable === undefined ? undefined : BlobStore.open(blobDirectoryFor(options.dbPath))),
     memory: new SqliteMemoryStore(db, options.clock),
     close() {
       if (db.open) db.close();

@@ -85,7 +85,7 @@ export class SqliteOperatorStore implements OperatorStore {
   checkIntegrity(): Promise<string[]> {
     return this.calls.run('check integrity', () => {
       const problems = (this.db.pragma('integrity_check') as { integrity_check: string }[]).map((row) => row.integrity_check).filter((line) => line !== 'ok');
-      const digests = statement(this.db, 'SELECT DISTINCT digest FROM blob_refs ORDER BY digest').all() as { digest: string }[];
+      const digests = statement(this.db, 'SELECT digest FROM blob_refs UNION SELECT digest FROM history_blob_refs ORDER BY digest').all() as { digest: string }[];
       for (const { digest } of digests) if (!this.blobs.has(digest)) problems.push(`blob ${digest} is referenced but missing from ${this.blobs.dir}`);
       return problems;
     });
@@ -101,7 +101,7 @@ export class SqliteOperatorStore implements OperatorStore {
     createPrivateFile(path);
     await this.db.backup(path);
     const copies = BlobStore.open(blobDirectoryFor(path));
-    const digests = statement(this.db, 'SELECT DISTINCT digest FROM blob_refs').all() as { digest: string }[];
+    const digests = statement(this.db, 'SELECT digest FROM blob_refs UNION SELECT digest FROM history_blob_refs').all() as { digest: string }[];
     for (const { digest } of digests) if (this.blobs.has(digest)) copies.put(this.blobs.get(digest));
   }
 

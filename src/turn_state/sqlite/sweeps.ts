@@ -99,7 +99,7 @@ export function sweepRetention(db: Database, transcript: SqliteTranscript, blobs
     `DELETE FROM turns WHERE ${TERMINAL} AND updated_at <= @cutoff AND NOT EXISTS (SELECT 1 FROM ops WHERE ops.turn_id = turns.turn_id) RETURNING turn_id`,
   ).all(ledgerCutoff) as { turn_id: string }[];
 
-  const referenced = new Set((statement(db, 'SELECT DISTINCT digest FROM blob_refs').all() as { digest: string }[]).map((row) => row.digest));
+  const referenced = new Set((statement(db, 'SELECT digest FROM blob_refs UNION SELECT digest FROM history_blob_refs').all() as { digest: string }[]).map((row) => row.digest));
   const deletedBlobs = blobs.list().filter((digest) => !referenced.has(digest) && blobs.delete(digest)).length;
   const turnIds = [...new Set([...expired, ...tombstoned, ...deleted].map((row) => row.turn_id))];
   return { expiredTurns: expired.length, tombstonedTurns: tombstoned.length, deletedOps, deletedTurns: deleted.length, deletedBlobs, abandonedReplies, turnIds };

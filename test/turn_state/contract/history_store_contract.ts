@@ -81,6 +81,53 @@ export function describeHistoryStoreContract(name: string, make: MakeKeptHarness
       expect(await history.revision(OTHER)).toBe(0);
     });
 
+    it('follows an edit and a deletion of a user’s message with one revision each, and changes nothing for a message it never had', async () => {
+      const { history } = harness();
+      await history.append(CHANNEL, { role: 'user', text: 'my cat is Tom', messageId: 'm1' });
+      await history.append(CHANNEL, { role: 'assistant', text: 'noted' });
+      await history.append(CHANNEL, { role: 'user', text: 'and my dog is Rex', messageId: 'm2' });
+      await history.append(CHANNEL, { role: 'user', text: 'bye', messageId: 'm3' });
+
+      expect(await history.edit(CHANNEL, 'm1', 'my cat is Felix')).toBe(true);
+      expect(await history.edit(CHANNEL, 'm1', 'my cat is Felix')).toBe(false);
+      expect(await history.edit(CHANNEL, 'unknown', 'x')).toBe(false);
+      expect(await history.edit(OTHER, 'm1', 'x')).toBe(false);
+      expect(await history.remove(CHANNEL, ['m2', 'm3', 'unknown'])).toBe(2);
+      expect(await history.remove(CHANNEL, ['m2'])).toBe(0);
+
+      expect(texts((await history.read(CHANNEL)).entries)).toEqual(['user:my cat is Felix', 'assistant:noted']);
+      expect(await history.revision(CHANNEL)).toBe(6);
+      expect(await history.revision(OTHER)).toBe(0);
+    });
+
+    it('keeps a message’s attachments with its entry and reads them back whole', async () => {
+      const { history } = harness();
+      const attachments = [
+        { kind: 'image', name: 'dot.png', mediaType: 'image/png', data: Buffer.from('not really a png').toString('base64') },
+        { kind: 'text', name: 'notes.txt', text: 'buy milk' },
+        { kind: 'skipped', name: 'big.zip', reason: 'unsupported_type' },
+      ] as const;
+      await history.append(CHANNEL, { role: 'user', text: 'see these', messageId: 'm1', attachments });
+      await history.append(CHANNEL, { role: 'user', text: 'and the same dot', messageId: 'm2', attachments: [attachments[0]] });
+
+      const [first, second] = (await history.read(CHANNEL)).entries;
+      expect(first?.attachments).toEqual(attachments);
+      expect(second?.attachments).toEqual([attachments[0]]);
+      await history.remove(CHANNEL, ['m1']);
+      expect((await history.read(CHANNEL)).entries.map((entry) => entry.attachments)).toEqual([[attachments[0]]]);
+    });
+
+    it('refuses a compaction planned at a revision the channel has moved on from', async () => {
+      const { history } = harness();
+      await appendAll(history, 'a', 'b');
+      const { entries, revision } = await history.read(CHANNEL);
+      await appendAll(history, 'c');
+
+      expect(await history.compact(CHANNEL, { throughId: entries[0]?.id ?? 0, count: 1, summaryId: undefined, summary: 'a', revision })).toBe(false);
+      expect(await history.compact(CHANNEL, { throughId: entries[0]?.id ?? 0, count: 1, summaryId: undefined, summary: 'a', revision: revision + 1 })).toBe(true);
+      expect(texts((await history.read(CHANNEL)).entries)).toEqual(['summary:a', 'assistant:b', 'user:c']);
+    });
+
     it('keeps the entries, the summary and the revision across a reopen when it is durable', async () => {
       const h = harness();
       await appendAll(h.history, 'a', 'b');
