@@ -46,7 +46,7 @@ export async function runBot(transport: Transport, run: BotRun): Promise<void> {
   await intake.restoreInbox(transport.source);
   // Verdicts given while the bot was stopped are told at once.
   await announce();
-  const ended = await Promise.race([transport.listen((inbound) => intake.submit(inbound)).then(() => 'ended' as const), signalled]);
+  const ended = await Promise.race([transport.listen((inbound) => intake.submit(inbound), (change) => intake.follow(change)).then(() => 'ended' as const), signalled]);
   if (ended === 'signal') {
     logger.info('shutting down: running turns are suspended with their work kept');
     transport.stopInput();

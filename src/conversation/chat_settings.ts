@@ -18,8 +18,8 @@ export const chatSection = z
       .default(32_000)
       .describe('The longest message, in characters, the bot takes; a longer one is answered "rejected" and neither kept nor sent to the model.'),
     max_queued_per_channel: z.int().nonnegative().default(5).describe('How many messages may wait for a channel’s running turn; more are answered "busy".'),
-    history_max_chars: z.int().positive().default(24_000).describe('How much of a channel’s history, in characters, goes with each request; older messages are dropped or summarised.'),
-    compaction: z.enum(['drop', 'summarize']).default('drop').describe('`drop`: history beyond the budget is dropped, oldest first; `summarize`: it is summarised once by the model.'),
+    history_max_chars: z.int().positive().default(24_000).describe('How much of a channel’s history, in characters, goes with each request (an attached text file counts its characters, an image 1,000); older messages are dropped or summarised.'),
+    compaction: z.enum(['drop', 'summarize']).default('drop').describe('`drop`: history beyond the budget is dropped, oldest first; `summarize`: it is summarised once by the model, after the reply and without holding up the channel.'),
   })
   .describe('The turn engine: the system prompt and the budgets of one turn.');
 

@@ -2,13 +2,15 @@ import { assertNever } from '../core/assert_never.js';
 import type { ChatSettings } from './chat_settings.js';
 import type { Message } from '../llm/protocol.js';
 import type { HistoryStore, StoredHistoryEntry } from '../turn_state/history_store.js';
+import { attachmentChars, fromHistory } from './history_attachments.js';
+import { userContent } from './user_content.js';
 
 /** What the summary entry's text starts with when it is loaded as a message. */
 export const SUMMARY_PREFIX = 'Summary of the earlier conversation: ';
 
 /** A channel's conversation as it goes with a request, and the revision it was read at. */
 export interface HistoryView {
-  /** Text messages, oldest first; a summary of the earlier conversation, if any, comes first as a `user` message. */
+  /** The messages, oldest first, users' with their attachments; a summary of the earlier conversation, if any, comes first as a `user` message. */
   readonly messages: Message[];
   readonly revision: number;
 }
@@ -38,9 +40,16 @@ function characterCount(text: string): number {
   return [...text].length;
 }
 
-function toMessage(entry: StoredHistoryEntry): Message {
+/** What an entry counts against the budget: its text and its attachments (see {@link attachmentChars}). */
+function entryChars(entry: StoredHistoryEntry): number {
+  return characterCount(entry.text) + (entry.attachments ?? []).reduce((sum, attachment) => sum + attachmentChars(attachment), 0);
+}
+
+/** An entry as a message; a user's attachments as `vision` lets the model see them. */
+function toMessage(entry: StoredHistoryEntry, vision: boolean): Message {
   switch (entry.role) {
     case 'user':
+      return { role: 'user', content: userContent(entry.text, (entry.attachments ?? []).map(fromHistory), vision) };
     case 'assistant':
       return { role: entry.role, content: [{ type: 'text', text: entry.text }] };
     case 'summary':
@@ -57,20 +66,20 @@ function toMessage(entry: StoredHistoryEntry): Message {
  */
 function planCompaction(entries: readonly StoredHistoryEntry[], maxChars: number): CompactionPlan | undefined {
   const conversation = entries.filter((entry) => entry.role !== 'summary');
-  let total = conversation.reduce((sum, entry) => sum + characterCount(entry.text), 0);
+  let total = conversation.reduce((sum, entry) => sum + entryChars(entry), 0);
   let cut = 0;
   for (const entry of conversation.slice(0, -1)) {
     if (total <= maxChars) break;
-    total -= characterCount(entry.text);
+    total -= entryChars(entry);
     cut += 1;
   }
   if (cut === 0) return undefined;
   return { summary: entries.find((entry) => entry.role === 'summary'), removed: conversation.slice(0, cut) };
 }
 
-/** The messages a summarizer folds: the earlier summary first, then the removed entries in order. */
+/** The messages a summarizer folds: the earlier summary first, then the removed entries in order (images named, not shown). */
 function planMessages(plan: CompactionPlan): Message[] {
-  return [...(plan.summary === undefined ? [] : [plan.summary]), ...plan.removed].map(toMessage);
+  return [...(plan.summary === undefined ? [] : [plan.summary]), ...plan.removed].map((entry) => toMessage(entry, false));
 }
 
 /** The summarizer's text, or `undefined` when it threw or said nothing: the caller then drops instead. */
@@ -83,11 +92,11 @@ async function trySummarize(summarize: Summarizer, messages: Message[]): Promise
   }
 }
 
-/** Applies a plan; `false` when the channel changed since it was made. */
-function apply(store: HistoryStore, channel: string, plan: CompactionPlan, summary?: string): Promise<boolean> {
+/** Applies a plan; `false` when the channel changed since it was made (with `revision`: when anything changed since that revision). */
+function apply(store: HistoryStore, channel: string, plan: CompactionPlan, summary?: string, revision?: number): Promise<boolean> {
   const last = plan.removed.at(-1);
   if (last === undefined) return Promise.resolve(false);
-  const compaction = { throughId: last.id, count: plan.removed.length, summaryId: plan.summary?.id };
+  const compaction = { throughId: last.id, count: plan.removed.length, summaryId: plan.summary?.id, ...(revision === undefined ? {} : { revision }) };
   return store.compact(channel, summary === undefined ? compaction : { ...compaction, summary });
 }
 
@@ -104,34 +113,39 @@ async function drop(store: HistoryStore, channel: string, maxChars: number): Pro
   return NOTHING_CHANGED;
 }
 
-/** The channel's conversation as text messages, oldest first, and the revision it was read at. */
-export async function loadHistory(store: HistoryStore, channel: string): Promise<HistoryView> {
+/** The channel's conversation as messages, oldest first, and the revision it was read at; images are shown when `vision` (`llm.vision`). */
+export async function loadHistory(store: HistoryStore, channel: string, vision = false): Promise<HistoryView> {
   const { entries, revision } = await store.read(channel);
-  return { messages: entries.map(toMessage), revision };
+  return { messages: entries.map((entry) => toMessage(entry, vision)), revision };
 }
 
 /**
- * Brings the channel's entries within `maxChars` characters by removing the oldest (never the
- * newest, even when it alone is over); the summary is not counted, so a second call right after
- * changes nothing. With `summarize` compaction and a summarizer, the removed entries — the earlier
- * summary first — are replaced by one new summary; when the summarizer throws or answers nothing,
- * or an entry it was given was removed meanwhile, the entries are dropped instead. Changes nothing
- * when the entries fit; otherwise bumps the revision once. A deleted message that had already been
- * summarised lives on only in that summary's words.
+ * Brings the channel's entries within `maxChars` characters (attachments counted as
+ * {@link attachmentChars} says) by removing the oldest (never the newest, even when it alone is
+ * over); the summary is not counted, so a second call right after changes nothing. With
+ * `summarize` compaction and a summarizer, the removed entries — the earlier summary first — are
+ * replaced by one new summary; when the summarizer throws or answers nothing they are dropped
+ * instead. A summary is slow, so it is kept only if nothing at all changed in the channel while it
+ * was written: when the conversation moved on meanwhile (a new message, an edit, a deletion)
+ * nothing changes, and the fitting after the next reply tries again. Nothing changes either once
+ * `signal` aborted (shutdown). Changes nothing when the entries fit; otherwise bumps the revision
+ * once. A deleted message that had already been summarised lives on only in that summary's words.
  * @throws RangeError when `maxChars` is not a positive integer.
  */
-export async function fitHistoryToBudget(store: HistoryStore, channel: string, maxChars: number, compaction: Compaction, summarize?: Summarizer): Promise<FitResult> {
+export async function fitHistoryToBudget(store: HistoryStore, channel: string, maxChars: number, compaction: Compaction, summarize?: Summarizer, signal?: AbortSignal): Promise<FitResult> {
   if (!Number.isInteger(maxChars) || maxChars < 1) throw new RangeError(`history budget must be a positive integer, got ${maxChars}`);
   switch (compaction) {
     case 'drop':
       return drop(store, channel, maxChars);
     case 'summarize': {
       if (summarize === undefined) return drop(store, channel, maxChars);
-      const plan = planCompaction((await store.read(channel)).entries, maxChars);
+      const { entries, revision } = await store.read(channel);
+      const plan = planCompaction(entries, maxChars);
       if (plan === undefined) return NOTHING_CHANGED;
       const summary = await trySummarize(summarize, planMessages(plan));
-      if (summary !== undefined && (await apply(store, channel, plan, summary))) return { dropped: plan.removed.length, summarised: true };
-      return drop(store, channel, maxChars);
+      if (signal?.aborted === true) return NOTHING_CHANGED;
+      if (!(await apply(store, channel, plan, summary, revision))) return NOTHING_CHANGED;
+      return { dropped: plan.removed.length, summarised: summary !== undefined };
     }
     default:
       return assertNever(compaction);

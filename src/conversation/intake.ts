@@ -2,6 +2,8 @@ import { assertNever } from '../core/assert_never.js';
 import { ShutdownReason } from '../engine/shutdown_reason.js';
 import { AutoResumer, type AutoResumeTarget } from './auto_resume.js';
 import { ChannelLanes } from './channel_lanes.js';
+import { followMessageChange } from './history_changes.js';
+import { HistoryFitting } from './history_fitting.js';
 import { statusCommand, stopCommand } from './channel_commands.js';
 import type { ConversationDeps } from './conversation_deps.js';
 import { dropKept, keepMessage, waitingMessages, type WaitingMessage } from './inbox.js';
@@ -9,7 +11,7 @@ import { rejectTooLong } from './message_length.js';
 import { channelKey, postNotice } from './notices.js';
 import { operatorCommand } from './operator_commands.js';
 import { postResolved, resolvedNotice } from './resolution_notices.js';
-import type { Inbound, InboundMessage } from './transport.js';
+import type { Inbound, InboundMessage, MessageChange } from './transport.js';
 import { TurnRunner, type TurnRun } from './turn_runner.js';
 
 /**
@@ -23,6 +25,7 @@ export class Intake {
   readonly #commands = new Set<Promise<void>>();
   readonly #auto: AutoResumer;
   readonly #stopping = new AbortController();
+  readonly #fitting: HistoryFitting;
   /** The message each auto-resumable turn answered, for its author and roles. */
   readonly #suspendedMessages = new Map<string, InboundMessage>();
   /** The message each turn parked for an operator's verdict answered (DESIGN §9.1). */
@@ -31,7 +34,8 @@ export class Intake {
 
   constructor(private readonly deps: ConversationDeps) {
     this.#lanes = new ChannelLanes(deps.config.chat.max_queued_per_channel, deps.logger);
-    this.#runner = new TurnRunner(deps, this.#stopping.signal);
+    this.#fitting = new HistoryFitting(deps, this.#stopping.signal);
+    this.#runner = new TurnRunner(deps, this.#stopping.signal, this.#fitting);
     this.#auto = new AutoResumer(deps.recovery.clock, (target) => this.#autoResume(target));
   }
 
@@ -59,6 +63,12 @@ export class Intake {
       default:
         return assertNever(inbound);
     }
+  }
+
+  /** Makes the history follow an edit or a deletion of a message, at once: a turn's frozen transcript stays as it was. */
+  follow(change: MessageChange): void {
+    if (!this.#accepting) return;
+    this.#answering(followMessageChange(change, this.deps.history, this.deps.logger));
   }
 
   /**
@@ -107,19 +117,21 @@ export class Intake {
     }
   }
 
-  /** Resolves when every queued and running turn has ended and every command is answered. */
+  /** Resolves when every queued and running turn has ended, every command is answered and every history fitting is done. */
   async idle(): Promise<void> {
     await Promise.all([...this.#commands]);
     await this.#lanes.idle();
+    await this.#fitting.idle();
   }
 
-  /** Stops taking messages and suspends every running turn with its work kept (reason `shutdown`). */
+  /** Stops taking messages, suspends every running turn with its work kept (reason `shutdown`) and ends a history summary's wait, changing nothing. */
   async shutdown(): Promise<void> {
     this.#accepting = false;
     this.#stopping.abort();
     await this.#auto.stop();
     for (const running of this.#runner.running.values()) running.controller.abort(new ShutdownReason());
     await this.#lanes.idle();
+    await this.#fitting.idle();
   }
 
   /** Ends the auto-resume waiters, once nothing is left to do: they do not survive the process. */
@@ -177,11 +189,11 @@ export class Intake {
    */
   async #watchIfOverloaded(message: InboundMessage, run: TurnRun | undefined): Promise<void> {
     const { deps } = this;
-    if (run?.ending.status === 'AWAITING_RESOLUTION') this.#parkedMessages.set(run.turnId, message);
+    if (run?.ending.status === 'AWAITING_RESOLUTION') this.#parkedMessages.set(run.turnId, withoutAttachments(message));
     if (run === undefined || run.ending.status !== 'SUSPENDED' || run.ending.suspendedFor !== 'capacity') return;
     if (!deps.config.turn_state.auto_resume || deps.provider === undefined || deps.store === undefined) return;
     const channel = channelKey(message);
-    this.#suspendedMessages.set(run.turnId, message);
+    this.#suspendedMessages.set(run.turnId, withoutAttachments(message));
     this.#auto.watch({ turnId: run.turnId, channel, revision: await deps.history.revision(channel) }, deps.recovery.breakers.get(deps.provider.provider, deps.provider.model));
   }
 
@@ -207,4 +219,10 @@ export class Intake {
     }
     return this.#runner.autoResume(turn, original, { ...original, messageId: `auto-${target.turnId}` });
   }
+}
+
+/** A message without its downloaded files: a resumed turn reads them from its stored transcript. */
+function withoutAttachments(message: InboundMessage): InboundMessage {
+  const { attachments, ...rest } = message;
+  return rest;
 }

@@ -29,6 +29,6 @@ export function noticeFor(status: TurnStatus): NoticeKind {
 }
 
 /** The conversation a message belongs to: one per channel of each transport. */
-export function channelKey(message: InboundMessage): string {
+export function channelKey(message: Pick<InboundMessage, 'source' | 'channelId'>): string {
   return `${message.source}:${message.channelId}`;
 }

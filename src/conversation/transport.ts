@@ -17,6 +17,15 @@ export interface InboundMessage {
 }
 
 /**
+ * A change to messages already sent, which the channel's history follows (DESIGN §1): an edit
+ * (the message's new text, the bot's mention taken out) or a deletion of one or more messages.
+ * A turn's frozen transcript stays as it was.
+ */
+export type MessageChange =
+  | { readonly kind: 'edited'; readonly source: string; readonly channelId: string; readonly messageId: string; readonly text: string }
+  | { readonly kind: 'deleted'; readonly source: string; readonly channelId: string; readonly messageIds: readonly string[] };
+
+/**
  * What a transport hands the conversation: a typed command, or a message for the model. Each
  * carries the message it came in (channel, author, roles, id to answer). `spoken` marks the
  * words `resume` and `continue`, which may just be conversation: with nothing saved they are a
@@ -156,8 +165,11 @@ export interface Transport {
   readonly source: string;
   /** Connects (logs in); resolves with where the bot's events go and where past messages are read. */
   connect(): Promise<{ readonly sink: ReplySink; readonly messages: MessageSource }>;
-  /** Hands each inbound command to `submit`; resolves when the input ends by itself (the console's end of input), else never. */
-  listen(submit: (inbound: Inbound) => void): Promise<void>;
+  /**
+   * Hands each inbound command to `submit`, and each edit or deletion of a message to `follow`
+   * (where the transport has them); resolves when the input ends by itself (the console's end of input), else never.
+   */
+  listen(submit: (inbound: Inbound) => void, follow?: (change: MessageChange) => void): Promise<void>;
   /** Stops taking input and ends the transport's own waits; unfinished deliveries are posted after the next start. */
   stopInput(): void;
   /** Whether it is connected now (Discord: the gateway is ready; the console: its input is being read), for the readiness check. */

@@ -4,12 +4,9 @@ import type { FaultInjector } from '../engine/fault_points.js';
 import type { TurnEnding } from '../engine/terminal_writer.js';
 import { shortTurnId } from '../engine/call_label.js';
 import type { AwaitedCall } from '../engine/turn_outcome.js';
-import type { LLMProvider } from '../llm/provider.js';
-import type { RecoveryRuntime } from '../recovery/generate_with_recovery.js';
 import type { TurnStore } from '../turn_state/turn_store.js';
 import type { HistoryStore } from '../turn_state/history_store.js';
-import { fitHistoryToBudget } from './history_policy.js';
-import { summarizeThrough } from './history_summary.js';
+import type { HistoryFitting } from './history_fitting.js';
 import { channelKey, noticeFor, postNotice } from './notices.js';
 import { deliverReply } from './reply_delivery.js';
 import type { InboundMessage, ReplySink } from './transport.js';
@@ -18,19 +15,17 @@ export interface EndingDeps {
   readonly config: ConversationSettings;
   readonly store: TurnStore | undefined;
   readonly history: HistoryStore;
-  readonly provider: LLMProvider | undefined;
-  readonly recovery: RecoveryRuntime;
   readonly sink: ReplySink;
   readonly logger: Logger;
   readonly faults: FaultInjector;
-  /** Ends the wait of a history summary at shutdown. */
-  readonly signal: AbortSignal;
+  /** Fits the history to its budget after the reply, off the channel's lane. */
+  readonly fitting: Pick<HistoryFitting, 'request'>;
 }
 
 /**
  * What follows a turn's end in the conversation (DESIGN §8): a completed turn's reply joins the
- * history and is delivered, then the history is fitted to its budget; any other ending is told
- * with its notice. Resolves when the reply is delivered or given up.
+ * history and is delivered, then the history's fitting to its budget starts (it does not hold up
+ * the channel); any other ending is told with its notice. Resolves when the reply is delivered or given up.
  */
 export async function deliverEnding(message: InboundMessage, turnId: string, ending: TurnEnding, deps: EndingDeps): Promise<void> {
   if (ending.status === 'untouched') return;
@@ -45,7 +40,7 @@ export async function deliverEnding(message: InboundMessage, turnId: string, end
   const reply = { channelId: message.channelId, inReplyTo: message.messageId, turn: turnId, text: ending.message, partsDelivered: 0, redelivery: false };
   deps.faults.reach('after_completion', 0);
   await deliverReply(deps.store, deps.sink, reply, deps.logger);
-  await fitHistoryToBudget(deps.history, channel, deps.config.chat.history_max_chars, deps.config.chat.compaction, summarizeThrough(deps.provider, deps.recovery, deps.signal));
+  deps.fitting.request(channel);
 }
 
 /** One WARN line per call that awaits a verdict, with what an operator needs and the command to run (DESIGN §9.1). */

@@ -3,6 +3,7 @@ import type { TurnEnding } from '../engine/terminal_writer.js';
 import { runTurn, type RunDeps } from '../engine/run_turn.js';
 import type { TurnRecord } from '../turn_state/turn_types.js';
 import { admitMessage, STORE_UNAVAILABLE_NOTICE } from './admission.js';
+import type { HistoryFitting } from './history_fitting.js';
 import { loadHistory } from './history_policy.js';
 import type { ConversationDeps } from './conversation_deps.js';
 import { channelKey, postNotice } from './notices.js';
@@ -46,6 +47,7 @@ export class TurnRunner {
   constructor(
     private readonly deps: ConversationDeps,
     private readonly shutdown: AbortSignal,
+    private readonly fitting: HistoryFitting,
   ) {}
 
   /**
@@ -63,7 +65,7 @@ export class TurnRunner {
     const counting = this.#counting();
     let history;
     try {
-      history = await loadHistory(deps.history, channelKey(message));
+      history = await loadHistory(deps.history, channelKey(message), deps.config.llm.vision);
     } catch (error) {
       await dropKept(deps.store, kept, deps.logger);
       throw error;
@@ -77,7 +79,8 @@ export class TurnRunner {
     deps.faults.reach('after_admission', 0);
     return this.#run(message, turn.turnId, controller, counting, async (engine) => {
       try {
-        await deps.history.append(channelKey(message), { role: 'user', text: message.text, authorId: message.authorId, messageId: message.messageId });
+        const entry = { role: 'user', text: message.text, authorId: message.authorId, messageId: message.messageId } as const;
+        await deps.history.append(channelKey(message), message.attachments === undefined ? entry : { ...entry, attachments: message.attachments });
       } catch (error) {
         return endTurn(outcomeOfError(error, turn), durability);
       }
@@ -148,7 +151,7 @@ export class TurnRunner {
       { turn: turnId, channel: message.channelId, requester: message.authorId, status: ending.status, durationMs: deps.clock.monotonicNow() - counting.startedAt, ...counting.stats.summary() },
       'turn finished',
     );
-    await deliverEnding(message, turnId, ending, { ...deps, signal: this.shutdown });
+    await deliverEnding(message, turnId, ending, { ...deps, fitting: this.fitting });
     return { turnId, ending };
   }
 

@@ -1,8 +1,8 @@
-import { Client, Events, GatewayIntentBits, Partials, Status, type Message } from 'discord.js';
+import { Client, Events, GatewayIntentBits, Partials, Status, type Message, type OmitPartialGroupDMChannel, type PartialMessage } from 'discord.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { inboundFromText } from '../conversation/command_words.js';
-import type { Inbound, InboundMessage, Transport } from '../conversation/transport.js';
+import type { Inbound, InboundMessage, MessageChange, Transport } from '../conversation/transport.js';
 import { attachmentSettings, withAttachments } from './attachments.js';
 import { CommandAnswers } from './command_answers.js';
 import type { DiscordSettings } from './discord_settings.js';
@@ -39,7 +39,8 @@ export function discordTransport(options: DiscordTransportOptions): Transport {
   const commands = new CommandAnswers(clock);
   const client = new Client({
     intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.DirectMessages],
-    partials: [Partials.Channel],
+    // Edits and deletions of messages sent before this process started arrive as partial messages.
+    partials: [Partials.Channel, Partials.Message],
     ...(discord.api_url === undefined ? {} : { rest: { api: discord.api_url } }),
   });
   let bot: Client<true> | undefined;
@@ -64,7 +65,7 @@ export function discordTransport(options: DiscordTransportOptions): Transport {
       });
       return { sink, messages: discordMessageSource(bot) };
     },
-    async listen(submit) {
+    async listen(submit, follow) {
       if (bot === undefined) throw new Error('listen before connect');
       const user = bot.user;
       // A message's attachments are downloaded before it is submitted; its channel's later messages wait for it.
@@ -76,6 +77,7 @@ export function discordTransport(options: DiscordTransportOptions): Transport {
         if (inbound === undefined) return;
         inOrder.push(message.channelId, Promise.resolve(withAttachments(inbound, [...message.attachments.values()], attachments, downloads)).then(inboundFromText));
       });
+      if (follow !== undefined) followChanges(client, user.id, follow);
       client.on(Events.InteractionCreate, (interaction) => {
         if (!interaction.isChatInputCommand()) return;
         const command = slashCommand(interaction);
@@ -96,6 +98,22 @@ export function discordTransport(options: DiscordTransportOptions): Transport {
       await client.destroy();
     },
   };
+}
+
+/** Hands the conversation every edit and deletion of a member's message, so that the history follows them (DESIGN §1). */
+function followChanges(client: Client, botId: string, follow: (change: MessageChange) => void): void {
+  client.on(Events.MessageUpdate, (_old, updated) => {
+    const edited = editOf(updated, botId);
+    if (edited !== undefined) follow(edited);
+  });
+  client.on(Events.MessageDelete, (message) => follow({ kind: 'deleted', source: 'discord', channelId: message.channelId, messageIds: [message.id] }));
+  client.on(Events.MessageBulkDelete, (messages, channel) => follow({ kind: 'deleted', source: 'discord', channelId: channel.id, messageIds: [...messages.keys()] }));
+}
+
+/** A member's edit as the history takes it, the bot's mention taken out; `undefined` for the bots' own messages and for updates without text. */
+function editOf(message: OmitPartialGroupDMChannel<Message | PartialMessage>, botId: string): MessageChange | undefined {
+  if (message.partial || message.author.bot) return undefined;
+  return { kind: 'edited', source: 'discord', channelId: message.channelId, messageId: message.id, text: withoutBotMention(message.content, botId) };
 }
 
 /** The message as the conversation takes it, when it addresses the bot; the bot's mention is taken out of its text. */

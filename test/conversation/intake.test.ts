@@ -129,7 +129,7 @@ describe('the intake pipeline', () => {
     expect((await loadHistory(history, 'console:c1')).messages[0]).toEqual({ role: 'user', content: [{ type: 'text', text: 'Summary of the earlier conversation: Ada asked twice.' }] });
   });
 
-  it('stops waiting for a history summary at shutdown instead of holding the bot until the recovery deadline', async () => {
+  it('stops waiting for a history summary at shutdown instead of holding the bot until the recovery deadline, and keeps the history', async () => {
     const overloaded: FakeStep = { kind: 'reply', status: 529, body: { error: { type: 'overloaded_error' } } };
     fake.enqueue(chatText('An answer long enough to be over the budget.'), ...Array.from({ length: 9 }, () => overloaded));
     const bot = intake({}, 'chat:\n  history_max_chars: 20\n  compaction: summarize\n');
@@ -139,6 +139,6 @@ describe('the intake pipeline', () => {
     await bot.shutdown();
     expect(replies()).toEqual(['An answer long enough to be over the budget.']);
     expect(fake.requests).toHaveLength(2);
-    expect((await loadHistory(history, 'console:c1')).messages.map((m) => m.role)).toEqual(['assistant']);
+    expect((await loadHistory(history, 'console:c1')).messages.map((m) => m.role)).toEqual(['user', 'assistant']);
   });
 });

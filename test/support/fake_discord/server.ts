@@ -163,6 +163,13 @@ export class FakeDiscord {
     this.#gateway.dispatch('MESSAGE_DELETE', { id, channel_id: message.channel_id, ...(guildId === undefined ? {} : { guild_id: guildId }) });
   }
 
+  /** Forgets stored messages of one channel at once, as a moderator's purge does, and sends MESSAGE_DELETE_BULK. */
+  deleteUserMessages(channelId: string, ids: readonly string[]): void {
+    for (const id of ids) this.#messages.delete(id);
+    const guildId = guildOf(this.world, channelId);
+    this.#gateway.dispatch('MESSAGE_DELETE_BULK', { ids, channel_id: channelId, ...(guildId === undefined ? {} : { guild_id: guildId }) });
+  }
+
   /** The stored message with this id, if any. */
   message(id: string): MessageJson | undefined {
     return this.#messages.get(id);
