@@ -12,6 +12,7 @@ import { RandomIds } from '../core/ids.js';
 import { SystemClock } from '../core/system_clock.js';
 import { chooseAdapter, describeAdapterChoice } from './adapter_choice.js';
 import { configuredSecrets, logRedactor } from './config_secrets.js';
+import { missingApiKey } from './missing_api_key.js';
 import { openBotServices } from './bot_services.js';
 import { faultHookFrom } from './fault_hook.js';
 import { runBot, type SignalSource } from './lifecycle.js';
@@ -74,6 +75,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   const logger = createLogger(config.logging, { stream: io.stderr, isTTY: io.stderr.isTTY === true }, logRedactor(secrets));
   const choice = chooseAdapter(args, config);
   logger.info({ config: source.kind === 'file' ? source.path : 'defaults', adapter: choice }, `configuration loaded; starting ${describeAdapterChoice(choice)}`);
+  const keyMissing = missingApiKey(loaded);
+  if (keyMissing !== undefined) logger.warn({ base_url: keyMissing.baseUrl, unset: keyMissing.unset }, keyMissing.message);
   const faults = faultHookFrom(io.env);
   const clock = new SystemClock();
   const metrics = BotMetrics.of(config.metrics, clock);
