@@ -1,3 +1,5 @@
+import { parseArgs } from 'node:util';
+
 /** What the command line asked for. */
 export interface CliArgs {
   readonly configPath?: string;
@@ -33,35 +35,40 @@ and doctor 1 when something needs attention.
 
 type Flag = 'console' | 'jsonl' | 'help' | 'version';
 
-const FLAGS: ReadonlyMap<string, Flag> = new Map([
-  ['--console', 'console'],
-  ['--jsonl', 'jsonl'],
-  ['--help', 'help'],
-  ['-h', 'help'],
-  ['--version', 'version'],
-  ['-v', 'version'],
-]);
+/** The options `parseArgs` knows; `config` is read by hand from its tokens, so that its own messages stay. */
+const OPTIONS = {
+  config: { type: 'string' },
+  console: { type: 'boolean' },
+  jsonl: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+} as const;
 
-/** Parses `argv` (without the node and script paths); never throws. */
+const FLAGS: ReadonlySet<string> = new Set<Flag>(['console', 'jsonl', 'help', 'version']);
+
+function isFlag(name: string): name is Flag {
+  return FLAGS.has(name);
+}
+
+/** Parses `argv` (without the node and script paths) with `node:util` `parseArgs`; never throws. */
 export function parseCliArgs(argv: readonly string[]): ParsedArgs {
   const flags: Record<Flag, boolean> = { console: false, jsonl: false, help: false, version: false };
   let configPath: string | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] ?? '';
-    if (arg === '--config' || arg.startsWith('--config=')) {
+  // Not strict: every token comes back, and each problem gets the message this program has always given.
+  const { tokens } = parseArgs({ args: [...argv], options: OPTIONS, strict: false, allowPositionals: true, tokens: true });
+  for (const token of tokens) {
+    if (token.kind === 'option-terminator') continue;
+    if (token.kind === 'positional') return { ok: false, error: `unexpected argument '${token.value}'` };
+    if (token.name === 'config') {
       if (configPath !== undefined) return { ok: false, error: '--config is given more than once' };
-      const value = arg === '--config' ? argv[++i] : arg.slice('--config='.length);
-      if (value === undefined || value === '' || (arg === '--config' && value.startsWith('-'))) {
-        return { ok: false, error: '--config needs a file path' };
-      }
+      const value = token.value;
+      if (value === undefined || value === '' || (!token.inlineValue && value.startsWith('-'))) return { ok: false, error: '--config needs a file path' };
       configPath = value;
       continue;
     }
-    const flag = FLAGS.get(arg);
-    if (flag === undefined) {
-      return { ok: false, error: arg.startsWith('-') ? `unknown option '${arg}'` : `unexpected argument '${arg}'` };
-    }
-    flags[flag] = true;
+    if (!isFlag(token.name)) return { ok: false, error: `unknown option '${token.rawName}'` };
+    if (token.value !== undefined) return { ok: false, error: `${token.rawName} takes no value` };
+    flags[token.name] = true;
   }
   const args: CliArgs = { ...flags, console: flags.console || flags.jsonl, ...(configPath === undefined ? {} : { configPath }) };
   return { ok: true, args };

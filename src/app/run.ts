@@ -12,6 +12,8 @@ import { RandomIds } from '../core/ids.js';
 import { SystemClock } from '../core/system_clock.js';
 import { chooseAdapter, describeAdapterChoice } from './adapter_choice.js';
 import { configuredSecrets, logRedactor } from './config_secrets.js';
+import { missingApiKey } from './missing_api_key.js';
+import { logDestination } from './log_destination.js';
 import { openBotServices } from './bot_services.js';
 import { faultHookFrom } from './fault_hook.js';
 import { runBot, type SignalSource } from './lifecycle.js';
@@ -27,7 +29,7 @@ export { EXIT };
 /** What the program reads and writes, so that it runs the same in tests as under `node`. */
 export interface CliIo {
   readonly stdin: Readable;
-  readonly stdout: { write(text: string): unknown };
+  readonly stdout: { write(text: string): unknown; readonly isTTY?: boolean };
   readonly stderr: LogOutput['stream'] & { readonly isTTY?: boolean };
   readonly env: Environment;
   readonly cwd: string;
@@ -71,9 +73,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   }
   const { config, source } = loaded;
   const secrets = configuredSecrets(loaded);
-  const logger = createLogger(config.logging, { stream: io.stderr, isTTY: io.stderr.isTTY === true }, logRedactor(secrets));
   const choice = chooseAdapter(args, config);
+  const logs = logDestination(choice, io);
+  const logger = createLogger(config.logging, logs.outputs, logRedactor(secrets));
   logger.info({ config: source.kind === 'file' ? source.path : 'defaults', adapter: choice }, `configuration loaded; starting ${describeAdapterChoice(choice)}`);
+  const keyMissing = missingApiKey(loaded);
+  if (keyMissing !== undefined) logger.warn({ base_url: keyMissing.baseUrl, unset: keyMissing.unset }, keyMissing.message);
   const faults = faultHookFrom(io.env);
   const clock = new SystemClock();
   const metrics = BotMetrics.of(config.metrics, clock);
@@ -82,6 +87,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     services = await openBotServices(config, io.cwd, clock, logger, secrets, metrics?.instruments);
   } catch (error) {
     if (!isStoreInUseError(error)) throw error;
+    logs.close();
     io.stderr.write(`holdfast: ${error.message}\n`);
     return EXIT.usage;
   }
@@ -89,7 +95,14 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     const transport =
       choice.kind === 'discord'
         ? discordTransport({ discord: config.discord, vision: config.llm.vision, token: choice.token, clock, logger })
-        : consoleTransport({ mode: choice.mode, input: io.stdin, output: io.stdout, ids: new RandomIds(), maxMessageChars: config.chat.max_message_chars });
+        : consoleTransport({
+            mode: choice.mode,
+            input: io.stdin,
+            output: io.stdout,
+            ...(logs.screen === undefined ? {} : { screen: logs.screen }),
+            ids: new RandomIds(),
+            maxMessageChars: config.chat.max_message_chars,
+          });
     const server = await metrics?.serve(services, transport, logger);
     try {
       await runBot(transport, { config, services, clock, logger, signals: io.signals, faults });
@@ -103,6 +116,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   } finally {
     await services.close();
     await new Promise<void>((resolve) => logger.flush(() => resolve()));
+    logs.close();
   }
   return EXIT.ok;
 }

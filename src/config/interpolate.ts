@@ -16,6 +16,8 @@ export interface FilledString {
   readonly template: string;
   /** The variables the environment supplied for it; a fallback written in the file is not one. */
   readonly variables: readonly FilledVariable[];
+  /** The variables it referenced that were unset or empty, so that their fallback (or nothing) stood in. */
+  readonly unset: readonly string[];
 }
 
 /** The interpolated tree, or the problems that stopped it. */
@@ -39,9 +41,9 @@ export function interpolateEnvironment(tree: unknown, env: Environment): Interpo
   const filled: FilledString[] = [];
   const walk = (node: unknown, path: KeyPath): unknown => {
     if (typeof node === 'string') {
-      const findings: Findings = { problems, variables: [], referenced: false };
+      const findings: Findings = { problems, variables: [], unset: [], referenced: false };
       const value = interpolateString(node, path, env, findings);
-      if (findings.referenced) filled.push({ path, template: node, variables: findings.variables });
+      if (findings.referenced) filled.push({ path, template: node, variables: findings.variables, unset: findings.unset });
       return value;
     }
     if (Array.isArray(node)) return node.map((item, index) => walk(item, [...path, index]));
@@ -54,10 +56,11 @@ export function interpolateEnvironment(tree: unknown, env: Environment): Interpo
   return { value, problems, filled };
 }
 
-/** What the interpolation of one string found: what went wrong, the variables it used, and whether it held a reference. */
+/** What the interpolation of one string found: what went wrong, the variables it used or found empty, and whether it held a reference. */
 interface Findings {
   readonly problems: ConfigProblem[];
   readonly variables: FilledVariable[];
+  readonly unset: string[];
   referenced: boolean;
 }
 
@@ -97,6 +100,7 @@ function resolveReference(reference: string, path: KeyPath, env: Environment, fi
     return '';
   }
   const value = env[name];
+  if (value === undefined || value === '') findings.unset.push(name);
   if (separator !== -1 && (value === undefined || value === '')) return reference.slice(separator + 2);
   if (value === undefined) {
     findings.problems.push({ kind: 'missing_env', path, message: `environment variable ${name} is not set` });

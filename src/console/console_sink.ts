@@ -1,11 +1,8 @@
 import type { BotEvent, ReplySink } from '../conversation/transport.js';
 import { assertNever } from '../core/assert_never.js';
+import type { ConsoleOutput, ConsoleScreen } from './console_screen.js';
+import { noticeText } from './notice_text.js';
 import { TerminalText, terminalSafe } from './terminal_text.js';
-
-/** Where the console writes. */
-export interface ConsoleOutput {
-  write(text: string): unknown;
-}
 
 /**
  * The JSON-lines interface (a public, stable contract documented in README.md): one JSON object
@@ -36,11 +33,12 @@ export function jsonLinesSink(output: ConsoleOutput): ReplySink & { ready(): voi
 }
 
 /**
- * Human-readable output: replies stream as they are written, notices are marked. What the bot
- * says is printed without control characters or escape sequences (see {@link TerminalText}),
- * on a terminal or not: a log piped to a file is read on one later.
+ * Human-readable output on `output`: replies stream as they are written (`bot> …`), notices are
+ * marked apart from them (see {@link noticeText}), and on a terminal the prompt shows while the
+ * person may type. What the bot says is printed without control characters or escape sequences
+ * (see {@link TerminalText}), on a terminal or not: a log piped to a file is read on one later.
  */
-export function textSink(output: ConsoleOutput): ReplySink & { ready(): void } {
+export function textSink(output: ConsoleScreen): ReplySink & { ready(): void } {
   let streaming: string | undefined;
   const stream = new TerminalText();
   const endStream = (): void => {
@@ -55,14 +53,14 @@ export function textSink(output: ConsoleOutput): ReplySink & { ready(): void } {
         case 'delta':
           if (streaming !== event.turn) {
             endStream();
-            output.write('bot> ');
+            output.stream('bot> ');
             streaming = event.turn;
           }
-          output.write(stream.push(event.text));
+          output.stream(stream.push(event.text));
           return;
         case 'message':
           endStream();
-          output.write(`[${event.notice}] ${terminalSafe(event.text)}\n`);
+          output.write(noticeText(event.notice, terminalSafe(event.text), output.isTTY));
           return;
         case 'turn':
           return;

@@ -3,13 +3,16 @@ import type { IdFactory } from '../core/ids.js';
 import { inboundFromText } from '../conversation/command_words.js';
 import type { Transport } from '../conversation/transport.js';
 import { readConsoleLines } from './console_adapter.js';
-import { jsonLinesSink, textSink, type ConsoleOutput } from './console_sink.js';
+import { ConsoleScreen, type ConsoleOutput } from './console_screen.js';
+import { jsonLinesSink, textSink } from './console_sink.js';
 import { consoleMessageSource } from './console_source.js';
 
 export interface ConsoleTransportOptions {
   readonly mode: 'text' | 'jsonl';
   readonly input: Readable;
   readonly output: ConsoleOutput;
+  /** In text mode, the terminal `output` shares with the log lines that reach it; made of `output` alone when absent. */
+  readonly screen?: ConsoleScreen;
   /** Where each run's message identity comes from. */
   readonly ids: IdFactory;
   /** `chat.max_message_chars`: a longer line is held only so far as shows it too long. */
@@ -22,7 +25,8 @@ export interface ConsoleTransportOptions {
  * the end of `input`.
  */
 export function consoleTransport(options: ConsoleTransportOptions): Transport {
-  const sink = options.mode === 'jsonl' ? jsonLinesSink(options.output) : textSink(options.output);
+  const screen = options.mode === 'text' ? (options.screen ?? new ConsoleScreen(options.output)) : undefined;
+  const sink = screen === undefined ? jsonLinesSink(options.output) : textSink(screen);
   let reading = false;
   return {
     source: 'console',
@@ -33,7 +37,10 @@ export function consoleTransport(options: ConsoleTransportOptions): Transport {
     async listen(submit) {
       reading = true;
       try {
-        await readConsoleLines(options.input, options.ids, options.maxMessageChars, (message) => submit(inboundFromText(message)));
+        await readConsoleLines(options.input, options.ids, options.maxMessageChars, (message) => {
+          screen?.typed();
+          submit(inboundFromText(message));
+        });
       } finally {
         reading = false;
       }
@@ -43,6 +50,9 @@ export function consoleTransport(options: ConsoleTransportOptions): Transport {
       options.input.destroy();
     },
     connected: () => reading,
-    close: () => Promise.resolve(),
+    close: () => {
+      screen?.close();
+      return Promise.resolve();
+    },
   };
 }

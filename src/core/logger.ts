@@ -22,18 +22,21 @@ export interface LoggerOptions {
 export interface LogOutput {
   readonly stream: DestinationStream;
   readonly isTTY: boolean;
+  /** The least severe level written here, when it is more severe than the logger's own. */
+  readonly minLevel?: Exclude<LogLevel, 'silent'>;
 }
 
 /**
  * The program's logger: pino, JSON lines unless `format` (or a terminal, under `auto`) asks for
  * human-readable output, with the value of every sensitive key redacted at any depth and every
  * other string passed through `redactor` (the configured secrets, wherever they appear in it).
+ * Given several outputs, each line goes to every output that takes its level, each formatted for
+ * its own output.
  */
-export function createLogger(options: LoggerOptions, output: LogOutput, redactor: Redactor): Logger {
-  const pretty = options.format === 'pretty' || (options.format === 'auto' && output.isTTY);
-  const destination = pretty
-    ? PinoPretty({ destination: output.stream, colorize: output.isTTY, sync: true, translateTime: 'SYS:HH:MM:ss.l' })
-    : output.stream;
+export function createLogger(options: LoggerOptions, output: LogOutput | readonly LogOutput[], redactor: Redactor): Logger {
+  const outputs: readonly LogOutput[] = 'stream' in output ? [output] : output;
+  const destinations = outputs.map((one) => ({ level: one.minLevel ?? 'trace', stream: formatted(options.format, one) }));
+  const [only] = destinations;
   return pino(
     {
       level: options.level,
@@ -41,6 +44,12 @@ export function createLogger(options: LoggerOptions, output: LogOutput, redactor
       // The finished line is redacted, so child bindings and serialized errors are covered too.
       hooks: { streamWrite: (line) => `${JSON.stringify(redactSensitiveKeys(JSON.parse(line), (text) => redactor.redact(text)))}\n` },
     },
-    destination,
+    destinations.length === 1 && only !== undefined && only.level === 'trace' ? only.stream : pino.multistream(destinations),
   );
+}
+
+/** `output`'s stream, human-readable when `format` (or a terminal, under `auto`) asks for it. */
+function formatted(format: LogFormat, output: LogOutput): DestinationStream {
+  const pretty = format === 'pretty' || (format === 'auto' && output.isTTY);
+  return pretty ? PinoPretty({ destination: output.stream, colorize: output.isTTY, sync: true, translateTime: 'SYS:HH:MM:ss.l' }) : output.stream;
 }

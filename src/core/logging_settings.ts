@@ -10,7 +10,7 @@ export const loggingSection = z
       .default('auto')
       .describe('`json`: one JSON object a line; `pretty`: human-readable; `auto`: pretty when stderr is a terminal, else JSON.'),
   })
-  .describe('Logs go to stderr; stdout belongs to the console adapter.');
+  .describe('Logs go to stderr (the text console on a terminal writes them to data/holdfast.log and shows WARN and above on stderr); stdout belongs to the console adapter.');
 
 /** The validated section, defaults filled in. */
 export type LoggingSettings = z.output<typeof loggingSection>;

@@ -14,7 +14,8 @@ const PROTOCOLS: Readonly<Record<LLMProviderName, WireProtocol>> = {
   anthropic: anthropicProtocol,
 };
 
-const DEFAULT_BASE_URLS: Readonly<Record<LLMProviderName, string>> = {
+/** The API root of each provider when `llm.base_url` is not set. */
+export const DEFAULT_BASE_URLS: Readonly<Record<LLMProviderName, string>> = {
   openai: 'https://api.openai.com/v1',
   'openai-responses': 'https://api.openai.com/v1',
   anthropic: 'https://api.anthropic.com/v1',

@@ -23,4 +23,12 @@ describe('parseCliArgs', () => {
     expect(parseCliArgs(['--config='])).toEqual({ ok: false, error: '--config needs a file path' });
     expect(parseCliArgs(['--config', 'a', '--config', 'b'])).toEqual({ ok: false, error: '--config is given more than once' });
   });
+
+  it('takes short flags together, an end of options, and names the flag given a value it does not take', () => {
+    expect(parseCliArgs(['-hv'])).toEqual({ ok: true, args: { console: false, jsonl: false, help: true, version: true } });
+    expect(parseCliArgs(['--jsonl', '--'])).toMatchObject({ ok: true, args: { console: true, jsonl: true } });
+    expect(parseCliArgs(['--', '--console'])).toEqual({ ok: false, error: "unexpected argument '--console'" });
+    expect(parseCliArgs(['--console=yes'])).toEqual({ ok: false, error: '--console takes no value' });
+    expect(parseCliArgs(['-hx'])).toEqual({ ok: false, error: "unknown option '-x'" });
+  });
 });

@@ -27,4 +27,18 @@ describe('the bot in the terminal, as a child process writing text', { timeout: 
     expect(terminalControlsIn(run.stdout)).toEqual([]);
     expect(fake.requests).toHaveLength(1);
   });
+
+  it('marks notices apart from replies, and writes no prompt and no control sequences to a pipe', async () => {
+    fake.enqueue(chatText(['Hi.']));
+    const run = await runProgram(['--console', '--config', config()], { cwd: temp.path(), stdin: '/status\nhello\n' });
+    expect(run.status).toBe(0);
+    const lines = run.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^Holdfast is ready\./);
+    expect(run.stdout).toMatch(/^-- \[status\] \S/m);
+    expect(run.stdout).toContain('\nbot> Hi.\n');
+    // A notice of several lines is indented under its mark.
+    expect(lines.slice(1).filter((line) => !/^(-- \[\w+\] | {3}\S|bot> )/.test(line))).toEqual([]);
+    expect(run.stdout).not.toContain('you> ');
+    expect(terminalControlsIn(run.stdout)).toEqual([]);
+  });
 });

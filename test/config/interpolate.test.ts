@@ -27,12 +27,13 @@ describe('interpolateEnvironment', () => {
     expect(interpolateEnvironment({ a: '[${EMPTY}]' }, env)).toMatchObject({ value: { a: '[]' }, problems: [] });
   });
 
-  it('lists every string that held a reference, as written, with the variables the environment supplied for it', () => {
-    const result = interpolateEnvironment({ discord: { token: '${DISCORD_TOKEN}' }, list: ['a-${REGION}-${EMPTY:-z}', 'plain', '$${REGION}'], b: '${MISSING:-x}' }, env);
+  it('lists every string that held a reference, as written, with the variables the environment supplied for it and those it found unset or empty', () => {
+    const result = interpolateEnvironment({ discord: { token: '${DISCORD_TOKEN}' }, list: ['a-${REGION}-${EMPTY:-z}', 'plain', '$${REGION}'], b: '${MISSING:-x}', c: '${EMPTY}' }, env);
     expect(result.filled).toEqual([
-      { path: ['discord', 'token'], template: '${DISCORD_TOKEN}', variables: [{ name: 'DISCORD_TOKEN', value: 'tok' }] },
-      { path: ['list', 0], template: 'a-${REGION}-${EMPTY:-z}', variables: [{ name: 'REGION', value: 'eu' }] },
-      { path: ['b'], template: '${MISSING:-x}', variables: [] },
+      { path: ['discord', 'token'], template: '${DISCORD_TOKEN}', variables: [{ name: 'DISCORD_TOKEN', value: 'tok' }], unset: [] },
+      { path: ['list', 0], template: 'a-${REGION}-${EMPTY:-z}', variables: [{ name: 'REGION', value: 'eu' }], unset: ['EMPTY'] },
+      { path: ['b'], template: '${MISSING:-x}', variables: [], unset: ['MISSING'] },
+      { path: ['c'], template: '${EMPTY}', variables: [{ name: 'EMPTY', value: '' }], unset: ['EMPTY'] },
     ]);
   });
 

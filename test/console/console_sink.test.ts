@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { FinalReply } from '../../src/conversation/transport.js';
 import { consoleMessageIds } from '../../src/console/console_adapter.js';
+import { ConsoleScreen } from '../../src/console/console_screen.js';
 import { jsonLinesSink, textSink } from '../../src/console/console_sink.js';
 import { RandomIds } from '../../src/core/ids.js';
 import { terminalControlsIn } from '../support/terminal_controls.js';
@@ -37,7 +38,7 @@ describe('the console output', () => {
 
   it('streams a reply as it is written, marks notices for people and shows no status changes', async () => {
     const out = capture();
-    const sink = textSink(out);
+    const sink = textSink(new ConsoleScreen(out));
     const confirm = (): Promise<void> => Promise.resolve();
     sink.post({ type: 'turn', channelId: 'console', turn: 't1', status: 'ACTIVE' });
     sink.post({ type: 'delta', channelId: 'console', inReplyTo: 'm', turn: 't1', text: 'Hel' });
@@ -45,7 +46,7 @@ describe('the console output', () => {
     await sink.deliver(reply('t1', 'Hello.'), confirm);
     sink.post({ type: 'message', channelId: 'console', inReplyTo: 'm', turn: 't2', kind: 'notice', notice: 'suspended', text: 'Saved.' });
     await sink.deliver(reply('t3', 'Not streamed.'), confirm);
-    expect(out.text()).toBe('bot> Hello.\n[suspended] Saved.\nbot> Not streamed.\n');
+    expect(out.text()).toBe('bot> Hello.\n-- [suspended] Saved.\nbot> Not streamed.\n');
   });
 });
 
@@ -53,7 +54,7 @@ describe('the console output', () => {
 async function printed(write: (sink: ReturnType<typeof textSink>) => Promise<void>): Promise<string> {
   const out = new PassThrough();
   out.setEncoding('utf8');
-  await write(textSink(out));
+  await write(textSink(new ConsoleScreen(out)));
   out.end();
   let text = '';
   for await (const chunk of out) text += String(chunk);
@@ -82,7 +83,7 @@ describe('the text console, on what the model writes', () => {
       sink.post({ type: 'message', channelId: 'console', inReplyTo: 'm', turn: 't2', kind: 'notice', notice: 'failed', text: 'The model said \u001b[2Jno\u0000.' });
       await sink.deliver(reply('t3', '\u001bcReset\ttab \u001b[?25lhidden\u007f\u0007'), confirm);
     });
-    expect(text).toBe('bot> Hello world, red \nthenlink.\n[failed] The model said no.\nbot> Reset\ttab hidden\n');
+    expect(text).toBe('bot> Hello world, red \nthenlink.\n-- [failed] The model said no.\nbot> Reset\ttab hidden\n');
     expect(terminalControlsIn(text)).toEqual([]);
   });
 

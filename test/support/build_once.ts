@@ -8,5 +8,5 @@ import { createRequire } from 'node:module';
 export default function buildOnce(): void {
   if (process.env['HOLDFAST_SKIP_BUILD'] === '1') return;
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+  execFileSync(process.execPath, [tsc, '-b', 'tsconfig.build.json'], { stdio: 'inherit' });
 }

@@ -1,3 +1,5 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
 /** One option an operator command takes. */
 export interface OptionSpec {
   /** `flag`: present or not; `value`: takes the next argument (or `--name=VALUE`). */
@@ -21,39 +23,43 @@ export interface ParsedOptions {
 export type OptionsResult = { readonly ok: true; readonly options: ParsedOptions } | { readonly ok: false; readonly error: string };
 
 /**
- * Parses `argv` against `specs` (keyed by the option's name with its dashes, e.g. `--json`);
- * never throws. After `--` every argument is positional.
+ * Parses `argv` against `specs` (keyed by the option's name with its dashes, e.g. `--json`; a
+ * one-letter name such as `-h` is a flag) with `node:util` `parseArgs`; never throws. After `--`
+ * every argument is positional.
  */
 export function parseOptions(argv: readonly string[], specs: Readonly<Record<string, OptionSpec>>): OptionsResult {
   const flags = new Set<string>();
   const values = new Map<string, string[]>();
   const positionals: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] ?? '';
-    if (arg === '--') {
-      positionals.push(...argv.slice(i + 1));
-      break;
-    }
-    if (!arg.startsWith('-') || arg === '-') {
-      positionals.push(arg);
+  // Not strict: every token comes back, and each problem gets the message the commands have always given.
+  const { tokens } = parseArgs({ args: [...argv], options: parseArgsOptions(specs), strict: false, allowPositionals: true, tokens: true });
+  for (const token of tokens) {
+    if (token.kind === 'option-terminator') continue;
+    if (token.kind === 'positional') {
+      positionals.push(token.value);
       continue;
     }
-    const equals = arg.indexOf('=');
-    const name = arg.startsWith('--') && equals > 0 ? arg.slice(0, equals) : arg;
+    const name = token.rawName;
     const spec = specs[name];
     if (spec === undefined) return { ok: false, error: `unknown option '${name}'` };
     const seen = spec.kind === 'flag' ? flags.has(name) : values.has(name);
     if (seen && spec.repeatable !== true) return { ok: false, error: `${name} is given more than once` };
     if (spec.kind === 'flag') {
-      if (name !== arg) return { ok: false, error: `${name} takes no value` };
+      if (token.value !== undefined) return { ok: false, error: `${name} takes no value` };
       flags.add(name);
       continue;
     }
-    const value = name === arg ? argv[++i] : arg.slice(equals + 1);
-    if (value === undefined || value === '' || (name === arg && spec.text !== true && value.startsWith('-'))) return { ok: false, error: `${name} needs a value` };
+    const value = token.value;
+    if (value === undefined || value === '' || (!token.inlineValue && spec.text !== true && value.startsWith('-'))) return { ok: false, error: `${name} needs a value` };
     values.set(name, [...(values.get(name) ?? []), value]);
   }
   return { ok: true, options: { flags, values, positionals } };
+}
+
+/** What `parseArgs` must know of `specs`: which long options take the next argument as their value. */
+function parseArgsOptions(specs: Readonly<Record<string, OptionSpec>>): ParseArgsConfig['options'] {
+  const long = Object.entries(specs).filter(([name]) => name.startsWith('--'));
+  return Object.fromEntries(long.map(([name, spec]) => [name.slice(2), { type: spec.kind === 'value' ? 'string' : 'boolean' }] as const));
 }
 
 /** The one value of option `name`, if it was given. */

@@ -1,0 +1,49 @@
+import { dirname, resolve } from 'node:path';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { ConsoleScreen, type ConsoleOutput } from '../console/console_screen.js';
+import type { LogOutput } from '../core/logger.js';
+import { createPrivateFile, makePrivateDirectory } from '../turn_state/private_files.js';
+import type { AdapterChoice } from './adapter_choice.js';
+
+/** Where the text console on a terminal writes its log, relative to the working directory. */
+export const CONSOLE_LOG_FILE = 'data/holdfast.log';
+
+/** Where the log lines go, the terminal the console shares with them, and how to let the file go at the end. */
+export interface LogDestination {
+  readonly outputs: readonly LogOutput[];
+  /** For the text console on a terminal: the conversation and the log lines that still show there. */
+  readonly screen?: ConsoleScreen;
+  close(): void;
+}
+
+/**
+ * Log lines go to stderr, except for the text console on a terminal, where they would break into
+ * the conversation: there they go to {@link CONSOLE_LOG_FILE} (created 0600 in a 0700 directory,
+ * like the store), and only WARN and above show on the terminal too, between lines of the
+ * conversation, never inside one. The terminal is told once where the log is.
+ */
+export function logDestination(choice: AdapterChoice, io: { readonly stdout: ConsoleOutput; readonly stderr: LogOutput['stream'] & { readonly isTTY?: boolean }; readonly cwd: string }): LogDestination {
+  const onTerminal = io.stderr.isTTY === true;
+  if (choice.kind !== 'console' || choice.mode !== 'text' || !onTerminal) return { outputs: [{ stream: io.stderr, isTTY: onTerminal }], close: () => undefined };
+  const path = resolve(io.cwd, CONSOLE_LOG_FILE);
+  makePrivateDirectory(dirname(path));
+  createPrivateFile(path);
+  const file = pino.destination({ dest: path, append: true, sync: true });
+  const screen = new ConsoleScreen(io.stdout, io.stderr);
+  const terminal = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      screen.aside(chunk.toString('utf8'));
+      done();
+    },
+  });
+  screen.aside(`holdfast: the log is in ${CONSOLE_LOG_FILE}; warnings and errors show here too\n`);
+  return {
+    outputs: [
+      { stream: file, isTTY: false },
+      { stream: terminal, isTTY: true, minLevel: 'warn' },
+    ],
+    screen,
+    close: () => file.end(),
+  };
+}

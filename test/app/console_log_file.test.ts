@@ -1,0 +1,53 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../../src/app/run.js';
+import { useTempDir } from '../support/temp_dir.js';
+
+/** The program's io with stderr a terminal, as when a person starts the bot in one. */
+function terminalIo(cwd: string) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const stderr = Object.assign(
+    new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        err.push(chunk.toString('utf8'));
+        done();
+      },
+    }),
+    { isTTY: true },
+  );
+  return { io: { stdin: Readable.from([]), stdout: { write: (text: string) => out.push(text) }, stderr, env: {}, cwd }, stdout: () => out.join(''), stderr: () => err.join('') };
+}
+
+/** A model against OpenAI's own API and no key: the start logs at INFO and warns. */
+const CONFIG = 'llm:\n  model: gpt-4.1-mini\nlogging:\n  format: json\n';
+
+describe('the text console started in a terminal', () => {
+  const temp = useTempDir();
+
+  it('logs to data/holdfast.log, private to the user, and keeps only warnings on the terminal, apart from the conversation', async () => {
+    temp.write('config.yml', CONFIG);
+    const run = terminalIo(temp.path());
+    expect(await runCli([], run.io)).toBe(0);
+    const file = join(temp.path(), 'data/holdfast.log');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(join(temp.path(), 'data')).mode & 0o777).toBe(0o700);
+    const logged = readFileSync(file, 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(logged.map((line) => line['msg'])).toContain('configuration loaded; starting the console adapter (no discord.token is configured)');
+    expect(logged.filter((line) => line['level'] === 40).map((line) => line['msg'])).toEqual([expect.stringMatching(/^no API key for https:\/\/api\.openai\.com\/v1/)]);
+    expect(run.stderr()).toContain('holdfast: the log is in data/holdfast.log; warnings and errors show here too\n');
+    expect(run.stderr()).toContain('no API key for https://api.openai.com/v1');
+    expect(run.stderr()).not.toContain('configuration loaded');
+    expect(run.stdout()).toMatch(/^Holdfast is ready\.[^\n]*\n$/);
+  });
+
+  it('keeps logging to stderr with --jsonl, a terminal or not', async () => {
+    temp.write('config.yml', CONFIG);
+    const jsonl = terminalIo(temp.path());
+    expect(await runCli(['--jsonl'], jsonl.io)).toBe(0);
+    expect(jsonl.stderr()).toContain('configuration loaded');
+    expect(existsSync(join(temp.path(), 'data/holdfast.log'))).toBe(false);
+  });
+});
