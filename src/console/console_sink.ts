@@ -10,7 +10,7 @@ export interface ConsoleOutput {
 /**
  * The JSON-lines interface (a public, stable contract documented in README.md): one JSON object
  * a line on stdout — `ready`, `message` (reply or notice) and `turn` (status changes). Streamed
- * deltas are not part of it.
+ * deltas and updates of an earlier notice are not part of it.
  */
 export function jsonLinesSink(output: ConsoleOutput): ReplySink & { ready(): void } {
   const line = (value: object): void => void output.write(`${JSON.stringify(value)}\n`);
@@ -23,6 +23,7 @@ export function jsonLinesSink(output: ConsoleOutput): ReplySink & { ready(): voi
         case 'turn':
           return line({ type: 'turn', turn: event.turn, status: event.status });
         case 'delta':
+        case 'notice_update':
           return undefined;
         default:
           return assertNever(event);
@@ -65,6 +66,7 @@ export function textSink(output: ConsoleOutput): ReplySink & { ready(): void } {
           output.write(`[${event.notice}] ${terminalSafe(event.text)}\n`);
           return;
         case 'turn':
+        case 'notice_update':
           return;
         default:
           return assertNever(event);
