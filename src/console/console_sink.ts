@@ -7,7 +7,7 @@ import { TerminalText, terminalSafe } from './terminal_text.js';
 /**
  * The JSON-lines interface (a public, stable contract documented in README.md): one JSON object
  * a line on stdout — `ready`, `message` (reply or notice) and `turn` (status changes). Streamed
- * deltas are not part of it.
+ * deltas and updates of an earlier notice are not part of it.
  */
 export function jsonLinesSink(output: ConsoleOutput): ReplySink & { ready(): void } {
   const line = (value: object): void => void output.write(`${JSON.stringify(value)}\n`);
@@ -20,6 +20,7 @@ export function jsonLinesSink(output: ConsoleOutput): ReplySink & { ready(): voi
         case 'turn':
           return line({ type: 'turn', turn: event.turn, status: event.status });
         case 'delta':
+        case 'notice_update':
           return undefined;
         default:
           return assertNever(event);
@@ -63,6 +64,7 @@ export function textSink(output: ConsoleScreen): ReplySink & { ready(): void } {
           output.write(noticeText(event.notice, terminalSafe(event.text), output.isTTY));
           return;
         case 'turn':
+        case 'notice_update':
           return;
         default:
           return assertNever(event);

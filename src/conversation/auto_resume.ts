@@ -1,4 +1,3 @@
-import type { Clock } from '../core/clock.js';
 import type { ModelCapacityBreaker } from '../recovery/capacity_breaker.js';
 
 /** What a waiter needs to know about the suspended turn it watches. */
@@ -10,37 +9,43 @@ export interface AutoResumeTarget {
 }
 
 /**
- * In-process waiters for turns suspended by an overload (DESIGN §9): each sleeps until its
- * model's breaker lets a probe through, then asks `resume` to continue the turn — the resumed
- * generation is the probe. Waiters do not survive a restart; `stop` ends them all.
+ * In-process waiters for turns suspended by an overload (DESIGN §9): each waits until its
+ * model's breaker admits a call — it closed, or its probe slot is free — and then asks `resume`
+ * to continue the turn; the resumed generation is the probe when one is needed. A waiter wakes
+ * the moment the breaker changes, not at the times it named: many turns suspended by one storm
+ * all go as soon as the provider recovers. One waiter per turn; waiters do not survive a
+ * restart; `stop` ends them all.
  */
 export class AutoResumer {
-  readonly #stop = new AbortController();
-  readonly #waiting = new Set<Promise<void>>();
+  readonly #waiters = new Map<string, { readonly stop: AbortController; readonly done: Promise<void> }>();
+  #stopped = false;
 
-  constructor(
-    private readonly clock: Clock,
-    private readonly resume: (target: AutoResumeTarget) => void,
-  ) {}
+  constructor(private readonly resume: (target: AutoResumeTarget) => void) {}
 
-  /** Registers a waiter for `target` on `breaker`. */
+  /** Registers a waiter for `target` on `breaker`, in place of the turn's earlier one; none once stopped. */
   watch(target: AutoResumeTarget, breaker: ModelCapacityBreaker): void {
-    const waiter = this.#wait(target, breaker).finally(() => this.#waiting.delete(waiter));
-    this.#waiting.add(waiter);
+    if (this.#stopped) return;
+    this.#waiters.get(target.turnId)?.stop.abort();
+    const stop = new AbortController();
+    const done = this.#wait(target, breaker, stop);
+    this.#waiters.set(target.turnId, { stop, done });
   }
 
   /** Ends every waiter; none will resume anything afterwards. */
   async stop(): Promise<void> {
-    this.#stop.abort();
-    await Promise.all([...this.#waiting]);
+    this.#stopped = true;
+    const waiters = [...this.#waiters.values()];
+    for (const waiter of waiters) waiter.stop.abort();
+    await Promise.all(waiters.map((waiter) => waiter.done));
   }
 
-  async #wait(target: AutoResumeTarget, breaker: ModelCapacityBreaker): Promise<void> {
-    const { nextProbeAtMs } = breaker.snapshot();
+  async #wait(target: AutoResumeTarget, breaker: ModelCapacityBreaker, stop: AbortController): Promise<void> {
     try {
-      await this.clock.sleep((nextProbeAtMs ?? this.clock.monotonicNow()) - this.clock.monotonicNow(), this.#stop.signal);
+      await breaker.whenAdmits(stop.signal);
     } catch {
       return;
+    } finally {
+      if (this.#waiters.get(target.turnId)?.stop === stop) this.#waiters.delete(target.turnId);
     }
     this.resume(target);
   }

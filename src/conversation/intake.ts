@@ -36,7 +36,7 @@ export class Intake {
     this.#lanes = new ChannelLanes(deps.config.chat.max_queued_per_channel, deps.logger);
     this.#fitting = new HistoryFitting(deps, this.#stopping.signal);
     this.#runner = new TurnRunner(deps, this.#stopping.signal, this.#fitting);
-    this.#auto = new AutoResumer(deps.recovery.clock, (target) => this.#autoResume(target));
+    this.#auto = new AutoResumer((target) => this.#autoResume(target));
   }
 
   /** Takes one command: `/stop`, `/status`, `/turns` and `/resolve` at once, anything else in its channel's lane; one too long for `chat.max_message_chars` not at all. */
@@ -183,21 +183,22 @@ export class Intake {
   }
 
   /**
-   * A turn suspended by an overload is resumed by itself when its model's breaker lets a probe
-   * through; the message of a turn parked for a verdict is kept, so that it can go on by itself
-   * once resolved.
+   * A turn suspended by an overload, or one whose resume found another probe in flight, is
+   * resumed by itself when its model's breaker admits it; the message of a turn parked for a
+   * verdict is kept, so that it can go on by itself once resolved.
    */
   async #watchIfOverloaded(message: InboundMessage, run: TurnRun | undefined): Promise<void> {
     const { deps } = this;
-    if (run?.ending.status === 'AWAITING_RESOLUTION') this.#parkedMessages.set(run.turnId, withoutAttachments(message));
-    if (run === undefined || run.ending.status !== 'SUSPENDED' || run.ending.suspendedFor !== 'capacity') return;
+    if (run === undefined) return;
+    if (run.kind === 'ran' && run.ending.status === 'AWAITING_RESOLUTION') this.#parkedMessages.set(run.turnId, withoutAttachments(message));
+    if (run.kind === 'ran' && (run.ending.status !== 'SUSPENDED' || run.ending.suspendedFor !== 'capacity')) return;
     if (!deps.config.turn_state.auto_resume || deps.provider === undefined || deps.store === undefined) return;
     const channel = channelKey(message);
-    this.#suspendedMessages.set(run.turnId, withoutAttachments(message));
+    if (!this.#suspendedMessages.has(run.turnId)) this.#suspendedMessages.set(run.turnId, withoutAttachments(message));
     this.#auto.watch({ turnId: run.turnId, channel, revision: await deps.history.revision(channel) }, deps.recovery.breakers.get(deps.provider.provider, deps.provider.model));
   }
 
-  /** A waiter's probe time came: under the channel's lane, the turn resumes unless the conversation moved on. */
+  /** The model's breaker admits a waiter's turn: under the channel's lane, the turn resumes unless the conversation moved on. */
   #autoResume(target: AutoResumeTarget): void {
     const original = this.#suspendedMessages.get(target.turnId);
     if (original === undefined || !this.#accepting) return;

@@ -26,9 +26,14 @@ export interface ResumeDeps {
   readonly engine: RunDeps;
 }
 
+/** Who asks for a resume: the requester (their `resume` tries now, as the breaker's probe) or the automatic waiter (it goes only when the breaker admits it). */
+export type ResumeAsker = 'requester' | 'automatic';
+
 /** What a resume command came to. */
 export type ResumeAttempt =
   | { readonly kind: 'not_a_resume' }
+  /** The model's breaker would not let the turn try now (another probe is in flight): it stays saved as it was; `retryAtMs` is the breaker's next try (monotonic). */
+  | { readonly kind: 'overloaded'; readonly turn: string; readonly retryAtMs: number | undefined }
   | { readonly kind: 'notice'; readonly turn: string | null; readonly notice: NoticeKind; readonly text: string }
   /** The resume ended the turn without running it (expired, or refused for good): the change is announced with the notice. */
   | { readonly kind: 'ended'; readonly turn: string; readonly status: TurnStatus; readonly notice: NoticeKind; readonly text: string }
@@ -46,7 +51,7 @@ export async function resumeCommand(origin: InboundMessage, wanted: string | und
   const channel = { source: origin.source, channelId: origin.channelId };
   const suspended = await store.listSuspended(channel);
   const turn = suspended.find((candidate) => candidate.requesterId === origin.authorId && (wanted === undefined || candidate.turnId === wanted));
-  if (turn !== undefined) return resumeTurn(turn, origin, signal, deps);
+  if (turn !== undefined) return resumeTurn(turn, origin, 'requester', signal, deps);
   const latest = wanted === undefined ? await store.latestTurnOf(channel, origin.authorId) : await store.getTurn(wanted);
   if (latest?.status === 'TERMINAL_EXPIRED' && latest.requesterId === origin.authorId) return expired(latest, deps.config);
   if (latest?.status === 'AWAITING_RESOLUTION' && latest.requesterId === origin.authorId) {
@@ -62,18 +67,21 @@ export async function resumeCommand(origin: InboundMessage, wanted: string | und
 /**
  * Resumes one suspended turn for `requester` (DESIGN §9): the original message is re-checked,
  * the payload restored and validated and the tools re-derived before the resume lease is taken;
- * one resumer wins. Any failure is a notice; the turn stays saved unless it cannot be used.
+ * one resumer wins. The resumed generation is the model's breaker's probe when the breaker is
+ * not closed: the requester's resume claims the slot even before the cooldown ends, an automatic
+ * one only once the breaker admits it; while another probe is in flight the turn stays as it
+ * was (`overloaded`). Any failure is a notice; the turn stays saved unless it cannot be used.
  */
-export async function resumeTurn(turn: TurnRecord, requester: InboundMessage, signal: AbortSignal, deps: ResumeDeps): Promise<ResumeAttempt> {
+export async function resumeTurn(turn: TurnRecord, requester: InboundMessage, askedBy: ResumeAsker, signal: AbortSignal, deps: ResumeDeps): Promise<ResumeAttempt> {
   try {
-    return await resume(turn, requester, signal, deps);
+    return await resume(turn, requester, askedBy, signal, deps);
   } catch (error) {
     deps.logger.error({ err: error, turn: turn.turnId }, 'resume failed');
     return { kind: 'notice', turn: turn.turnId, notice: 'failed', text: 'I could not resume that request because of an internal error. It is still saved; try `resume` again later.' };
   }
 }
 
-async function resume(turn: TurnRecord, requester: InboundMessage, signal: AbortSignal, deps: ResumeDeps): Promise<ResumeAttempt> {
+async function resume(turn: TurnRecord, requester: InboundMessage, askedBy: ResumeAsker, signal: AbortSignal, deps: ResumeDeps): Promise<ResumeAttempt> {
   const { store, config } = deps;
   if (deps.clock.now() - turn.lastProgressAt >= config.turn_state.resume_ttl_hours * 3_600_000) {
     await store.sweepRetention();
@@ -107,11 +115,28 @@ async function resume(turn: TurnRecord, requester: InboundMessage, signal: Abort
     if (!isInvalidCheckpointError(error)) throw error;
     return refuseDamaged(resumable.turn, error.problems, deps);
   }
-  const claim = await store.claimResume(turn.turnId, resumable.turn.generation);
-  if (!claim.won) return { kind: 'notice', turn: turn.turnId, notice: 'in_progress', text: 'Another resume already picked that request up.' };
+  const breaker = deps.engine.recovery.breakers.get(deps.engine.provider.provider, deps.engine.provider.model);
+  const admission = askedBy === 'requester' ? breaker.claimProbe() : breaker.admit();
+  if (admission.kind === 'rejected') return { kind: 'overloaded', turn: turn.turnId, retryAtMs: breaker.nextTryAtMs() };
+  const probe = admission.kind === 'probe' ? admission.token : undefined;
+  const giveBack = (): void => {
+    if (probe !== undefined) breaker.abandonProbe(probe);
+  };
+  let claim;
+  try {
+    claim = await store.claimResume(turn.turnId, resumable.turn.generation);
+  } catch (error) {
+    giveBack();
+    throw error;
+  }
+  if (!claim.won) {
+    giveBack();
+    return { kind: 'notice', turn: turn.turnId, notice: 'in_progress', text: 'Another resume already picked that request up.' };
+  }
   // The claim records that the requester is told now.
   const resolved = resumable.turn.resolutionUntold ? resolvedNotice(resumable.turn, resumable.ops, true) : undefined;
-  const continued = runTurn(restored.turn, { kind: 'resumed', log: restored.log }, storeDurability(store, claim.lease), deps.engine);
+  // A run that never reached the model (its reply was already logged, it halted) gives the probe slot back.
+  const continued = runTurn(restored.turn, { kind: 'resumed', log: restored.log }, storeDurability(store, claim.lease), probe === undefined ? deps.engine : { ...deps.engine, probeToken: probe }).finally(giveBack);
   return { kind: 'resumed', turn: claim.turn, continued, resolved };
 }
 

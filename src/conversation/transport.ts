@@ -89,7 +89,9 @@ export type NoticeKind = (typeof NOTICE_KINDS)[number];
 export type BotEvent =
   | { readonly type: 'message'; readonly channelId: string; readonly inReplyTo: string; readonly turn: string | null; readonly kind: 'notice'; readonly notice: NoticeKind; readonly text: string }
   | { readonly type: 'delta'; readonly channelId: string; readonly inReplyTo: string; readonly turn: string; readonly text: string }
-  | { readonly type: 'turn'; readonly channelId: string; readonly turn: string; readonly status: TurnStatus };
+  | { readonly type: 'turn'; readonly channelId: string; readonly turn: string; readonly status: TurnStatus }
+  /** New text for the last notice of kind `notice` told about `turn` (the suspended notice, after an automatic try): a transport that can edits it in place, another may show nothing. */
+  | { readonly type: 'notice_update'; readonly channelId: string; readonly turn: string; readonly notice: NoticeKind; readonly text: string };
 
 /** A completed turn's final reply, to be delivered in parts that the transport confirms one by one. */
 export interface FinalReply {

@@ -7,7 +7,8 @@ import type { HistoryFitting } from './history_fitting.js';
 import { loadHistory } from './history_policy.js';
 import type { ConversationDeps } from './conversation_deps.js';
 import { channelKey, postNotice } from './notices.js';
-import { resumeCommand, resumeTurn, type ResumeAttempt } from './resume.js';
+import { resumeCommand, resumeTurn, type ResumeAsker, type ResumeAttempt } from './resume.js';
+import { probeInFlightNotice, stillOverloadedNotice } from './overload_notices.js';
 import { deliverEnding } from './turn_ending.js';
 import type { InboundMessage, NoticeKind } from './transport.js';
 import { dropKept, inboxIdOf, type KeptMessage } from './inbox.js';
@@ -29,10 +30,16 @@ interface RunCounting {
   readonly startedAt: number;
 }
 
-/** A turn that ran, and how it ended. */
-export interface TurnRun {
-  readonly turnId: string;
-  readonly ending: TurnEnding;
+/** A turn that ran, and how it ended; or a saved turn that its model's breaker did not let try, left as it was. */
+export type TurnRun = { readonly kind: 'ran'; readonly turnId: string; readonly ending: TurnEnding } | { readonly kind: 'waiting'; readonly turnId: string };
+
+/**
+ * What a run's streamed text is marked with, and what is said the first time the model answers
+ * it: a resumed turn is announced only once the model really answered.
+ */
+interface Streaming {
+  turnId: string;
+  firstAnswer: (() => void) | undefined;
 }
 
 /**
@@ -88,44 +95,65 @@ export class TurnRunner {
     });
   }
 
-  /** `resume` / `/resume [turn]`: the requester's saved turn continues; spoken words with nothing saved are a message. */
+  /**
+   * `resume` / `/resume [turn]`: the requester's saved turn continues, trying the model now even
+   * while its breaker is open (it is the probe); spoken words with nothing saved are a message.
+   * While another probe is in flight it says when the next try is.
+   */
   async resumeCommand(origin: InboundMessage, turnId: string | undefined, spoken: boolean): Promise<TurnRun | undefined> {
     const { deps } = this;
     if (deps.store === undefined) return spoken ? this.message(origin) : void postNotice(deps.sink, origin, null, 'status', 'You have no saved request in this channel to resume.');
     if (deps.provider === undefined) return this.#noModel(origin);
     const controller = new AbortController();
-    const streaming = { turnId: '' };
+    const streaming: Streaming = { turnId: '', firstAnswer: undefined };
     const counting = this.#counting();
     const attempt = await resumeCommand(origin, turnId, spoken, controller.signal, { ...deps, store: deps.store, engine: this.#engine(origin, streaming, counting.stats) });
     if (attempt.kind === 'not_a_resume') return this.message(origin);
-    return this.#resumed(origin, attempt, controller, streaming, counting);
+    return this.#resumed(origin, attempt, 'requester', controller, streaming, counting);
   }
 
-  /** An automatic resume of `turn` (DESIGN §9), answering `answerTo`: it goes through the same checks as an explicit one. */
+  /**
+   * An automatic resume of `turn` (DESIGN §9), answering `answerTo`: it goes through the same
+   * checks as an explicit one, but only when the model's breaker admits it, and it says nothing
+   * until the model answers: a try that finds the model still overloaded only updates the turn's
+   * suspended notice with the next try.
+   */
   async autoResume(turn: TurnRecord, original: InboundMessage, answerTo: InboundMessage): Promise<TurnRun | undefined> {
     const { deps } = this;
     if (deps.store === undefined || deps.provider === undefined) return undefined;
     const controller = new AbortController();
-    const streaming = { turnId: turn.turnId };
+    const streaming: Streaming = { turnId: turn.turnId, firstAnswer: undefined };
     const counting = this.#counting();
-    const attempt = await resumeTurn(turn, original, controller.signal, { ...deps, store: deps.store, engine: this.#engine(answerTo, streaming, counting.stats) });
-    return this.#resumed(answerTo, attempt, controller, streaming, counting);
+    const attempt = await resumeTurn(turn, original, 'automatic', controller.signal, { ...deps, store: deps.store, engine: this.#engine(answerTo, streaming, counting.stats) });
+    return this.#resumed(answerTo, attempt, 'automatic', controller, streaming, counting);
   }
 
-  async #resumed(answerTo: InboundMessage, attempt: ResumeAttempt, controller: AbortController, streaming: { turnId: string }, counting: RunCounting): Promise<TurnRun | undefined> {
+  async #resumed(answerTo: InboundMessage, attempt: ResumeAttempt, askedBy: ResumeAsker, controller: AbortController, streaming: Streaming, counting: RunCounting): Promise<TurnRun | undefined> {
+    const { deps } = this;
     switch (attempt.kind) {
       case 'not_a_resume':
         return undefined;
+      case 'overloaded':
+        if (askedBy === 'requester') postNotice(deps.sink, answerTo, attempt.turn, 'suspended', probeInFlightNotice(deps.recovery.clock, attempt.retryAtMs, this.#autoResumes()));
+        return { kind: 'waiting', turnId: attempt.turn };
       case 'notice':
         return void postNotice(this.deps.sink, answerTo, attempt.turn, attempt.notice, attempt.text);
       case 'ended':
         this.deps.sink.post({ type: 'turn', channelId: answerTo.channelId, turn: attempt.turn, status: attempt.status });
         return void postNotice(this.deps.sink, answerTo, attempt.turn, attempt.notice, attempt.text);
-      case 'resumed':
-        streaming.turnId = attempt.turn.turnId;
-        if (attempt.resolved !== undefined) postNotice(this.deps.sink, answerTo, attempt.turn.turnId, 'resolved', attempt.resolved);
-        postNotice(this.deps.sink, answerTo, attempt.turn.turnId, 'resumed', 'Continuing your saved request.');
-        return this.#run(answerTo, attempt.turn.turnId, controller, counting, () => attempt.continued);
+      case 'resumed': {
+        const turnId = attempt.turn.turnId;
+        streaming.turnId = turnId;
+        if (attempt.resolved !== undefined) postNotice(deps.sink, answerTo, turnId, 'resolved', attempt.resolved);
+        const quiet = askedBy === 'automatic';
+        let answered = false;
+        streaming.firstAnswer = () => {
+          answered = true;
+          if (quiet) this.#active(answerTo, turnId);
+          postNotice(deps.sink, answerTo, turnId, 'resumed', 'Continuing your saved request.');
+        };
+        return this.#run(answerTo, turnId, controller, counting, () => attempt.continued, quiet ? (ending) => !answered && this.#stillOverloaded(answerTo, turnId, ending) : undefined);
+      }
       default:
         return assertNever(attempt);
     }
@@ -133,17 +161,25 @@ export class TurnRunner {
 
   /**
    * Runs a turn as the channel's running one (so /stop reaches it), logs one `turn finished` line
-   * with what the run used, and delivers how it ended.
+   * with what the run used, and delivers how it ended — unless `silent(ending)` took care of it.
+   * A run that may end silently shows the turn working only once the model answers.
    */
-  async #run(message: InboundMessage, turnId: string, controller: AbortController, counting: RunCounting, work: (engine: RunDeps) => Promise<TurnEnding>): Promise<TurnRun> {
+  async #run(
+    message: InboundMessage,
+    turnId: string,
+    controller: AbortController,
+    counting: RunCounting,
+    work: (engine: RunDeps) => Promise<TurnEnding>,
+    silent?: (ending: TurnEnding) => boolean,
+  ): Promise<TurnRun> {
     const { deps } = this;
     this.running.set(channelKey(message), { turnId, requesterId: message.authorId, controller });
     // A shutdown that began while this turn was being admitted suspends it like the running ones.
     if (this.shutdown.aborted) controller.abort(new ShutdownReason());
-    deps.sink.post({ type: 'turn', channelId: message.channelId, turn: turnId, status: 'ACTIVE' });
+    if (silent === undefined) this.#active(message, turnId);
     let ending: TurnEnding;
     try {
-      ending = await work(this.#engine(message, { turnId }, counting.stats));
+      ending = await work(this.#engine(message, { turnId, firstAnswer: undefined }, counting.stats));
     } finally {
       this.running.delete(channelKey(message));
     }
@@ -151,8 +187,27 @@ export class TurnRunner {
       { turn: turnId, channel: message.channelId, requester: message.authorId, status: ending.status, durationMs: deps.clock.monotonicNow() - counting.startedAt, ...counting.stats.summary() },
       'turn finished',
     );
-    await deliverEnding(message, turnId, ending, { ...deps, fitting: this.fitting });
-    return { turnId, ending };
+    if (silent?.(ending) !== true) await deliverEnding(message, turnId, ending, { ...deps, fitting: this.fitting });
+    return { kind: 'ran', turnId, ending };
+  }
+
+  #active(message: InboundMessage, turnId: string): void {
+    this.deps.sink.post({ type: 'turn', channelId: message.channelId, turn: turnId, status: 'ACTIVE' });
+  }
+
+  /** An automatic try that found the model still overloaded says so only in the turn's suspended notice, with the next try. */
+  #stillOverloaded(message: InboundMessage, turnId: string, ending: TurnEnding): boolean {
+    const { deps } = this;
+    if (ending.status !== 'SUSPENDED' || ending.suspendedFor !== 'capacity' || deps.provider === undefined) return false;
+    const retryAtMs = deps.recovery.breakers.get(deps.provider.provider, deps.provider.model).nextTryAtMs();
+    deps.sink.post({ type: 'notice_update', channelId: message.channelId, turn: turnId, notice: 'suspended', text: stillOverloadedNotice(deps.recovery.clock, retryAtMs) });
+    return true;
+  }
+
+  /** Whether a turn suspended by an overload is resumed by itself. */
+  #autoResumes(): boolean {
+    const { deps } = this;
+    return deps.config.turn_state.auto_resume && deps.provider !== undefined && deps.store !== undefined;
   }
 
   /** A run's counts, from now. */
@@ -161,7 +216,7 @@ export class TurnRunner {
   }
 
   /** The engine's dependencies for a turn answering `message`: its streamed text goes to the channel, marked with `streaming.turnId`; the run counts into `stats`. */
-  #engine(message: InboundMessage, streaming: { readonly turnId: string }, stats: TurnStats): RunDeps {
+  #engine(message: InboundMessage, streaming: Streaming, stats: TurnStats): RunDeps {
     const { deps } = this;
     if (deps.provider === undefined) throw new Error('no model is configured');
     return {
@@ -172,6 +227,9 @@ export class TurnRunner {
       heartbeatMs: (deps.config.turn_state.lease_ttl_seconds * 1000) / 3,
       stats,
       onStreamEvent: (event) => {
+        const firstAnswer = streaming.firstAnswer;
+        streaming.firstAnswer = undefined;
+        firstAnswer?.();
         if (event.type === 'text_delta') deps.sink.post({ type: 'delta', channelId: message.channelId, inReplyTo: message.messageId, turn: streaming.turnId, text: event.text });
       },
     };

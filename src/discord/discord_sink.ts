@@ -7,6 +7,7 @@ import type { CommandAnswers } from './command_answers.js';
 import { isRefusedByDiscord, withDiscordRetry, type DiscordRetryPolicy } from './discord_retry.js';
 import { postReplyParts, replyNonce, type ReplyChannel } from './reply_posting.js';
 import { NOTICE_MARK, SAFE_MENTIONS } from './mention_policy.js';
+import { NoticeMessages } from './notice_messages.js';
 import { TypingIndicators } from './typing.js';
 import { assertNever } from '../core/assert_never.js';
 import { KeyedSerialQueue } from '../core/keyed_queue.js';
@@ -37,6 +38,7 @@ export interface DiscordSinkOptions {
  * most once per `editIntervalMs`, and ends split into follow-ups when longer than a message, at
  * line or sentence boundaries; notices are marked, and those answering a slash command are shown
  * to its user alone (an operator's answer is never shown in the channel instead); a working turn shows the typing indicator until it shows text.
+ * An update of a turn's notice edits the message that showed it, when there is one to edit.
  * Final replies are delivered durably (see {@link postReplyParts}). Nothing posted can ping
  * @everyone, a role or a user. What one channel gets is posted in order.
  */
@@ -44,6 +46,7 @@ export function discordSink(options: DiscordSinkOptions): ReplySink {
   const { client, clock, logger } = options;
   const queue = new KeyedSerialQueue();
   const streams = new Map<string, Stream>();
+  const notices = new NoticeMessages();
   const inOrder = (channelId: string, work: (channel: SendableChannel) => Promise<unknown>): Promise<void> =>
     queue.run(channelId, async () => {
       const channel = await withDiscordRetry(options.delivery, () => client.channels.fetch(channelId));
@@ -97,15 +100,24 @@ export function discordSink(options: DiscordSinkOptions): ReplySink {
               logger.warn({ channel: event.channelId, command: event.inReplyTo }, 'the answer to an operator’s command could not be shown to them alone, so it is not shown at all');
               return;
             }
+            const shown = stream?.message ?? (await channel.send({ content: first, reply: replyTo(event.inReplyTo), allowedMentions: SAFE_MENTIONS }));
             if (stream?.message !== undefined) await stream.message.edit({ content: first, allowedMentions: SAFE_MENTIONS });
-            else await channel.send({ content: first, reply: replyTo(event.inReplyTo), allowedMentions: SAFE_MENTIONS });
+            if (event.turn !== null && rest.length === 0) notices.shown(event.turn, event.notice, shown);
             for (const part of rest) await channel.send({ content: part, allowedMentions: SAFE_MENTIONS });
           });
           return;
         }
+        case 'notice_update':
+          // Looked up when the channel's turn comes: the notice it edits may still be on its way.
+          show(event.channelId, async () => {
+            const [content = ''] = splitMessage(`${NOTICE_MARK}${event.text}`);
+            await notices.find(event.turn, event.notice)?.edit({ content, allowedMentions: SAFE_MENTIONS });
+          });
+          return;
         case 'turn':
           if (event.status === 'ACTIVE') typing.start(event.turn, event.channelId);
           else typing.stop(event.turn);
+          if (event.status !== 'ACTIVE' && event.status !== 'SUSPENDED') notices.forget(event.turn);
           return;
         default:
           return assertNever(event);

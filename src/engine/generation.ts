@@ -24,6 +24,8 @@ export interface EngineDeps {
   readonly onStreamEvent?: (event: StreamEvent) => void;
   /** Where this run counts its model attempts, tool calls and tokens. */
   readonly stats?: TurnStats;
+  /** The probe slot of the model's breaker that this run claimed (a resume is the probe): its first model call goes as that probe. */
+  readonly probeToken?: string;
 }
 
 /** The model's answer, or the outcome that ends the turn because no answer could be had. */
@@ -40,6 +42,7 @@ export async function generate(turn: ChatTurn, durability: TurnDurability, deps:
       runtime: deps.recovery,
       signal: turn.signal,
       budgetMs,
+      ...(deps.probeToken === undefined ? {} : { probeToken: deps.probeToken }),
       ...(deps.onStreamEvent === undefined ? {} : { onStreamEvent: deps.onStreamEvent }),
       onEvent: (event) => {
         if (event.type === 'attempt_started') deps.stats?.modelAttempted();

@@ -1,4 +1,4 @@
-import type { Clock } from '../core/clock.js';
+import { abortReason, type Clock } from '../core/clock.js';
 import type { IdFactory } from '../core/ids.js';
 import { CircuitOpenError } from './circuit_open_error.js';
 import type { BreakerSettings } from './settings.js';
@@ -36,12 +36,15 @@ export interface BreakerSnapshot {
  * one probe is admitted, identified by a token: only that token can close the breaker (success),
  * re-open it with double the cooldown up to the cap (capacity failure) or give the slot back
  * (abandon); a probe that never reports back loses its slot after the probe timeout. Anything a
- * caller without the token reports changes nothing.
+ * caller without the token reports changes nothing. Callers waiting for it to admit them are
+ * woken by every change, not only by the times it names.
  */
 export class ModelCapacityBreaker {
   readonly key: string;
   #state: BreakerState = { kind: 'closed', failedGenerations: 0 };
   #cooldownMs: number;
+  /** Wakes the callers of {@link whenAdmits} at each transition. */
+  readonly #changed = new Set<() => void>();
 
   constructor(
     readonly provider: string,
@@ -55,9 +58,10 @@ export class ModelCapacityBreaker {
     this.#cooldownMs = settings.cooldownBaseMs;
   }
 
-  /** Asks to call the model now. */
-  admit(): Admission {
+  /** Asks to call the model now. A caller that already holds the probe's token (see {@link claimProbe}) goes as that probe. */
+  admit(heldProbe?: string): Admission {
     const state = this.#current();
+    if (heldProbe !== undefined && this.#holdsProbe(state, heldProbe)) return { kind: 'probe', token: heldProbe };
     switch (state.kind) {
       case 'closed':
         return { kind: 'admitted' };
@@ -71,6 +75,54 @@ export class ModelCapacityBreaker {
         this.#state = { kind: 'half_open', probe: { token, expiresAt: this.clock.monotonicNow() + this.settings.probeTimeoutMs } };
         return { kind: 'probe', token };
       }
+      default:
+        return assertNever(state);
+    }
+  }
+
+  /**
+   * A person asks to try now (their `resume`): an open breaker gives them the probe slot without
+   * waiting for its cooldown to end. Refused only while another probe is in flight.
+   */
+  claimProbe(): Admission {
+    const state = this.#current();
+    if (state.kind === 'open') this.#move({ kind: 'half_open', probe: undefined });
+    return this.admit();
+  }
+
+  /**
+   * Resolves once a call would be admitted — the breaker closed, or half-open with its probe
+   * slot free — or after `maxMs` at the latest. It wakes at every transition (a probe that
+   * closes the breaker or gives its slot back), at the end of a cooldown and at a probe's expiry.
+   * Rejects when `signal` aborts.
+   */
+  async whenAdmits(signal: AbortSignal, maxMs = Number.POSITIVE_INFINITY): Promise<void> {
+    const until = this.clock.monotonicNow() + maxMs;
+    for (;;) {
+      if (signal.aborted) throw abortReason(signal);
+      const state = this.#current();
+      const now = this.clock.monotonicNow();
+      if (state.kind === 'closed' || (state.kind === 'half_open' && state.probe === undefined) || now >= until) return;
+      const wakeAt = state.kind === 'open' ? state.until : (state.probe?.expiresAt ?? now);
+      await this.#changeOr(Math.min(wakeAt, until) - now, signal);
+    }
+  }
+
+  /**
+   * When a waiter would try next if nothing gets better: the end of the cooldown while open;
+   * while a probe is in flight, when the next probe could go if that one failed now (at the
+   * latest its expiry); `undefined` when a call would be admitted now.
+   */
+  nextTryAtMs(): number | undefined {
+    const state = this.#current();
+    switch (state.kind) {
+      case 'closed':
+        return undefined;
+      case 'open':
+        return state.until;
+      case 'half_open':
+        if (state.probe === undefined) return undefined;
+        return Math.min(state.probe.expiresAt, this.clock.monotonicNow() + Math.min(this.settings.cooldownCapMs, this.#cooldownMs * 2));
       default:
         return assertNever(state);
     }
@@ -140,5 +192,20 @@ export class ModelCapacityBreaker {
   #move(next: BreakerState): void {
     this.#state = next;
     this.onTransition(this.snapshot());
+    for (const wake of [...this.#changed]) wake();
+  }
+
+  /** Waits `ms`, or less when the breaker changes first. Rejects only when `signal` aborts. */
+  async #changeOr(ms: number, signal: AbortSignal): Promise<void> {
+    const changed = new AbortController();
+    const wake = (): void => changed.abort();
+    this.#changed.add(wake);
+    try {
+      await this.clock.sleep(ms, AbortSignal.any([signal, changed.signal]));
+    } catch (error) {
+      if (signal.aborted) throw error;
+    } finally {
+      this.#changed.delete(wake);
+    }
   }
 }

@@ -5,6 +5,7 @@ import { isLLMError, isLLMErrorOfKind, type LLMError } from '../llm/errors.js';
 import type { GenerateRequest, GenerateResponse, Provenance } from '../llm/protocol.js';
 import { collectResponse, type LLMProvider, type StreamEvent } from '../llm/provider.js';
 import type { ModelBreakerRegistry } from './breaker_registry.js';
+import type { ModelCapacityBreaker } from './capacity_breaker.js';
 import type { CircuitOpenError } from './circuit_open_error.js';
 import { isRecoveryGiveUpError, RecoveryGiveUpError, type GiveUpReason } from './give_up_error.js';
 import { decideRetry, type WaitReason } from './retry_decision.js';
@@ -37,6 +38,8 @@ export interface RecoveryOptions {
   readonly budgetMs?: number;
   /** `false`: an open breaker gives up at once (`non_retryable`, with the CircuitOpenError) instead of being waited through. */
   readonly retryCircuitOpen?: boolean;
+  /** The token of the probe slot the caller claimed for this generation (a person's `resume`): its first attempt goes as that probe. */
+  readonly probeToken?: string;
   readonly onEvent?: (event: RecoveryEvent) => void;
   /** Each attempt's stream events. A retried attempt starts its text again after `attempt_started`. */
   readonly onStreamEvent?: (event: StreamEvent) => void;
@@ -59,6 +62,7 @@ class RecoveryRun {
   #attempts = 0;
   #lastError: unknown;
   #sawCapacity = false;
+  #heldProbe: string | undefined;
 
   constructor(
     private readonly provider: LLMProvider,
@@ -67,6 +71,7 @@ class RecoveryRun {
   ) {
     this.#startedAt = options.runtime.clock.monotonicNow();
     this.#deadline = this.#startedAt + (options.budgetMs ?? options.runtime.settings.deadlineMs);
+    this.#heldProbe = options.probeToken;
   }
 
   async run(): Promise<GenerateResponse> {
@@ -88,8 +93,9 @@ class RecoveryRun {
 
   async #attempt(): Promise<GenerateResponse> {
     const { runtime, signal } = this.options;
-    const breaker = runtime.breakers.get(this.provider.provider, this.provider.model);
-    const admission = breaker.admit();
+    const breaker = this.#breaker();
+    const admission = breaker.admit(this.#heldProbe);
+    this.#heldProbe = undefined;
     if (admission.kind === 'rejected') {
       runtime.guard.recordFailure(this.#subsystem(), admission.error);
       throw admission.error;
@@ -137,7 +143,9 @@ class RecoveryRun {
         this.#lastError = error;
         this.#emit({ type: 'waiting', delayMs: decision.delayMs, reason: decision.reason });
         try {
-          await runtime.clock.sleep(decision.delayMs, signal);
+          // An open breaker is waited through until it admits again, which may be long before the time it named.
+          if (decision.reason === 'circuit_open') await this.#breaker().whenAdmits(signal, decision.delayMs);
+          else await runtime.clock.sleep(decision.delayMs, signal);
         } catch {
           throw this.#giveUp('cancelled', error);
         }
@@ -150,13 +158,17 @@ class RecoveryRun {
   /** The error the generation ends with; a failed logical generation counts once toward the breaker. */
   #final(error: unknown): unknown {
     if (!isRecoveryGiveUpError(error)) return error;
-    if (error.reason !== 'cancelled' && this.#sawCapacity) this.options.runtime.breakers.get(this.provider.provider, this.provider.model).recordGenerationFailure();
+    if (error.reason !== 'cancelled' && this.#sawCapacity) this.#breaker().recordGenerationFailure();
     this.#emit({ type: 'gave_up', reason: error.reason, attempts: error.attempts, elapsedMs: error.elapsedMs, lastError: error.lastError });
     return error;
   }
 
   #giveUp(reason: GiveUpReason, lastError: unknown): RecoveryGiveUpError {
     return new RecoveryGiveUpError(reason, lastError, this.#attempts, this.#elapsed());
+  }
+
+  #breaker(): ModelCapacityBreaker {
+    return this.options.runtime.breakers.get(this.provider.provider, this.provider.model);
   }
 
   #remaining(): number {

@@ -116,6 +116,44 @@ describe('ModelCapacityBreaker', () => {
   });
 });
 
+describe('waiting for a breaker to admit', () => {
+  it('wakes a waiter the moment the probe closes the breaker, not at the probe’s expiry', async () => {
+    const setup = breaker();
+    await halfOpen(setup);
+    const token = probeToken(setup.breaker.admit());
+    let woke = false;
+    const waiting = setup.breaker.whenAdmits(new AbortController().signal).then(() => (woke = true));
+    await setup.clock.advance(1_000);
+    expect(woke).toBe(false);
+    setup.breaker.recordSuccess(token);
+    await waiting;
+    expect(setup.clock.monotonicNow()).toBe(SETTINGS.cooldownBaseMs + 1_000);
+  });
+
+  it('wakes a waiter at the end of the cooldown, and when a probe gives its slot back', async () => {
+    const setup = breaker();
+    setup.breaker.recordGenerationFailure();
+    const stop = new AbortController();
+    await Promise.all([setup.breaker.whenAdmits(stop.signal), setup.clock.advance(SETTINGS.cooldownBaseMs)]);
+    const token = probeToken(setup.breaker.admit());
+    const waiting = setup.breaker.whenAdmits(stop.signal);
+    setup.breaker.abandonProbe(token);
+    await waiting;
+    expect(setup.clock.monotonicNow()).toBe(SETTINGS.cooldownBaseMs);
+  });
+
+  it('gives a person’s resume the probe slot during the cooldown, but not while another probe is in flight', () => {
+    const { breaker: b } = breaker();
+    b.recordGenerationFailure();
+    const token = probeToken(b.claimProbe());
+    expect(b.claimProbe()).toMatchObject({ kind: 'rejected', error: { state: 'probe_in_flight' } });
+    expect(b.admit(token)).toEqual({ kind: 'probe', token });
+    expect(b.nextTryAtMs()).toBe(2 * SETTINGS.cooldownBaseMs);
+    b.recordSuccess(token);
+    expect(b.snapshot().state).toBe('closed');
+  });
+});
+
 describe('ModelBreakerRegistry', () => {
   it('keeps one breaker per provider:model for as long as the registry lives', () => {
     const registry = new ModelBreakerRegistry(SETTINGS, new ManualClock(), new SequentialIds(), pino({ level: 'silent' }));

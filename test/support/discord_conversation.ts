@@ -1,0 +1,42 @@
+import { pino } from 'pino';
+import type { ConversationDeps } from '../../src/conversation/conversation_deps.js';
+import { Intake } from '../../src/conversation/intake.js';
+import type { MessageSource, ReplySink } from '../../src/conversation/transport.js';
+import { discordSection } from '../../src/discord/discord_settings.js';
+import { discordTransport } from '../../src/discord/discord_transport.js';
+import { FakeDiscord } from './fake_discord/server.js';
+import { ManualClock } from './manual_clock.js';
+
+/** The conversation on the local Discord: its intake, and how to close both. */
+export interface DiscordConversation {
+  readonly intake: Intake;
+  close(): Promise<void>;
+}
+
+/**
+ * The Discord transport connected to `discord`, handing its commands to an intake over the
+ * dependencies `deps` makes from the transport's sink and message source. Unlike the whole
+ * program, the conversation runs on whatever clocks `deps` names, so a test can drive a long
+ * outage with a manual clock; the transport's own waits (typing, delivery retries) run on a
+ * manual clock of their own that nothing advances.
+ */
+export async function discordConversation(discord: FakeDiscord, deps: (sink: ReplySink, source: MessageSource) => ConversationDeps): Promise<DiscordConversation> {
+  const transport = discordTransport({
+    discord: discordSection.parse({ token: FakeDiscord.TOKEN, api_url: discord.restUrl }),
+    vision: false,
+    token: FakeDiscord.TOKEN,
+    clock: new ManualClock(),
+    logger: pino({ level: 'silent' }),
+  });
+  const { sink, messages } = await transport.connect();
+  const intake = new Intake(deps(sink, messages));
+  void transport.listen((inbound) => intake.submit(inbound));
+  return {
+    intake,
+    async close() {
+      transport.stopInput();
+      await intake.shutdown();
+      await transport.close();
+    },
+  };
+}
