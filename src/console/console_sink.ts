@@ -10,7 +10,7 @@ export interface ConsoleOutput {
 /**
  * The JSON-lines interface (a public, stable contract documented in README.md): one JSON object
  * a line on stdout — `ready`, `message` (reply or notice) and `turn` (status changes). Streamed
- * deltas are not part of it.
+ * deltas and waits for the model are not part of it.
  */
 export function jsonLinesSink(output: ConsoleOutput): ReplySink & { ready(): void } {
   const line = (value: object): void => void output.write(`${JSON.stringify(value)}\n`);
@@ -23,6 +23,7 @@ export function jsonLinesSink(output: ConsoleOutput): ReplySink & { ready(): voi
         case 'turn':
           return line({ type: 'turn', turn: event.turn, status: event.status });
         case 'delta':
+        case 'waiting':
           return undefined;
         default:
           return assertNever(event);
@@ -36,12 +37,15 @@ export function jsonLinesSink(output: ConsoleOutput): ReplySink & { ready(): voi
 }
 
 /**
- * Human-readable output: replies stream as they are written, notices are marked. What the bot
+ * Human-readable output: replies stream as they are written, notices are marked, and a turn that
+ * waits for the model shows one status line for each attempt it waits for. What the bot
  * says is printed without control characters or escape sequences (see {@link TerminalText}),
  * on a terminal or not: a log piped to a file is read on one later.
  */
 export function textSink(output: ConsoleOutput): ReplySink & { ready(): void } {
   let streaming: string | undefined;
+  /** The turn and attempt of the last wait shown, so that a wait is shown once however often it is renewed. */
+  let waitShown: string | undefined;
   const stream = new TerminalText();
   const endStream = (): void => {
     if (streaming !== undefined) output.write('\n');
@@ -60,6 +64,14 @@ export function textSink(output: ConsoleOutput): ReplySink & { ready(): void } {
           }
           output.write(stream.push(event.text));
           return;
+        case 'waiting': {
+          const shown = `${event.turn}:${event.attempt}`;
+          if (waitShown === shown) return;
+          waitShown = shown;
+          endStream();
+          output.write(`… ${terminalSafe(event.text)}\n`);
+          return;
+        }
         case 'message':
           endStream();
           output.write(`[${event.notice}] ${terminalSafe(event.text)}\n`);

@@ -14,18 +14,22 @@ import { endTurn } from '../engine/terminal_writer.js';
 import { ShutdownReason } from '../engine/shutdown_reason.js';
 import { outcomeOfError } from '../engine/turn_stop.js';
 import { TurnStats } from '../engine/turn_stats.js';
+import { TurnPhase, waitingText } from './turn_phase.js';
 
-/** A turn in progress in a channel: whom it answers, and how /stop reaches it. */
+/** A turn in progress in a channel: whom it answers, how /stop reaches it, and where it stands since when (monotonic). */
 export interface RunningTurn {
   readonly turnId: string;
   readonly requesterId: string;
   readonly controller: AbortController;
+  readonly phase: TurnPhase;
+  readonly startedAt: number;
 }
 
-/** What one run of a turn used, and when it began (monotonic), for its `turn finished` line. */
+/** What one run of a turn used, when it began (monotonic), for its `turn finished` line, and where it stands. */
 interface RunCounting {
   readonly stats: TurnStats;
   readonly startedAt: number;
+  readonly phase: TurnPhase;
 }
 
 /** A turn that ran, and how it ended. */
@@ -93,7 +97,7 @@ export class TurnRunner {
     const controller = new AbortController();
     const streaming = { turnId: '' };
     const counting = this.#counting();
-    const attempt = await resumeCommand(origin, turnId, spoken, controller.signal, { ...deps, store: deps.store, engine: this.#engine(origin, streaming, counting.stats) });
+    const attempt = await resumeCommand(origin, turnId, spoken, controller.signal, { ...deps, store: deps.store, engine: this.#engine(origin, streaming, counting) });
     if (attempt.kind === 'not_a_resume') return this.message(origin);
     return this.#resumed(origin, attempt, controller, streaming, counting);
   }
@@ -105,7 +109,7 @@ export class TurnRunner {
     const controller = new AbortController();
     const streaming = { turnId: turn.turnId };
     const counting = this.#counting();
-    const attempt = await resumeTurn(turn, original, controller.signal, { ...deps, store: deps.store, engine: this.#engine(answerTo, streaming, counting.stats) });
+    const attempt = await resumeTurn(turn, original, controller.signal, { ...deps, store: deps.store, engine: this.#engine(answerTo, streaming, counting) });
     return this.#resumed(answerTo, attempt, controller, streaming, counting);
   }
 
@@ -134,13 +138,13 @@ export class TurnRunner {
    */
   async #run(message: InboundMessage, turnId: string, controller: AbortController, counting: RunCounting, work: (engine: RunDeps) => Promise<TurnEnding>): Promise<TurnRun> {
     const { deps } = this;
-    this.running.set(channelKey(message), { turnId, requesterId: message.authorId, controller });
+    this.running.set(channelKey(message), { turnId, requesterId: message.authorId, controller, phase: counting.phase, startedAt: counting.startedAt });
     // A shutdown that began while this turn was being admitted suspends it like the running ones.
     if (this.shutdown.aborted) controller.abort(new ShutdownReason());
     deps.sink.post({ type: 'turn', channelId: message.channelId, turn: turnId, status: 'ACTIVE' });
     let ending: TurnEnding;
     try {
-      ending = await work(this.#engine(message, { turnId }, counting.stats));
+      ending = await work(this.#engine(message, { turnId }, counting));
     } finally {
       this.running.delete(channelKey(message));
     }
@@ -152,13 +156,19 @@ export class TurnRunner {
     return { turnId, ending };
   }
 
-  /** A run's counts, from now. */
+  /** A run's counts and phase, from now. */
   #counting(): RunCounting {
-    return { stats: new TurnStats(), startedAt: this.deps.clock.monotonicNow() };
+    const { clock, recovery } = this.deps;
+    // The phase's waits are the recovery policy's, on its clock.
+    return { stats: new TurnStats(), startedAt: clock.monotonicNow(), phase: new TurnPhase(() => recovery.clock.monotonicNow()) };
   }
 
-  /** The engine's dependencies for a turn answering `message`: its streamed text goes to the channel, marked with `streaming.turnId`; the run counts into `stats`. */
-  #engine(message: InboundMessage, streaming: { readonly turnId: string }, stats: TurnStats): RunDeps {
+  /**
+   * The engine's dependencies for a turn answering `message`: its streamed text and its waits for
+   * the model go to the channel, marked with `streaming.turnId`; the run counts into
+   * `counting.stats` and follows its phase in `counting.phase`.
+   */
+  #engine(message: InboundMessage, streaming: { readonly turnId: string }, counting: RunCounting): RunDeps {
     const { deps } = this;
     if (deps.provider === undefined) throw new Error('no model is configured');
     return {
@@ -167,10 +177,17 @@ export class TurnRunner {
       clock: deps.clock,
       faults: deps.faults,
       heartbeatMs: (deps.config.turn_state.lease_ttl_seconds * 1000) / 3,
-      stats,
+      stats: counting.stats,
       onStreamEvent: (event) => {
-        if (event.type === 'text_delta') deps.sink.post({ type: 'delta', channelId: message.channelId, inReplyTo: message.messageId, turn: streaming.turnId, text: event.text });
+        if (event.type !== 'text_delta') return;
+        counting.phase.streamed();
+        deps.sink.post({ type: 'delta', channelId: message.channelId, inReplyTo: message.messageId, turn: streaming.turnId, text: event.text });
       },
+      onRecoveryEvent: (event) => {
+        const wait = counting.phase.model(event);
+        if (wait !== undefined) deps.sink.post({ type: 'waiting', channelId: message.channelId, inReplyTo: message.messageId, turn: streaming.turnId, attempt: wait.attempt, text: waitingText(wait) });
+      },
+      onToolActivity: (activity) => counting.phase.tool(activity),
     };
   }
 
