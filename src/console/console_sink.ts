@@ -44,7 +44,7 @@ export function jsonLinesSink(output: ConsoleOutput): ReplySink & { ready(): voi
  */
 export function textSink(output: ConsoleOutput): ReplySink & { ready(): void } {
   let streaming: string | undefined;
-  /** The turn and attempt of the last wait shown, so that a wait is shown once however often it is renewed. */
+  /** The turn and attempt of the last wait shown, so that a wait is shown once however often it is renewed (until the turn runs again). */
   let waitShown: string | undefined;
   const stream = new TerminalText();
   const endStream = (): void => {
@@ -77,6 +77,7 @@ export function textSink(output: ConsoleOutput): ReplySink & { ready(): void } {
           output.write(`[${event.notice}] ${terminalSafe(event.text)}\n`);
           return;
         case 'turn':
+          waitShown = undefined;
           return;
         default:
           return assertNever(event);

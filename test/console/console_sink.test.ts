@@ -48,7 +48,7 @@ describe('the console output', () => {
     expect(out.text()).toBe('bot> Hello.\n[suspended] Saved.\nbot> Not streamed.\n');
   });
 
-  it('shows one status line for each attempt a turn waits for, ending a streamed line first; the JSON lines carry no waits', async () => {
+  it('shows one status line for each attempt a turn waits for in each run, ending a streamed line first; the JSON lines carry no waits', async () => {
     const out = capture();
     const sink = textSink(out);
     const json = capture();
@@ -61,9 +61,14 @@ describe('the console output', () => {
       target.post(waiting(3, 41));
       target.post({ type: 'delta', channelId: 'console', inReplyTo: 'm', turn: 't1', text: 'Hello.' });
       await target.deliver(reply('t1', 'Hello.'), () => Promise.resolve());
+      // The turn runs again (a resume): its waits are shown afresh.
+      target.post({ type: 'turn', channelId: 'console', turn: 't1', status: 'ACTIVE' });
+      target.post(waiting(2, 0));
     }
-    expect(out.text()).toBe('bot> Hal\n… waiting for the model (attempt 2, 0 s)…\n… waiting for the model (attempt 3, 41 s)…\nbot> Hello.\n');
-    expect(json.text()).toBe('{"type":"message","turn":"t1","kind":"reply","text":"Hello."}\n');
+    expect(out.text()).toBe(
+      'bot> Hal\n… waiting for the model (attempt 2, 0 s)…\n… waiting for the model (attempt 3, 41 s)…\nbot> Hello.\n… waiting for the model (attempt 2, 0 s)…\n',
+    );
+    expect(json.text()).toBe('{"type":"message","turn":"t1","kind":"reply","text":"Hello."}\n{"type":"turn","turn":"t1","status":"ACTIVE"}\n');
   });
 });
 
