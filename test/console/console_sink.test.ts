@@ -61,14 +61,19 @@ describe('the console output', () => {
       target.post(waiting(3, 41));
       target.post({ type: 'delta', channelId: 'console', inReplyTo: 'm', turn: 't1', text: 'Hello.' });
       await target.deliver(reply('t1', 'Hello.'), () => Promise.resolve());
-      // The turn runs again (a resume): its waits are shown afresh.
-      target.post({ type: 'turn', channelId: 'console', turn: 't1', status: 'ACTIVE' });
-      target.post(waiting(2, 0));
     }
-    expect(out.text()).toBe(
-      'bot> Hal\n… waiting for the model (attempt 2, 0 s)…\n… waiting for the model (attempt 3, 41 s)…\nbot> Hello.\n… waiting for the model (attempt 2, 0 s)…\n',
-    );
-    expect(json.text()).toBe('{"type":"message","turn":"t1","kind":"reply","text":"Hello."}\n{"type":"turn","turn":"t1","status":"ACTIVE"}\n');
+    expect(out.text()).toBe('bot> Hal\n… waiting for the model (attempt 2, 0 s)…\n… waiting for the model (attempt 3, 41 s)…\nbot> Hello.\n');
+    expect(json.text()).toBe('{"type":"message","turn":"t1","kind":"reply","text":"Hello."}\n');
+
+    // A turn suspended while waiting for attempt 2 runs again on `resume`, and waits for its attempt 2 again.
+    const again = capture();
+    const resumed = textSink(again);
+    resumed.post({ type: 'turn', channelId: 'console', turn: 't2', status: 'ACTIVE' });
+    resumed.post({ ...waiting(2, 0), turn: 't2' });
+    resumed.post({ type: 'turn', channelId: 'console', turn: 't2', status: 'SUSPENDED' });
+    resumed.post({ type: 'turn', channelId: 'console', turn: 't2', status: 'ACTIVE' });
+    resumed.post({ ...waiting(2, 0), turn: 't2' });
+    expect(again.text()).toBe('… waiting for the model (attempt 2, 0 s)…\n… waiting for the model (attempt 2, 0 s)…\n');
   });
 });
 
