@@ -5,7 +5,7 @@ import type { ConversationDeps } from '../../src/conversation/conversation_deps.
 import { Intake } from '../../src/conversation/intake.js';
 import type { IdFactory } from '../../src/core/ids.js';
 import { deferred } from '../support/deferred.js';
-import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
+import { CHAT_DONE, chatChunk, chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
 import type { FakeLLMServer, FakeStep } from '../support/fake_llm/server.js';
 import { useConversationHarness } from '../support/conversation_harness.js';
 import type { ManualClock } from '../support/manual_clock.js';
@@ -79,6 +79,23 @@ describe('what /status and /stop tell a person', () => {
     expect((await askStatus(bot)).split('\n')[0]).toBe(`Working on a request (turn ${turnOf('ACTIVE').slice(0, 8)}) for 4 s: waiting for attempt 3 of the model (in 20 s).`);
 
     await runToCompletion(recoveryClock, bot.idle());
+    expect(harness.current.replies()).toEqual(['Milk is white.']);
+  });
+
+  it('/status says whether the model is still to answer or already writing', async () => {
+    const held = deferred();
+    const streamed = deferred();
+    fake.enqueue({ kind: 'stream', chunks: [held.promise, chatChunk({ role: 'assistant', content: 'Milk' }), streamed.promise, chatChunk({ content: ' is white.' }, { finishReason: 'stop' }), CHAT_DONE] });
+    const bot = intake();
+    bot.submit(inboundFromText(harness.current.message('what colour is milk?')));
+    await fake.whenRequests(1);
+    expect(await askStatus(bot)).toMatch(/^Working on a request \(turn [^)]+\) for 0 s: waiting for the model’s answer\.\n/);
+    const drafted = new Promise<void>((resolve) => (harness.current.onEvent = (event) => event.type === 'delta' && resolve()));
+    held.resolve();
+    await drafted;
+    expect(await askStatus(bot)).toMatch(/^Working on a request \(turn [^)]+\) for 0 s: the model is writing its answer\.\n/);
+    streamed.resolve();
+    await bot.idle();
     expect(harness.current.replies()).toEqual(['Milk is white.']);
   });
 
