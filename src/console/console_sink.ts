@@ -7,7 +7,7 @@ import { TerminalText, terminalSafe } from './terminal_text.js';
 /**
  * The JSON-lines interface (a public, stable contract documented in README.md): one JSON object
  * a line on stdout — `ready`, `message` (reply or notice) and `turn` (status changes). Streamed
- * deltas and updates of an earlier notice are not part of it.
+ * deltas, waits for the model and updates of an earlier notice are not part of it.
  */
 export function jsonLinesSink(output: ConsoleOutput): ReplySink & { ready(): void } {
   const line = (value: object): void => void output.write(`${JSON.stringify(value)}\n`);
@@ -21,6 +21,7 @@ export function jsonLinesSink(output: ConsoleOutput): ReplySink & { ready(): voi
           return line({ type: 'turn', turn: event.turn, status: event.status });
         case 'delta':
         case 'notice_update':
+        case 'waiting':
           return undefined;
         default:
           return assertNever(event);
@@ -36,11 +37,14 @@ export function jsonLinesSink(output: ConsoleOutput): ReplySink & { ready(): voi
 /**
  * Human-readable output on `output`: replies stream as they are written (`bot> …`), notices are
  * marked apart from them (see {@link noticeText}), and on a terminal the prompt shows while the
- * person may type. What the bot says is printed without control characters or escape sequences
+ * person may type; a turn that waits for the model shows one status line for each attempt it waits
+ * for. What the bot says is printed without control characters or escape sequences
  * (see {@link TerminalText}), on a terminal or not: a log piped to a file is read on one later.
  */
 export function textSink(output: ConsoleScreen): ReplySink & { ready(): void } {
   let streaming: string | undefined;
+  /** The turn and attempt of the last wait shown, so that a wait is shown once however often it is renewed (until the turn runs again). */
+  let waitShown: string | undefined;
   const stream = new TerminalText();
   const endStream = (): void => {
     if (streaming !== undefined) output.write('\n');
@@ -59,12 +63,21 @@ export function textSink(output: ConsoleScreen): ReplySink & { ready(): void } {
           }
           output.stream(stream.push(event.text));
           return;
+        case 'waiting': {
+          const shown = `${event.turn}:${event.attempt}`;
+          if (waitShown === shown) return;
+          waitShown = shown;
+          endStream();
+          output.write(`… ${terminalSafe(event.text)}\n`);
+          return;
+        }
         case 'message':
           endStream();
           output.write(noticeText(event.notice, terminalSafe(event.text), output.isTTY));
           return;
         case 'turn':
         case 'notice_update':
+          waitShown = undefined;
           return;
         default:
           return assertNever(event);

@@ -1,28 +1,42 @@
+import { shortTurnId } from '../engine/call_label.js';
 import { isAdmin } from '../tools/permissions.js';
 import type { ConversationDeps } from './conversation_deps.js';
 import { modelHealthLines } from './model_health.js';
 import { channelKey, postNotice } from './notices.js';
+import { parkedCallLines, savedRequestLines } from './saved_requests.js';
+import { spanText } from './time_spans.js';
 import type { InboundMessage } from './transport.js';
 import type { RunningTurn } from './turn_runner.js';
 
-/** `/stop`: the channel's running turn is cancelled, when its requester or an admin asks. */
+/**
+ * `/stop`: the channel's running turn is cancelled, when its requester or an admin asks. It is
+ * acknowledged at once, naming each running tool with an effect: /stop lets it finish.
+ */
 export function stopCommand(origin: InboundMessage, running: ReadonlyMap<string, RunningTurn>, deps: Pick<ConversationDeps, 'config' | 'sink'>): void {
   const turn = running.get(channelKey(origin));
   if (turn === undefined) return postNotice(deps.sink, origin, null, 'status', 'Nothing is running in this channel.');
   if (turn.requesterId !== origin.authorId && !isAdmin(deps.config.permissions, origin.authorId)) {
-    return postNotice(deps.sink, origin, turn.turnId, 'status', 'Only the person who asked, or an admin, can stop this.');
+    return postNotice(deps.sink, origin, null, 'status', 'Only the person who asked, or an admin, can stop this.');
   }
+  const finishing = turn.phase.runningWithEffect().map((name) => `\`${name}\``);
+  const first = finishing.length === 0 ? '' : ` ${finishing.join(' and ')} ${finishing.length === 1 ? 'is' : 'are'} already running and will finish first.`;
+  postNotice(deps.sink, origin, null, 'status', `Stopping…${first}`);
   turn.controller.abort();
 }
 
-/** `/status`: what is running in the channel, how many saved requests wait there, and any model that is overloaded or failing. */
-export async function statusCommand(origin: InboundMessage, running: ReadonlyMap<string, RunningTurn>, deps: Pick<ConversationDeps, 'store' | 'sink' | 'recovery'>): Promise<void> {
+/**
+ * `/status`: what runs in the channel (its phase and for how long); the asker's saved requests
+ * there, each with its short id for `/resume`, why it stopped, how long ago and when it expires;
+ * their calls awaiting an operator's verdict; and any model that is overloaded or failing.
+ */
+export async function statusCommand(origin: InboundMessage, running: ReadonlyMap<string, RunningTurn>, deps: Pick<ConversationDeps, 'config' | 'store' | 'operator' | 'sink' | 'recovery' | 'clock'>): Promise<void> {
   const turn = running.get(channelKey(origin));
-  const suspended = (await deps.store?.listSuspended({ source: origin.source, channelId: origin.channelId })) ?? [];
+  const now = deps.clock.monotonicNow();
   const lines = [
-    turn === undefined ? 'Nothing is running in this channel.' : `Working on a request (turn ${turn.turnId}).`,
-    suspended.length === 0 ? 'No saved requests are waiting.' : `${suspended.length} saved request${suspended.length === 1 ? '' : 's'} can be continued with \`resume\`.`,
+    turn === undefined ? 'Nothing is running in this channel.' : `Working on a request (turn ${shortTurnId(turn.turnId)}) for ${spanText(now - turn.startedAt)}: ${turn.phase.describe()}.`,
+    ...(await savedRequestLines(origin, deps)),
+    ...(await parkedCallLines(origin, deps)),
     ...modelHealthLines(deps.recovery),
   ];
-  postNotice(deps.sink, origin, turn?.turnId ?? null, 'status', lines.join('\n'));
+  postNotice(deps.sink, origin, null, 'status', lines.join('\n'));
 }

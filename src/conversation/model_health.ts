@@ -1,9 +1,11 @@
 import { assertNever } from '../core/assert_never.js';
 import type { RecoveryRuntime } from '../recovery/generate_with_recovery.js';
+import { spanText, wallClockText } from './time_spans.js';
 
 /**
  * What `/status` says about the models and providers (DESIGN §5.2, §5.3): one line per breaker
- * that is not closed and per subsystem that is not healthy; nothing while all is well.
+ * that is not closed (an open one with the wall-clock time it lets a try through) and per
+ * subsystem that is not healthy; nothing while all is well.
  */
 export function modelHealthLines(recovery: RecoveryRuntime): string[] {
   const now = recovery.clock.monotonicNow();
@@ -13,8 +15,8 @@ export function modelHealthLines(recovery: RecoveryRuntime): string[] {
       case 'closed':
         break;
       case 'open': {
-        const seconds = Math.max(0, Math.ceil(((breaker.nextProbeAtMs ?? now) - now) / 1000));
-        lines.push(`The model ${breaker.key} is overloaded; the next try is in ${seconds} s.`);
+        const inMs = Math.max(0, (breaker.nextProbeAtMs ?? now) - now);
+        lines.push(`The model ${breaker.key} is overloaded; it is tried again at ${wallClockText(recovery.clock.now() + inMs)} (in ${spanText(inMs)}).`);
         break;
       }
       case 'half_open':

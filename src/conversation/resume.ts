@@ -42,7 +42,7 @@ export type ResumeAttempt =
 
 /**
  * Explicit resume (DESIGN §9): `resume`, `continue` or `/resume [turn]` from a turn's requester in
- * its channel. Once the command matches preserved work it never falls through into a fresh turn:
+ * its channel; the turn is named by its id or a unique start of it. Once the command matches preserved work it never falls through into a fresh turn:
  * every failure is a notice. Only the spoken words with nothing saved are `not_a_resume`: they
  * may just be conversation.
  */
@@ -50,7 +50,12 @@ export async function resumeCommand(origin: InboundMessage, wanted: string | und
   const { store } = deps;
   const channel = { source: origin.source, channelId: origin.channelId };
   const suspended = await store.listSuspended(channel);
-  const turn = suspended.find((candidate) => candidate.requesterId === origin.authorId && (wanted === undefined || candidate.turnId === wanted));
+  // `wanted` is the turn's id or its start, such as the short id /status shows.
+  const matching = suspended.filter((candidate) => candidate.requesterId === origin.authorId && (wanted === undefined || candidate.turnId.startsWith(wanted)));
+  if (wanted !== undefined && matching.length > 1) {
+    return { kind: 'notice', turn: null, notice: 'rejected', text: `${wanted} names several of your saved requests (${matching.map((candidate) => candidate.turnId).join(', ')}); give more of the id.` };
+  }
+  const [turn] = matching;
   if (turn !== undefined) return resumeTurn(turn, origin, 'requester', signal, deps);
   const latest = wanted === undefined ? await store.latestTurnOf(channel, origin.authorId) : await store.getTurn(wanted);
   if (latest?.status === 'TERMINAL_EXPIRED' && latest.requesterId === origin.authorId) return expired(latest, deps.config);

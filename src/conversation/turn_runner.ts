@@ -16,18 +16,22 @@ import { endTurn } from '../engine/terminal_writer.js';
 import { ShutdownReason } from '../engine/shutdown_reason.js';
 import { outcomeOfError } from '../engine/turn_stop.js';
 import { TurnStats } from '../engine/turn_stats.js';
+import { TurnPhase, waitingText } from './turn_phase.js';
 
-/** A turn in progress in a channel: whom it answers, and how /stop reaches it. */
+/** A turn in progress in a channel: whom it answers, how /stop reaches it, and where it stands since when (monotonic). */
 export interface RunningTurn {
   readonly turnId: string;
   readonly requesterId: string;
   readonly controller: AbortController;
+  readonly phase: TurnPhase;
+  readonly startedAt: number;
 }
 
-/** What one run of a turn used, and when it began (monotonic), for its `turn finished` line. */
+/** What one run of a turn used, when it began (monotonic), for its `turn finished` line, and where it stands. */
 interface RunCounting {
   readonly stats: TurnStats;
   readonly startedAt: number;
+  readonly phase: TurnPhase;
 }
 
 /** A turn that ran, and how it ended; or a saved turn that its model's breaker did not let try, left as it was. */
@@ -40,6 +44,8 @@ export type TurnRun = { readonly kind: 'ran'; readonly turnId: string; readonly 
 interface Streaming {
   turnId: string;
   firstAnswer: (() => void) | undefined;
+  /** An automatic try shows nothing, its waits included, until the model answers. */
+  quiet: boolean;
 }
 
 /**
@@ -105,9 +111,9 @@ export class TurnRunner {
     if (deps.store === undefined) return spoken ? this.message(origin) : void postNotice(deps.sink, origin, null, 'status', 'You have no saved request in this channel to resume.');
     if (deps.provider === undefined) return this.#noModel(origin);
     const controller = new AbortController();
-    const streaming: Streaming = { turnId: '', firstAnswer: undefined };
+    const streaming: Streaming = { turnId: '', firstAnswer: undefined, quiet: false };
     const counting = this.#counting();
-    const attempt = await resumeCommand(origin, turnId, spoken, controller.signal, { ...deps, store: deps.store, engine: this.#engine(origin, streaming, counting.stats) });
+    const attempt = await resumeCommand(origin, turnId, spoken, controller.signal, { ...deps, store: deps.store, engine: this.#engine(origin, streaming, counting) });
     if (attempt.kind === 'not_a_resume') return this.message(origin);
     return this.#resumed(origin, attempt, 'requester', controller, streaming, counting);
   }
@@ -122,9 +128,9 @@ export class TurnRunner {
     const { deps } = this;
     if (deps.store === undefined || deps.provider === undefined) return undefined;
     const controller = new AbortController();
-    const streaming: Streaming = { turnId: turn.turnId, firstAnswer: undefined };
+    const streaming: Streaming = { turnId: turn.turnId, firstAnswer: undefined, quiet: true };
     const counting = this.#counting();
-    const attempt = await resumeTurn(turn, original, 'automatic', controller.signal, { ...deps, store: deps.store, engine: this.#engine(answerTo, streaming, counting.stats) });
+    const attempt = await resumeTurn(turn, original, 'automatic', controller.signal, { ...deps, store: deps.store, engine: this.#engine(answerTo, streaming, counting) });
     return this.#resumed(answerTo, attempt, 'automatic', controller, streaming, counting);
   }
 
@@ -173,13 +179,13 @@ export class TurnRunner {
     silent?: (ending: TurnEnding) => boolean,
   ): Promise<TurnRun> {
     const { deps } = this;
-    this.running.set(channelKey(message), { turnId, requesterId: message.authorId, controller });
+    this.running.set(channelKey(message), { turnId, requesterId: message.authorId, controller, phase: counting.phase, startedAt: counting.startedAt });
     // A shutdown that began while this turn was being admitted suspends it like the running ones.
     if (this.shutdown.aborted) controller.abort(new ShutdownReason());
     if (silent === undefined) this.#active(message, turnId);
     let ending: TurnEnding;
     try {
-      ending = await work(this.#engine(message, { turnId, firstAnswer: undefined }, counting.stats));
+      ending = await work(this.#engine(message, { turnId, firstAnswer: undefined, quiet: false }, counting));
     } finally {
       this.running.delete(channelKey(message));
     }
@@ -210,13 +216,20 @@ export class TurnRunner {
     return deps.config.turn_state.auto_resume && deps.provider !== undefined && deps.store !== undefined;
   }
 
-  /** A run's counts, from now. */
+  /** A run's counts and phase, from now. */
   #counting(): RunCounting {
-    return { stats: new TurnStats(), startedAt: this.deps.clock.monotonicNow() };
+    const { clock, recovery } = this.deps;
+    // The phase's waits are the recovery policy's, on its clock.
+    return { stats: new TurnStats(), startedAt: clock.monotonicNow(), phase: new TurnPhase(() => recovery.clock.monotonicNow()) };
   }
 
-  /** The engine's dependencies for a turn answering `message`: its streamed text goes to the channel, marked with `streaming.turnId`; the run counts into `stats`. */
-  #engine(message: InboundMessage, streaming: Streaming, stats: TurnStats): RunDeps {
+  /**
+   * The engine's dependencies for a turn answering `message`: its streamed text and its waits for
+   * the model go to the channel, marked with `streaming.turnId`, and the first model event calls
+   * `streaming.firstAnswer`; the run counts into `counting.stats` and follows its phase in
+   * `counting.phase`.
+   */
+  #engine(message: InboundMessage, streaming: Streaming, counting: RunCounting): RunDeps {
     const { deps } = this;
     if (deps.provider === undefined) throw new Error('no model is configured');
     return {
@@ -225,13 +238,21 @@ export class TurnRunner {
       clock: deps.clock,
       faults: deps.faults,
       heartbeatMs: (deps.config.turn_state.lease_ttl_seconds * 1000) / 3,
-      stats,
+      stats: counting.stats,
       onStreamEvent: (event) => {
         const firstAnswer = streaming.firstAnswer;
         streaming.firstAnswer = undefined;
+        streaming.quiet = false;
         firstAnswer?.();
-        if (event.type === 'text_delta') deps.sink.post({ type: 'delta', channelId: message.channelId, inReplyTo: message.messageId, turn: streaming.turnId, text: event.text });
+        if (event.type !== 'text_delta') return;
+        counting.phase.streamed();
+        deps.sink.post({ type: 'delta', channelId: message.channelId, inReplyTo: message.messageId, turn: streaming.turnId, text: event.text });
       },
+      onRecoveryEvent: (event) => {
+        const wait = counting.phase.model(event);
+        if (wait !== undefined && !streaming.quiet) deps.sink.post({ type: 'waiting', channelId: message.channelId, inReplyTo: message.messageId, turn: streaming.turnId, attempt: wait.attempt, text: waitingText(wait) });
+      },
+      onToolActivity: (activity) => counting.phase.tool(activity),
     };
   }
 

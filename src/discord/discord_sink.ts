@@ -14,18 +14,24 @@ import { KeyedSerialQueue } from '../core/keyed_queue.js';
 
 type SendableChannel = TextBasedChannel & ReplyChannel & { sendTyping: () => Promise<unknown> };
 
-/** A reply being streamed into one Discord message, edited as text arrives. */
+/** A reply being streamed into one Discord message, edited as text arrives or while the turn waits for the model. */
 interface Stream {
   text: string;
+  /** What the draft says while the turn waits for the model; `undefined` once text streams again. */
+  waiting: string | undefined;
   message: Message | undefined;
+  /** What the draft shows now, as last posted or edited. */
+  shown: string | undefined;
   lastEditAt: number;
+  /** An edit the interval held back is due: one is scheduled for when the interval has passed. */
+  refreshDue: boolean;
 }
 
 export interface DiscordSinkOptions {
   readonly client: Client<true>;
   readonly clock: Clock;
   readonly logger: Logger;
-  /** The least time between two edits of a streamed reply. */
+  /** The least time between two edits of a streamed reply or its waiting state. */
   readonly editIntervalMs: number;
   /** How a final reply's requests are tried again when Discord fails to take them. */
   readonly delivery: DiscordRetryPolicy;
@@ -35,8 +41,9 @@ export interface DiscordSinkOptions {
 
 /**
  * The bot's events on Discord: a reply streams into a reply to the message it answers, edited at
- * most once per `editIntervalMs`, and ends split into follow-ups when longer than a message, at
- * line or sentence boundaries; notices are marked, and those answering a slash command are shown
+ * most once per `editIntervalMs` (while the turn waits for the model, that draft says so, the
+ * latest wait shown once the interval allows), and ends split into follow-ups when longer than a
+ * message, at line or sentence boundaries; notices are marked, and those answering a slash command are shown
  * to its user alone (an operator's answer is never shown in the channel instead); a working turn shows the typing indicator until it shows text.
  * An update of a turn's notice edits the message that showed it, when there is one to edit.
  * Final replies are delivered durably (see {@link postReplyParts}). Nothing posted can ping
@@ -58,29 +65,61 @@ export function discordSink(options: DiscordSinkOptions): ReplySink {
   };
   const replyTo = (messageId: string) => ({ messageReference: messageId, failIfNotExists: false });
   const typing = new TypingIndicators(clock, (channelId) => show(channelId, (channel) => channel.sendTyping()), options.delivery.signal);
+  const streamOf = (turn: string): Stream => {
+    const stream = streams.get(turn) ?? { text: '', waiting: undefined, message: undefined, shown: undefined, lastEditAt: Number.NEGATIVE_INFINITY, refreshDue: false };
+    streams.set(turn, stream);
+    return stream;
+  };
+  /** Shows the draft as it is when the channel's turn comes; a wait held back by the interval is shown once the interval has passed. */
+  const drawDraft = (event: { readonly channelId: string; readonly inReplyTo: string; readonly turn: string }, stream: Stream): void =>
+    show(event.channelId, async (channel) => {
+      const content = stream.waiting ?? stream.text;
+      const now = clock.monotonicNow();
+      if (content.length > DISCORD_MESSAGE_LIMIT || content === stream.shown) return;
+      const heldFor = options.editIntervalMs - (now - stream.lastEditAt);
+      if (heldFor > 0) {
+        if (stream.waiting !== undefined && !stream.refreshDue) {
+          stream.refreshDue = true;
+          clock.sleep(heldFor, options.delivery.signal).then(
+            () => {
+              stream.refreshDue = false;
+              if (streams.get(event.turn) === stream) drawDraft(event, stream);
+            },
+            () => undefined,
+          );
+        }
+        return;
+      }
+      stream.lastEditAt = now;
+      if (stream.message === undefined) {
+        stream.message = await channel.send({
+          content,
+          reply: replyTo(event.inReplyTo),
+          nonce: replyNonce(event.turn, `draft:${event.inReplyTo}`),
+          enforceNonce: true,
+          allowedMentions: SAFE_MENTIONS,
+        });
+      }
+      else await stream.message.edit({ content, allowedMentions: SAFE_MENTIONS });
+      stream.shown = content;
+    });
   return {
     post(event: BotEvent) {
       switch (event.type) {
         case 'delta': {
           typing.stop(event.turn);
-          const stream = streams.get(event.turn) ?? { text: '', message: undefined, lastEditAt: Number.NEGATIVE_INFINITY };
-          streams.set(event.turn, stream);
+          const stream = streamOf(event.turn);
+          stream.waiting = undefined;
           stream.text += event.text;
-          show(event.channelId, async (channel) => {
-            const now = clock.monotonicNow();
-            if (stream.text.length > DISCORD_MESSAGE_LIMIT || now - stream.lastEditAt < options.editIntervalMs) return;
-            stream.lastEditAt = now;
-            if (stream.message === undefined) {
-              stream.message = await channel.send({
-                content: stream.text,
-                reply: replyTo(event.inReplyTo),
-                nonce: replyNonce(event.turn, `draft:${event.inReplyTo}`),
-                enforceNonce: true,
-                allowedMentions: SAFE_MENTIONS,
-              });
-            }
-            else await stream.message.edit({ content: stream.text, allowedMentions: SAFE_MENTIONS });
-          });
+          drawDraft(event, stream);
+          return;
+        }
+        case 'waiting': {
+          const stream = streamOf(event.turn);
+          // The next attempt streams its text from the start.
+          stream.text = '';
+          stream.waiting = `${NOTICE_MARK}${event.text}`;
+          drawDraft(event, stream);
           return;
         }
         case 'message': {

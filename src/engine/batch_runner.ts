@@ -2,7 +2,7 @@ import type { Clock } from '../core/clock.js';
 import type { JsonObject, ToolResultBlock } from '../llm/protocol.js';
 import { runTool } from '../tools/run_tool.js';
 import type { Tool, ToolOutcome } from '../tools/tool.js';
-import type { OpMove, OpRecord } from '../turn_state/ledger_types.js';
+import type { EffectClass, OpMove, OpRecord } from '../turn_state/ledger_types.js';
 import { warnOutcomeUnknown } from '../turn_state/outcome_unknown_log.js';
 import type { CallPlan } from './batch_plan.js';
 import { callArguments, WITHHELD_CALL, WITHHELD_RETRY, type BatchSource } from './call_arguments.js';
@@ -21,6 +21,15 @@ export interface BatchContext {
   readonly step: number;
   readonly source: BatchSource;
   readonly stats: TurnStats | undefined;
+  readonly onTool?: ((activity: ToolActivity) => void) | undefined;
+}
+
+/** A tool call that starts or stops running: what runs now, for showing where the turn stands. */
+export interface ToolActivity {
+  readonly type: 'started' | 'finished';
+  readonly toolCallId: string;
+  readonly toolName: string;
+  readonly effect: EffectClass;
 }
 
 /** The answers of a batch, in call order; `manual` lists writes whose outcome nobody can know. */
@@ -135,11 +144,17 @@ async function afterUncertain(plan: CallPlan & { kind: 'run' }, op: OpRecord, co
   }
 }
 
-function execute(tool: Tool, op: OpRecord, input: JsonObject, context: BatchContext): Promise<ToolOutcome> {
+async function execute(tool: Tool, op: OpRecord, input: JsonObject, context: BatchContext): Promise<ToolOutcome> {
   const { turn } = context;
   context.stats?.toolCalled();
-  // /stop does not reach a tool whose effect has begun: it settles within its own timeout.
-  return runTool(tool, input, { signal: new AbortController().signal, idempotencyKey: op.idempotencyKey, requesterId: turn.requester.userId, channel: { source: turn.identity.source, channelId: turn.identity.channelId }, logger: turn.logger }, context.clock);
+  const call = { toolCallId: op.toolCallId, toolName: tool.name, effect: tool.effect };
+  context.onTool?.({ type: 'started', ...call });
+  try {
+    // /stop does not reach a tool whose effect has begun: it settles within its own timeout.
+    return await runTool(tool, input, { signal: new AbortController().signal, idempotencyKey: op.idempotencyKey, requesterId: turn.requester.userId, channel: { source: turn.identity.source, channelId: turn.identity.channelId }, logger: turn.logger }, context.clock);
+  } finally {
+    context.onTool?.({ type: 'finished', ...call });
+  }
 }
 
 function moveFor(outcome: ToolOutcome): OpMove {

@@ -6,7 +6,9 @@ import { assertToolPairs } from '../llm/tool_pairs.js';
 import { isCircuitOpenError } from '../recovery/circuit_open_error.js';
 import { generateWithRecovery, type RecoveryRuntime } from '../recovery/generate_with_recovery.js';
 import { isRecoveryGiveUpError } from '../recovery/give_up_error.js';
+import type { RecoveryEvent } from '../recovery/generate_with_recovery.js';
 import { toolDefinitions } from '../tools/catalog.js';
+import type { ToolActivity } from './batch_runner.js';
 import type { ChatTurn } from './chat_turn.js';
 import type { TurnDurability } from './durability.js';
 import type { FaultInjector } from './fault_points.js';
@@ -22,6 +24,10 @@ export interface EngineDeps {
   /** Overrides the provider's configured max tokens per reply. */
   readonly maxTokens?: number;
   readonly onStreamEvent?: (event: StreamEvent) => void;
+  /** Each model call's attempts and waits as they happen, for showing where the turn stands. */
+  readonly onRecoveryEvent?: (event: RecoveryEvent) => void;
+  /** Each tool call as it starts and stops running. */
+  readonly onToolActivity?: (activity: ToolActivity) => void;
   /** Where this run counts its model attempts, tool calls and tokens. */
   readonly stats?: TurnStats;
   /** The probe slot of the model's breaker that this run claimed (a resume is the probe): its first model call goes as that probe. */
@@ -47,6 +53,7 @@ export async function generate(turn: ChatTurn, durability: TurnDurability, deps:
       onEvent: (event) => {
         if (event.type === 'attempt_started') deps.stats?.modelAttempted();
         turn.logger.debug({ recovery: event }, `model call: ${event.type}`);
+        deps.onRecoveryEvent?.(event);
       },
     });
     deps.stats?.responded(response.usage);

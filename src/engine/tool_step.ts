@@ -57,7 +57,7 @@ export async function toolStep(turn: ChatTurn, durability: TurnDurability, deps:
 async function answerBatch(turn: ChatTurn, durability: TurnDurability, deps: EngineDeps, uses: readonly ToolUseBlock[], ops: readonly OpRecord[], source: BatchSource): Promise<TurnOutcome | undefined> {
   const step = turn.iteration;
   const plans = planBatch(turn, uses);
-  const batch = await runBatch(plans, new Map(ops.map((op) => [op.toolCallId, op])), { turn, durability, clock: deps.clock, faults: deps.faults, step, source, stats: deps.stats });
+  const batch = await runBatch(plans, new Map(ops.map((op) => [op.toolCallId, op])), { turn, durability, clock: deps.clock, faults: deps.faults, step, source, stats: deps.stats, onTool: deps.onToolActivity });
   if (batch.manual.length > 0) return { kind: 'needs_manual_resolution', calls: batch.manual.map((op) => ({ op, label: callLabel(op, turn.transcript) })) };
   if (batch.stopped) return stopped(turn);
   const results: Message = { role: 'tool', content: batch.results };

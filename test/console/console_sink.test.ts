@@ -48,6 +48,34 @@ describe('the console output', () => {
     await sink.deliver(reply('t3', 'Not streamed.'), confirm);
     expect(out.text()).toBe('bot> Hello.\n-- [suspended] Saved.\nbot> Not streamed.\n');
   });
+
+  it('shows one status line for each attempt a turn waits for in each run, ending a streamed line first; the JSON lines carry no waits', async () => {
+    const out = capture();
+    const sink = textSink(new ConsoleScreen(out));
+    const json = capture();
+    const jsonSink = jsonLinesSink(json);
+    const waiting = (attempt: number, seconds: number) => ({ type: 'waiting', channelId: 'console', inReplyTo: 'm', turn: 't1', attempt, text: `waiting for the model (attempt ${attempt}, ${seconds} s)…` }) as const;
+    for (const target of [sink, jsonSink]) {
+      target.post({ type: 'delta', channelId: 'console', inReplyTo: 'm', turn: 't1', text: 'Hal' });
+      target.post(waiting(2, 0));
+      target.post(waiting(2, 30));
+      target.post(waiting(3, 41));
+      target.post({ type: 'delta', channelId: 'console', inReplyTo: 'm', turn: 't1', text: 'Hello.' });
+      await target.deliver(reply('t1', 'Hello.'), () => Promise.resolve());
+    }
+    expect(out.text()).toBe('bot> Hal\n… waiting for the model (attempt 2, 0 s)…\n… waiting for the model (attempt 3, 41 s)…\nbot> Hello.\n');
+    expect(json.text()).toBe('{"type":"message","turn":"t1","kind":"reply","text":"Hello."}\n');
+
+    // A turn suspended while waiting for attempt 2 runs again on `resume`, and waits for its attempt 2 again.
+    const again = capture();
+    const resumed = textSink(new ConsoleScreen(again));
+    resumed.post({ type: 'turn', channelId: 'console', turn: 't2', status: 'ACTIVE' });
+    resumed.post({ ...waiting(2, 0), turn: 't2' });
+    resumed.post({ type: 'turn', channelId: 'console', turn: 't2', status: 'SUSPENDED' });
+    resumed.post({ type: 'turn', channelId: 'console', turn: 't2', status: 'ACTIVE' });
+    resumed.post({ ...waiting(2, 0), turn: 't2' });
+    expect(again.text()).toBe('… waiting for the model (attempt 2, 0 s)…\n… waiting for the model (attempt 2, 0 s)…\n');
+  });
 });
 
 /** What `write` prints through a text sink into a real stream, read back once the stream ends. */

@@ -72,7 +72,7 @@ describe('the intake pipeline', () => {
     expect(notices()).toEqual(['status']);
     bot.submit(inboundFromText(message('/stop', 'admin')));
     await bot.idle();
-    expect(notices()).toEqual(['status', 'cancelled']);
+    expect(notices()).toEqual(['status', 'status', 'cancelled']);
   });
 
   it('reports what runs and what is saved on /status, and that nothing runs when nothing does', async () => {

@@ -89,7 +89,7 @@ describe('explicit resume', () => {
     bot.submit(inboundFromText(message('/status')));
     await settle(bot);
     const statusTexts = (): string[] => events.flatMap((e) => (e.type === 'message' && e.kind === 'notice' && e.notice === 'status' ? [e.text] : []));
-    expect(statusTexts()[0]).toMatch(/^Nothing is running in this channel\.\n1 saved request can be continued with `resume`\.\nThe model openai:[^ ]+ is overloaded; the next try is in [1-5] s\.\nllm:openai is degraded/);
+    expect(statusTexts()[0]).toMatch(/\nThe model openai:[^ ]+ is overloaded; it is tried again at \d\d:\d\d:\d\d UTC \(in [1-5] s\)\.\nllm:openai is degraded/);
     fake.reset();
     fake.enqueue(chatText('Milk is a drink.'));
     await recoveryClock.advance(5_000);

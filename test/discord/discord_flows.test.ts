@@ -38,11 +38,15 @@ describe('flows on Discord through the program’s main function', { timeout: 60
     await world.start(discordConfigYaml(world.discord, world.fake.baseUrl, RECOVERY)).logged('connected to Discord');
   }
 
-  /** The world's user asks `question` while the model stays overloaded; resolves with its id once the bot replied that the work is saved. */
+  /**
+   * The world's user asks `question` while the model stays overloaded; resolves with its id once
+   * the reply's draft, which showed the wait for the model, says that the work is saved.
+   */
   async function suspendedQuestion(question: string): Promise<string> {
     world.fake.enqueue(...Array.from({ length: 200 }, () => overloaded));
     const asked = await say(world.discord, question);
-    expect((await replyTo(world.discord, asked)).content).toMatch(/^ℹ️ The model provider is overloaded/);
+    await world.discord.whenRequest((r) => isPostOrEdit(world.discord)(r) && /^ℹ️ The model provider is overloaded/.test((r.body as BotMessageBody).content));
+    expect(botMessages(world.discord).filter((m) => m.message_reference?.message_id === asked).map((m) => m.content)).toEqual([expect.stringMatching(/^ℹ️ The model provider is overloaded/)]);
     // The overload is over: forget its unused steps and its requests, so every request from here on is new.
     world.fake.reset();
     return asked;
@@ -62,13 +66,17 @@ describe('flows on Discord through the program’s main function', { timeout: 60
     return asked;
   }
 
-  function statusOf(messageId: string): unknown {
+  function turnRow(messageId: string): { status: string; turn_id: string } | undefined {
     const db = new BetterSqlite3(join(world.temp.path(), 'data/turn_state/turns.sqlite3'), { readonly: true });
     try {
-      return (db.prepare('SELECT status FROM turns WHERE message_id = ?').get(messageId) as { status: string } | undefined)?.status;
+      return db.prepare('SELECT status, turn_id FROM turns WHERE message_id = ?').get(messageId) as { status: string; turn_id: string } | undefined;
     } finally {
       db.close();
     }
+  }
+
+  function statusOf(messageId: string): unknown {
+    return turnRow(messageId)?.status;
   }
 
   it('splits a 5,000-character reply with a code block across messages that each render on their own', async () => {
@@ -132,16 +140,37 @@ describe('flows on Discord through the program’s main function', { timeout: 60
     world.fake.enqueue(chatText('Milk is a drink.'));
     const resumed = await say(world.discord, 'resume');
     await shown(world.discord, 'Milk is a drink.');
-    expect(posts(world.discord).map((m) => m.content)).toEqual([
+    expect(botMessages(world.discord).map((m) => m.content)).toEqual([
       expect.stringMatching(/^ℹ️ The model provider is overloaded/) as unknown,
       'ℹ️ Only the person who asked can resume their saved request.',
       'ℹ️ Continuing your saved request.',
       'Milk is a drink.',
     ]);
-    expect(posts(world.discord)[2]?.message_reference?.message_id).toBe(resumed);
+    expect(botMessages(world.discord)[2]?.message_reference?.message_id).toBe(resumed);
     // One model request since the overload, the author's resume, carrying the original question and not the trigger.
     expect(world.fake.requests).toHaveLength(1);
     expect(userMessagesOf(world.fake.requests[0]?.body)).toEqual([{ role: 'user', content: 'what is milk?' }]);
+  });
+
+  it('shows the wait for the model in the reply’s draft; /status then lists the saved request by the short id /resume takes, with its expiry', async () => {
+    await connected();
+    const asked = await suspendedQuestion('what is milk?');
+    const draft = world.discord.requests.find((r) => isPost(world.discord)(r) && (r.body as BotMessageBody).message_reference?.message_id === asked);
+    expect((draft?.body as BotMessageBody | undefined)?.content).toMatch(/^ℹ️ waiting for the model \(attempt 2, \d+ s\)…$/);
+
+    const short = turnRow(asked)?.turn_id.slice(0, 8) ?? '';
+    const status = await world.discord.dispatchInteraction({ name: 'status' });
+    const answer = await world.discord.whenRequest((r) => r.method === 'PATCH' && r.path.endsWith(`/${status.token}/messages/@original`));
+    expect((answer.body as BotMessageBody).content.split('\n').slice(0, 3)).toEqual([
+      'ℹ️ Nothing is running in this channel.',
+      'Your saved request (`resume <id>` continues one):',
+      expect.stringMatching(new RegExp(`^• \`${short}\` stopped \\d+ s ago \\(openai test-model: .+\\); expires in 23 h$`)),
+    ]);
+
+    world.fake.enqueue(chatText('Milk is a drink.'));
+    await world.discord.dispatchInteraction({ name: 'resume', options: [{ name: 'turn', type: 3, value: short }] });
+    await shown(world.discord, 'Milk is a drink.');
+    expect(statusOf(asked)).toBe('TERMINAL_COMPLETED');
   });
 
   it('will not resume a request whose message was edited, not even on a second try', async () => {

@@ -46,6 +46,36 @@ describe('the Discord sink, driven by the manual clock', () => {
     expect(typed()).toBe(3);
   });
 
+  it('shows in the draft that the turn waits for the model, the latest wait at most once per interval, until the next attempt’s text replaces it', async () => {
+    const { fake, clock, sink } = await sinkOnDiscord();
+    const channelId = fake.world.channelId;
+    const drafts = (): string[] =>
+      fake.requests.filter((r) => (r.method === 'POST' || r.method === 'PATCH') && r.path.startsWith(`/channels/${channelId}/messages`)).map((r) => `${r.method} ${(r.body as { content: string }).content}`);
+    const waiting = (attempt: number, seconds: number): void =>
+      sink.post({ type: 'waiting', channelId, inReplyTo: 'm1', turn: 't1', attempt, text: `waiting for the model (attempt ${attempt}, ${seconds} s)…` });
+
+    sink.post({ type: 'delta', channelId, inReplyTo: 'm1', turn: 't1', text: 'Milk is' });
+    await fake.whenRequest((r) => r.method === 'POST');
+    await clock.advance(1500);
+    waiting(2, 3);
+    await fake.whenRequest((r) => r.method === 'PATCH');
+    waiting(3, 3);
+    waiting(4, 4);
+    await clock.whenSleeping();
+    expect(drafts()).toEqual(['POST Milk is', 'PATCH ℹ️ waiting for the model (attempt 2, 3 s)…']);
+    await clock.advance(1500);
+    await fake.whenRequest(() => drafts().length === 3);
+    expect(drafts()[2]).toBe('PATCH ℹ️ waiting for the model (attempt 4, 4 s)…');
+
+    await clock.advance(1500);
+    sink.post({ type: 'delta', channelId, inReplyTo: 'm1', turn: 't1', text: 'Milk is white.' });
+    await fake.whenRequest(() => drafts().length === 4);
+    expect(drafts()[3]).toBe('PATCH Milk is white.');
+    await sink.deliver({ channelId, inReplyTo: 'm1', turn: 't1', text: 'Milk is white.', partsDelivered: 0, redelivery: false }, () => Promise.resolve());
+    expect(drafts().filter((draft) => draft.includes('waiting'))).toHaveLength(2);
+    expect(fake.messagesIn(channelId).filter((m) => m.author.id === fake.world.bot.id).map((m) => m.content)).toEqual(['Milk is white.']);
+  });
+
   it('stops renewing an indicator after fifteen minutes, whatever became of its turn', async () => {
     const { fake, clock, sink } = await sinkOnDiscord();
     const channelId = fake.world.channelId;

@@ -1,11 +1,13 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { discordConfigYaml, posts as postsIn, runDiscordBot, say, type BotMessageBody, type InProcessBot } from '../support/discord_bot.js';
-import { chatText } from '../support/fake_llm/openai_chat.js';
+import { deferred } from '../support/deferred.js';
+import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
 import { FakeLLMServer, type FakeStep } from '../support/fake_llm/server.js';
 import { FakeDiscord } from '../support/fake_discord/server.js';
 import { useTempDir } from '../support/temp_dir.js';
 import { openTestStore, startingWith } from '../support/turn_store.js';
+import { ToolTarget } from '../support/tool_target.js';
 
 const overloaded: FakeStep = { kind: 'reply', status: 529, body: { error: { type: 'overloaded_error' } } };
 
@@ -50,8 +52,10 @@ describe('the Discord adapter in-process', { timeout: 60_000 }, () => {
     const bot = run();
     await bot.logged('connected to Discord');
     const original = await ask('look something up');
-    await nthPost(1);
-    expect(posts()[0]?.content).toMatch(/^ℹ️ The model provider is overloaded/);
+    // The reply's draft shows the wait for the model, then becomes the notice.
+    await discord.whenRequest((r) => r.method === 'PATCH' && /^ℹ️ The model provider is overloaded/.test((r.body as BotMessageBody).content));
+    expect(posts()[0]?.content).toBe('ℹ️ waiting for the model (attempt 2, 0 s)…');
+    expect(discord.messagesIn(discord.world.channelId).filter((m) => m.author.id === discord.world.bot.id).map((m) => m.content)).toEqual([expect.stringMatching(/^ℹ️ The model provider is overloaded/)]);
     discord.deleteUserMessage(original);
     await ask('resume');
     await nthPost(2);
@@ -155,6 +159,36 @@ describe('the Discord adapter in-process', { timeout: 60_000 }, () => {
     await discord.whenRequest(() => discord.requests.some((r) => r.method === 'PATCH' && (r.body as { content?: string }).content === 'ℹ️ Stopped.'));
     bot.stop();
     expect(await bot.done).toBe(0);
+  });
+
+  it('acknowledges /stop at once, to its user alone, naming the running write it lets finish before the request stops', async () => {
+    const target = await ToolTarget.start();
+    const released = deferred();
+    const reached = deferred();
+    target.reply({ hold: released.promise });
+    target.onRequest = () => reached.resolve();
+    try {
+      fake.enqueue(chatToolCalls([{ id: 'w1', name: 'save_note', args: '{"text":"buy milk"}' }]), chatText('Saved.'));
+      const saveNote = `tools:\n  builtin: []\n  http:\n    - name: save_note\n      description: Saves a note.\n      method: POST\n      url: ${target.url}/notes\n      effect: write\n      parameters: { type: object, properties: { text: { type: string } }, required: [text] }\n`;
+      temp.write('config.yml', discordConfigYaml(discord, fake.baseUrl).replace('tools:\n  builtin: []\n', saveNote));
+      const bot = runDiscordBot(temp.path());
+      await bot.logged('connected to Discord');
+      await ask('note: buy milk');
+      await reached.promise;
+      const stop = await discord.dispatchInteraction({ name: 'stop' });
+      const ack = await discord.whenRequest((r) => r.method === 'PATCH' && r.path.endsWith(`/${stop.token}/messages/@original`));
+      expect(ack.body).toMatchObject({ content: 'ℹ️ Stopping… `save_note` is already running and will finish first.' });
+      expect(posts().some((post) => post.content === 'ℹ️ Stopped.')).toBe(false);
+      released.resolve();
+      await discord.whenRequest(() => posts().some((post) => post.content === 'ℹ️ Stopped.'));
+      expect(target.requests).toHaveLength(1);
+      expect(fake.requests).toHaveLength(1);
+      bot.stop();
+      expect(await bot.done).toBe(0);
+    } finally {
+      released.resolve();
+      await target.close();
+    }
   });
 
   it('answers after a restart, as a reply to it, a message that waited in the queue when the bot stopped', async () => {

@@ -1,0 +1,109 @@
+import { assertNever } from '../core/assert_never.js';
+import type { ToolActivity } from '../engine/batch_runner.js';
+import type { RecoveryEvent } from '../recovery/generate_with_recovery.js';
+import { spanText } from './time_spans.js';
+
+/** Where a running turn stands; times are monotonic milliseconds. */
+export type PhaseState =
+  | { readonly kind: 'preparing' }
+  /** An attempt at the model is under way and nothing has streamed yet. */
+  | { readonly kind: 'asking'; readonly attempt: number }
+  /** The model was overloaded or unreachable: attempt `attempt` is made at `retryAt`. */
+  | { readonly kind: 'waiting'; readonly attempt: number; readonly retryAt: number }
+  | { readonly kind: 'streaming' }
+  | { readonly kind: 'tools'; readonly running: readonly ToolActivity[] };
+
+/** A wait for the model that began, as the user is shown it: the attempt it waits for and how long this model call has taken so far. */
+export interface ModelWait {
+  readonly attempt: number;
+  readonly waitedMs: number;
+}
+
+/**
+ * The phase of one running turn (for `/status`, `/stop` and the waiting draft), followed from
+ * what the engine reports: its model calls' attempts and waits, streamed text, and tool calls.
+ */
+export class TurnPhase {
+  #state: PhaseState = { kind: 'preparing' };
+  /** The model call in progress: when it began, and how many attempts reached the provider. */
+  #call: { readonly startedAt: number; attempts: number } | undefined;
+  readonly #tools = new Map<string, ToolActivity>();
+
+  /** @param now the monotonic time now. */
+  constructor(private readonly now: () => number) {}
+
+  get state(): PhaseState {
+    return this.#state;
+  }
+
+  /** A model call's event; returns the wait it begins, if it begins one. */
+  model(event: RecoveryEvent): ModelWait | undefined {
+    const now = this.now();
+    switch (event.type) {
+      case 'attempt_started':
+        this.#callAt(now).attempts = event.attempt;
+        this.#state = { kind: 'asking', attempt: event.attempt };
+        return undefined;
+      case 'attempt_failed':
+        return undefined;
+      case 'waiting': {
+        const call = this.#callAt(now);
+        this.#state = { kind: 'waiting', attempt: call.attempts + 1, retryAt: now + event.delayMs };
+        return { attempt: call.attempts + 1, waitedMs: now - call.startedAt };
+      }
+      case 'succeeded':
+      case 'gave_up':
+        this.#call = undefined;
+        this.#state = { kind: 'preparing' };
+        return undefined;
+      default:
+        return assertNever(event);
+    }
+  }
+
+  /** The model's text is arriving. */
+  streamed(): void {
+    this.#state = { kind: 'streaming' };
+  }
+
+  /** A tool call started or finished. */
+  tool(activity: ToolActivity): void {
+    if (activity.type === 'started') this.#tools.set(activity.toolCallId, activity);
+    else this.#tools.delete(activity.toolCallId);
+    this.#state = this.#tools.size === 0 ? { kind: 'preparing' } : { kind: 'tools', running: [...this.#tools.values()] };
+  }
+
+  /** The tools running now whose effect /stop cannot take back: each is left to finish. */
+  runningWithEffect(): string[] {
+    return [...this.#tools.values()].filter((tool) => tool.effect !== 'read').map((tool) => tool.toolName);
+  }
+
+  /** The phase as `/status` says it: `waiting for attempt 4 of the model (in 12 s)`. */
+  describe(): string {
+    const state = this.#state;
+    switch (state.kind) {
+      case 'preparing':
+        return 'preparing the next step';
+      case 'asking':
+        return state.attempt === 1 ? 'waiting for the model’s answer' : `waiting for the model’s answer (attempt ${state.attempt})`;
+      case 'waiting':
+        return `waiting for attempt ${state.attempt} of the model (in ${spanText(state.retryAt - this.now())})`;
+      case 'streaming':
+        return 'the model is writing its answer';
+      case 'tools':
+        return `running ${state.running.map((tool) => `\`${tool.toolName}\``).join(', ')}`;
+      default:
+        return assertNever(state);
+    }
+  }
+
+  #callAt(now: number): { readonly startedAt: number; attempts: number } {
+    this.#call ??= { startedAt: now, attempts: 0 };
+    return this.#call;
+  }
+}
+
+/** What a turn's draft shows while it waits for the model: `waiting for the model (attempt 4, 37 s)…`. */
+export function waitingText(wait: ModelWait): string {
+  return `waiting for the model (attempt ${wait.attempt}, ${spanText(wait.waitedMs)})…`;
+}
