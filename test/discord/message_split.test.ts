@@ -66,8 +66,8 @@ describe('splitMessage', () => {
     expect(parts.at(-1)?.endsWith('Done.')).toBe(true);
   });
 
-  it('moves a ~1,500-character code block that straddles the 2,000 mark whole into the next message', () => {
-    const prose = linesOfLength(1002);
+  it('moves a ~1,500-character code block that straddles the 2,000 mark whole into the next message, keeping a short one where it fits', () => {
+    const prose = `Run:\n\`\`\`sh\nnpm test\n\`\`\`\n${linesOfLength(980)}`;
     const block = ['```python', ...Array.from({ length: 40 }, (_, i) => `total_${String(i).padStart(2, '0')} = pour("milk", ${String(i).padStart(2, '0')})  # ${'.'.repeat(5)}`), '```'].join('\n');
     expect(block.length).toBeGreaterThan(1400);
     expect(block.length).toBeLessThan(1600);
