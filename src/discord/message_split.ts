@@ -26,7 +26,7 @@ export function splitMessage(text: string, limit = DISCORD_MESSAGE_LIMIT): strin
       i += block.lineCount - 1;
     }
   }
-  return messages.finish();
+  return messages.toMessages();
 }
 
 /** The code block opening at line `start`, when it fits in one message (an unclosed block runs to the end and is closed there). */
@@ -76,7 +76,8 @@ class Messages {
     }
   }
 
-  finish(): string[] {
+  /** Every message, the last one closed like the others. */
+  toMessages(): string[] {
     if (this.current.trim() !== '') this.chunks.push(this.current + this.close());
     return this.chunks;
   }
