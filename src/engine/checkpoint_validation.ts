@@ -157,7 +157,7 @@ function checkJsonValue(value: unknown, path: string, problems: string[], ancest
 
 /** The roles a transcript message may have; typed so that a new `Role` must be listed. */
 const ROLES: { readonly [R in Role]: true } = { system: true, user: true, assistant: true, tool: true };
-const BLOCK_TYPES: { readonly [T in ContentBlock['type']]: true } = { text: true, image: true, tool_use: true, tool_result: true };
+const BLOCK_TYPES: { readonly [T in ContentBlock['type']]: true } = { text: true, image: true, tool_use: true, tool_result: true, reasoning: true };
 
 function isRole(value: unknown): value is Role {
   return typeof value === 'string' && Object.hasOwn(ROLES, value);
@@ -221,9 +221,18 @@ function checkBlock(value: unknown, path: string, role: Role | undefined, proble
     case 'tool_result':
       checkObject(value, path, problems, { type: isAny, toolUseId: readString, content: readString, isError: readBoolean });
       return;
+    case 'reasoning':
+      if (role !== undefined && role !== 'assistant') problems.push(`${path}: a reasoning block must be in an assistant message, not in a ${role} message`);
+      checkObject(value, path, problems, { type: isAny, encryptedContent: readString, summary: checkStrings });
+      return;
     default:
       return assertNever(type);
   }
+}
+
+function checkStrings(value: unknown, path: string, problems: string[]): void {
+  const items = readArray(value, path, problems) ?? [];
+  for (let index = 0; index < items.length; index++) readString(items[index], pathOf(path, index), problems);
 }
 
 function checkImageSource(value: unknown, path: string, problems: string[]): void {

@@ -1,10 +1,10 @@
-import { toolUses, type ContentBlock, type Message, type StopReason, type TextBlock, type ToolUseBlock } from '../llm/protocol.js';
+import { toolUses, type ContentBlock, type Message, type ResponseBlock, type StopReason } from '../llm/protocol.js';
 import type { OpRecord } from '../turn_state/ledger_types.js';
 import { guardOf, type GuardKind } from './guard_messages.js';
 
 /** A model turn the log already holds, as the loop would have received it from the model. */
 export interface LoggedModelTurn {
-  readonly content: readonly (TextBlock | ToolUseBlock)[];
+  readonly content: readonly ResponseBlock[];
   /** `max_tokens` when a cut-off guard followed it in the log, else `end_turn`. */
   readonly stopReason: StopReason;
 }
@@ -70,6 +70,6 @@ export class TurnLog {
   }
 }
 
-function isReplyBlock(block: ContentBlock): block is TextBlock | ToolUseBlock {
-  return block.type === 'text' || block.type === 'tool_use';
+function isReplyBlock(block: ContentBlock): block is ResponseBlock {
+  return block.type === 'text' || block.type === 'tool_use' || block.type === 'reasoning';
 }

@@ -1,5 +1,6 @@
-import type { GenerateResponse, JsonObject, Provenance, StopReason, TextBlock, ToolUseBlock, Usage } from './protocol.js';
+import type { GenerateResponse, JsonObject, Provenance, ReasoningBlock, ResponseBlock, StopReason, ToolUseBlock, Usage } from './protocol.js';
 import type { StreamEvent } from './provider.js';
+import { assertNever } from '../core/assert_never.js';
 
 interface PendingCall {
   id: string;
@@ -8,7 +9,7 @@ interface PendingCall {
   announced: boolean;
 }
 
-type PendingBlock = { readonly kind: 'text'; readonly parts: string[] } | { readonly kind: 'call'; readonly call: PendingCall };
+type PendingBlock = { readonly kind: 'text'; readonly parts: string[] } | { readonly kind: 'call'; readonly call: PendingCall } | { readonly kind: 'reasoning'; readonly block: ReasoningBlock };
 
 /**
  * Builds one response out of streamed pieces, whatever the protocol: text deltas, tool calls
@@ -79,6 +80,12 @@ export class ResponseAssembler {
     if (text !== '') this.#onData();
   }
 
+  /** A finished reasoning item the provider needs back with the step's tool results, in its place among the blocks. */
+  addReasoningItem(encryptedContent: string, summary: readonly string[]): void {
+    this.#onData();
+    this.#blocks.push({ kind: 'reasoning', block: { type: 'reasoning', encryptedContent, summary } });
+  }
+
   setStopReason(reason: StopReason): void {
     this.#onData();
     this.#stopReason = reason;
@@ -115,11 +122,20 @@ export class ResponseAssembler {
   /** The finished response. Calls without an id get `call_<n>`, numbered in order of appearance. */
   toResponse(): GenerateResponse {
     let ordinal = 0;
-    const content = this.#blocks.map((block): TextBlock | ToolUseBlock => {
-      if (block.kind === 'text') return { type: 'text', text: block.parts.join('') };
-      ordinal += 1;
-      const { call } = block;
-      return { type: 'tool_use', id: call.id === '' ? `call_${ordinal}` : call.id, name: call.name, ...parseArguments(call.args.join('')) };
+    const content = this.#blocks.map((block): ResponseBlock => {
+      switch (block.kind) {
+        case 'text':
+          return { type: 'text', text: block.parts.join('') };
+        case 'reasoning':
+          return block.block;
+        case 'call': {
+          ordinal += 1;
+          const { call } = block;
+          return { type: 'tool_use', id: call.id === '' ? `call_${ordinal}` : call.id, name: call.name, ...parseArguments(call.args.join('')) };
+        }
+        default:
+          return assertNever(block);
+      }
     });
     const hasCalls = content.some((block) => block.type === 'tool_use');
     const stopReason = hasCalls && (this.#stopReason === 'end_turn' || this.#stopReason === 'other') ? 'tool_use' : this.#stopReason;

@@ -42,7 +42,23 @@ export interface ToolResultBlock {
   readonly isError: boolean;
 }
 
-export type ContentBlock = TextBlock | ImageBlock | ToolUseBlock | ToolResultBlock;
+/**
+ * The model's reasoning for one step, as OpenAI's Responses API returns it when it keeps nothing
+ * itself (`store: false`): encrypted, opaque to everyone else, and sent back to it with the tool
+ * results of that step so that the next step goes on from the same reasoning. Only an assistant
+ * message holds it; the other protocols leave it out of what they send.
+ */
+export interface ReasoningBlock {
+  readonly type: 'reasoning';
+  readonly encryptedContent: string;
+  /** The readable summary of the reasoning the provider gave with it, part by part (often none). */
+  readonly summary: readonly string[];
+}
+
+export type ContentBlock = TextBlock | ImageBlock | ToolUseBlock | ToolResultBlock | ReasoningBlock;
+
+/** What a model's answer is made of. */
+export type ResponseBlock = TextBlock | ToolUseBlock | ReasoningBlock;
 
 export interface Message {
   readonly role: Role;
@@ -91,7 +107,7 @@ export interface Provenance {
 }
 
 export interface GenerateResponse {
-  readonly content: readonly (TextBlock | ToolUseBlock)[];
+  readonly content: readonly ResponseBlock[];
   readonly stopReason: StopReason;
   readonly usage: Usage;
   readonly provenance: Provenance;

@@ -20,11 +20,11 @@ function scopeOf(input: JsonObject): MemoryScope | undefined {
   return value === undefined ? 'user' : MEMORY_SCOPES.find((scope) => scope === value);
 }
 
-/** The owner of a scope's notes: the requester for `user`, `source:channelId` for `channel`. */
+/** The owner of a scope's notes: `source:requesterId` for `user` (an id on one transport is not the same person on another), `source:channelId` for `channel`. */
 function ownerFor(scope: MemoryScope, context: ToolContext): string {
   switch (scope) {
     case 'user':
-      return context.requesterId;
+      return `${context.channel.source}:${context.requesterId}`;
     case 'channel':
       return `${context.channel.source}:${context.channel.channelId}`;
     default:

@@ -167,7 +167,7 @@ function cutText(text: string, maxChars: number): string {
 
 function pageText(url: URL, hop: Extract<Hop, { kind: 'body' }>, settings: WebFetchSettings): string {
   const raw = decode(hop.bytes, hop.charset);
-  const text = cutText(hop.bodyKind === 'html' ? htmlToText(raw) : raw, settings.max_chars);
+  const text = cutText(hop.bodyKind === 'html' ? htmlToText(raw, url) : raw, settings.max_chars);
   const cut = hop.cut ? `\n[… the body is longer than ${settings.max_bytes} bytes; only the first ${settings.max_bytes} were read]` : '';
   return `URL: ${url.href}\nStatus: ${hop.status} ${hop.statusText}\nContent-Type: ${hop.mediaType}\n\n${text}${cut}`;
 }

@@ -15,7 +15,7 @@ export interface MemoryNote {
 /** A note to keep. `key` is the op's idempotency key: a second store under it stores nothing. */
 export interface RememberRequest {
   readonly scope: MemoryScope;
-  /** The user id for `user` scope, `source:channelId` for `channel` scope. */
+  /** `source:userId` for `user` scope, `source:channelId` for `channel` scope. */
   readonly ownerId: string;
   readonly text: string;
   readonly key: string;

@@ -33,6 +33,7 @@ export function encodeMessage(message: Message, blobs: BlobStore): { readonly js
   const content = message.content.map((block): StoredBlock => {
     switch (block.type) {
       case 'text':
+      case 'reasoning':
         return block;
       case 'image': {
         if (block.source.kind === 'blob') return block;

@@ -66,11 +66,11 @@ describe('the bot services open one store file', () => {
     });
     expect(await loadHistory(services.history, 'discord:42')).toEqual({ messages: [text('user', 'Ping'), text('assistant', 'Pong')], revision: 2 });
     const memory = requireMemory(services);
-    expect((await memory.recall({ scope: 'user', ownerId: 'ada', limit: 10 })).notes.map((note) => note.text)).toEqual(['Likes Straße names', 'Prefers metric units']);
+    expect((await memory.recall({ scope: 'user', ownerId: 'discord:ada', limit: 10 })).notes.map((note) => note.text)).toEqual(['Likes Straße names', 'Prefers metric units']);
     expect((await memory.recall({ scope: 'channel', ownerId: 'discord:42', query: 'STAND', limit: 10 })).notes).toEqual([
       { text: 'Stand-up is at 10:00', createdAt: Date.UTC(2026, 0, 15, 9, 12) },
     ]);
-    expect((await memory.remember({ scope: 'user', ownerId: 'ada', text: 'again', key: 'k1' })).kind).toBe('already_stored');
+    expect((await memory.remember({ scope: 'user', ownerId: 'discord:ada', text: 'again', key: 'k1' })).kind).toBe('already_stored');
     const imported = logs.filter((line) => line.msg.startsWith('imported'));
     expect(imported.map((line) => line.file)).toEqual(OLD_FILES.map((file) => join(temp.path(), file)));
     for (const line of imported) expect(line.msg).toMatch(new RegExp(`from ${line.file ?? ''} into the store file; the old file was left untouched and can be deleted$`));
@@ -83,7 +83,7 @@ describe('the bot services open one store file', () => {
     const again = await open();
     expect(again.logs.filter((line) => line.msg.startsWith('imported'))).toEqual([]);
     expect((await loadHistory(again.services.history, 'console:c1')).messages).toHaveLength(5);
-    expect(await requireMemory(again.services).recall({ scope: 'user', ownerId: 'ada', limit: 10 })).toMatchObject({ notes: [{ text: 'Likes Straße names' }, { text: 'Prefers metric units' }], more: false });
+    expect(await requireMemory(again.services).recall({ scope: 'user', ownerId: 'discord:ada', limit: 10 })).toMatchObject({ notes: [{ text: 'Likes Straße names' }, { text: 'Prefers metric units' }], more: false });
   });
 
   it('keeps a channel the store already has when an old file names it too, and imports a file that appears later', async () => {
@@ -106,7 +106,7 @@ describe('the bot services open one store file', () => {
 
     expect(logs.some((line) => line.level === WARN && line.msg.startsWith('the previous history file could not be read'))).toBe(true);
     expect((await loadHistory(services.history, 'console:c1')).revision).toBe(0);
-    expect(await requireMemory(services).recall({ scope: 'user', ownerId: 'ada', limit: 10 })).toMatchObject({ notes: [{ text: 'Likes Straße names' }, { text: 'Prefers metric units' }] });
+    expect(await requireMemory(services).recall({ scope: 'user', ownerId: 'discord:ada', limit: 10 })).toMatchObject({ notes: [{ text: 'Likes Straße names' }, { text: 'Prefers metric units' }] });
     await services.close();
     cpSync(join(FIXTURE, OLD_FILES[0] ?? ''), join(temp.path(), OLD_FILES[0] ?? ''));
 

@@ -66,6 +66,22 @@ describe('splitMessage', () => {
     expect(parts.at(-1)?.endsWith('Done.')).toBe(true);
   });
 
+  it('moves a ~1,500-character code block that straddles the 2,000 mark whole into the next message, keeping a short one where it fits', () => {
+    const prose = `Run:\n\`\`\`sh\nnpm test\n\`\`\`\n${linesOfLength(980)}`;
+    const block = ['```python', ...Array.from({ length: 40 }, (_, i) => `total_${String(i).padStart(2, '0')} = pour("milk", ${String(i).padStart(2, '0')})  # ${'.'.repeat(5)}`), '```'].join('\n');
+    expect(block.length).toBeGreaterThan(1400);
+    expect(block.length).toBeLessThan(1600);
+    const text = `${prose}\n${block}\nThat is all.`;
+    const parts = splitMessage(text);
+    expect(parts).toEqual([prose, `${block}\nThat is all.`]);
+  });
+
+  it('keeps an unclosed block that fits whole, closing it at the end', () => {
+    const block = ['```ts', ...Array.from({ length: 20 }, (_, i) => `const cup${i} = ${i};`)].join('\n');
+    const parts = splitMessage(`${'Milk is a drink. '.repeat(20).trim()}\n${block}`, 400);
+    expect(parts.at(-1)).toBe(`${block}\n\`\`\``);
+  });
+
   it('cuts a single unbroken word only when nothing else fits', () => {
     const parts = splitMessage('a'.repeat(1_000), 300);
     expect(parts.every((part) => part.length <= 300)).toBe(true);

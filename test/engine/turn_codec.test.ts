@@ -276,7 +276,7 @@ describe('validateTranscript', () => {
     ['an unknown role', [{ role: 'robot', content: [] }], ['transcript[0].role: must be one of system, user, assistant, tool, got "robot"']],
     ['content that is a string', [{ role: 'user', content: 'hi' }], ['transcript[0].content: must be an array, got "hi"']],
     ['an extra message field', [{ ...user('hi'), name: 'x' }], ['transcript[0].name: is not a known field']],
-    ['an unknown block type', [{ role: 'user', content: [{ type: 'audio', data: '' }] }], ['transcript[0].content[0].type: must be one of text, image, tool_use, tool_result, got "audio"']],
+    ['an unknown block type', [{ role: 'user', content: [{ type: 'audio', data: '' }] }], ['transcript[0].content[0].type: must be one of text, image, tool_use, tool_result, reasoning, got "audio"']],
     ['an extra block field', [{ role: 'user', content: [{ type: 'text', text: 'hi', cache: true }] }], ['transcript[0].content[0].cache: is not a known field']],
     ['a missing block field', [{ role: 'user', content: [{ type: 'text' }] }], ['transcript[0].content[0].text: is missing']],
     [
@@ -295,6 +295,8 @@ describe('validateTranscript', () => {
     ['a tool_use input holding NaN', [{ role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'lookup', input: { n: [Number.NaN] } }] }], ['transcript[0].content[0].input.n[0]: must be a finite number, got NaN']],
     ['a malformedInput without its reason', [{ role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'lookup', input: {}, malformedInput: { raw: '{' } }] }], ['transcript[0].content[0].malformedInput.reason: is missing']],
     ['a tool_use in a user message', [{ role: 'user', content: [{ type: 'tool_use', id: 'a', name: 'lookup', input: {} }] }], ['transcript[0].content[0]: a tool_use block must be in an assistant message, not in a user message']],
+    ['reasoning in a user message', [{ role: 'user', content: [{ type: 'reasoning', encryptedContent: 'enc', summary: [] }] }], ['transcript[0].content[0]: a reasoning block must be in an assistant message, not in a user message']],
+    ['reasoning whose summary is not text', [{ role: 'assistant', content: [{ type: 'reasoning', encryptedContent: 'enc', summary: [1] }] }], ['transcript[0].content[0].summary[0]: must be a string, got 1']],
     ['an unanswered call followed by another assistant message', [user('hi'), calls('a'), reply('done')], ['transcript[1]: tool call "a" has no result before the next assistant message']],
     ['a result that answers no call', [user('hi'), calls('a'), results('b')], ['transcript[2]: tool call "b" is answered here but was not called in the model turn before']],
     ['a call answered twice', [user('hi'), calls('a'), results('a'), results('a'), reply('done')], ['transcript[3]: tool call "a" is answered twice']],
@@ -342,7 +344,13 @@ describe('validateTranscript', () => {
           { type: 'image', mediaType: 'image/jpeg', source: { kind: 'blob', ref: 'sha256:ab' } },
         ],
       },
-      { role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'lookup', input: { q: [1, null, { x: true }] }, malformedInput: { raw: '{', reason: 'not JSON' } }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'reasoning', encryptedContent: 'gAAAA', summary: ['Look it up.'] },
+          { type: 'tool_use', id: 'a', name: 'lookup', input: { q: [1, null, { x: true }] }, malformedInput: { raw: '{', reason: 'not JSON' } },
+        ],
+      },
       { role: 'tool', content: [{ type: 'tool_result', toolUseId: 'a', content: 'bad input', isError: true }] },
       { role: 'assistant', content: [] },
     ];

@@ -196,6 +196,17 @@ describe('anthropic provider', () => {
       });
     });
 
+    it('leaves another provider’s reasoning out of what it sends', async () => {
+      fake.enqueue(anthropicText('ok'));
+      const assistant: GenerateRequest['messages'][number] = { role: 'assistant', content: [{ type: 'reasoning', encryptedContent: 'enc', summary: ['think'] }, { type: 'text', text: 'Hello.' }] };
+      await collectResponse(provider().stream({ messages: [...HI.messages, assistant, ...HI.messages] }, { signal: new AbortController().signal }));
+      expect((lastBody() as { messages: unknown[] }).messages).toEqual([
+        { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+        { role: 'assistant', content: [{ type: 'text', text: 'Hello.' }] },
+        { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+      ]);
+    });
+
     it('leaves out the key, system, temperature, tools and tool_choice when there are none', async () => {
       fake.enqueue(anthropicText('ok'));
       await collectResponse(testProvider(llmConfig('anthropic', fake.baseUrl, { api_key: undefined })).stream({ ...HI, toolChoice: 'none' }, { signal: new AbortController().signal }));

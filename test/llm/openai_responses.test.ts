@@ -161,6 +161,7 @@ describe('openai-responses: the request', () => {
       ],
       stream: true,
       store: false,
+      include: ['reasoning.encrypted_content'],
       max_output_tokens: 100,
       temperature: 0.3,
       tools: [{ type: 'function', name: 'lookup', description: 'Looks things up', parameters: { type: 'object', properties: { q: { type: 'string' } } } }],
@@ -180,6 +181,7 @@ describe('openai-responses: the request', () => {
       input: [{ role: 'user', content: [{ type: 'input_text', text: 'hi' }] }],
       stream: true,
       store: false,
+      include: ['reasoning.encrypted_content'],
       max_output_tokens: 512,
     });
   });
@@ -217,6 +219,31 @@ describe('openai-responses: tool calls', () => {
         { type: 'tool_use', id: 'call_time', name: 'time', input: { zone: 'Europe/Oslo' } },
       ],
     });
+  });
+
+  it('keeps the model’s encrypted reasoning in its place before the call, and sends it back so, without its id', async () => {
+    fake.enqueue(responsesToolCalls([{ callId: 'call_w', name: 'weather', args: '{"city":"Oslo"}' }], { reasoning: { encryptedContent: 'enc-1', summary: ['Check the weather.', 'In Oslo.'] } }));
+    const response = await collectResponse(provider.stream(HELLO, { signal: new AbortController().signal }));
+    expect(response.content).toEqual([
+      { type: 'reasoning', encryptedContent: 'enc-1', summary: ['Check the weather.', 'In Oslo.'] },
+      { type: 'tool_use', id: 'call_w', name: 'weather', input: { city: 'Oslo' } },
+    ]);
+    expect(response.stopReason).toBe('tool_use');
+
+    fake.enqueue(responsesText('Sunny.'));
+    await collectEvents({
+      messages: [
+        ...HELLO.messages,
+        { role: 'assistant', content: response.content },
+        { role: 'tool', content: [{ type: 'tool_result', toolUseId: 'call_w', content: 'sunny', isError: false }] },
+      ],
+    });
+    expect((fake.requests[1]?.body as { input: unknown[] }).input).toEqual([
+      { role: 'user', content: [{ type: 'input_text', text: 'hi' }] },
+      { type: 'reasoning', encrypted_content: 'enc-1', summary: [{ type: 'summary_text', text: 'Check the weather.' }, { type: 'summary_text', text: 'In Oslo.' }] },
+      { type: 'function_call', call_id: 'call_w', name: 'weather', arguments: '{"city":"Oslo"}' },
+      { type: 'function_call_output', call_id: 'call_w', output: 'sunny' },
+    ]);
   });
 
   it('takes the arguments whole from .done when no deltas streamed, and decides by the event name when data has no type', async () => {

@@ -8,6 +8,7 @@ import { storeDurability, type TurnDurability } from '../../src/engine/durabilit
 import { NO_FAULTS } from '../../src/engine/fault_points.js';
 import type { RunDeps } from '../../src/engine/run_turn.js';
 import { ManualClock } from './manual_clock.js';
+import type { LLMProviderName } from '../../src/llm/llm_settings.js';
 import type { LLMProvider } from '../../src/llm/provider.js';
 import { deriveCatalog } from '../../src/tools/catalog.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';
@@ -66,9 +67,9 @@ export interface EngineHarness {
   admit(messageId: string, text: string, controller?: AbortController): Promise<{ turn: ChatTurn; lease: Lease; durability: TurnDurability }>;
 }
 
-/** The real engine's parts around a real store, the fake model server and real HTTP tools. */
-export function engineHarness(store: TurnStore, clock: ManualClock, fake: FakeLLMServer, config: Config): EngineHarness {
-  const provider = testProvider(llmConfig('openai', fake.baseUrl));
+/** The real engine's parts around a real store, the fake model server (speaking `protocol`) and real HTTP tools. */
+export function engineHarness(store: TurnStore, clock: ManualClock, fake: FakeLLMServer, config: Config, protocol: LLMProviderName = 'openai'): EngineHarness {
+  const provider = testProvider(llmConfig(protocol, fake.baseUrl));
   const catalog = deriveCatalog(config.tools, { memory: undefined });
   const recoveryClock = new ManualClock();
   const deps: RunDeps = { provider, recovery: testRecoveryRuntime(recoveryClock), clock, faults: NO_FAULTS, heartbeatMs: 10_000 };

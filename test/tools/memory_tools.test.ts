@@ -1,11 +1,13 @@
 import { chmodSync, mkdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/app/config_schema.js';
 import { ManualClock } from '../support/manual_clock.js';
 import type { JsonObject } from '../../src/llm/protocol.js';
 import { createMemoryTools } from '../../src/tools/memory_tools.js';
+import { TURN_STORE_MIGRATIONS } from '../../src/turn_state/sqlite/schema.js';
 import { runTool } from '../../src/tools/run_tool.js';
 import type { Tool, ToolContext, ToolOutcome } from '../../src/tools/tool.js';
 import { openTestStoreFile, type TestStoreFile } from '../support/store_file.js';
@@ -15,6 +17,7 @@ const DAY = 86_400_000;
 const mode = (path: string): string => (statSync(path).mode & 0o777).toString(8);
 
 interface Caller {
+  readonly source?: string;
   readonly requesterId?: string;
   readonly channelId?: string;
   readonly key?: string;
@@ -27,7 +30,7 @@ function contextFor(caller: Caller = {}): ToolContext {
     signal: new AbortController().signal,
     idempotencyKey: caller.key ?? `op-${++keys}`,
     requesterId: caller.requesterId ?? 'alice',
-    channel: { source: 'console', channelId: caller.channelId ?? 'c' },
+    channel: { source: caller.source ?? 'console', channelId: caller.channelId ?? 'c' },
     logger: pino({ level: 'silent' }),
   };
 }
@@ -114,6 +117,36 @@ describe('memory tools', () => {
     expect(notesIn(await recall({}, { requesterId: 'bob', channelId: 'elsewhere' }))).toEqual(['Bob supports the other team']);
     expect(notesIn(await recall({}, { requesterId: 'carol' }))).toEqual([]);
     expect(notesIn(await recall({ scope: 'channel' }, { requesterId: 'alice' }))).toEqual([]);
+  });
+
+  it('keeps a user’s notes apart per transport: the same id on the console and on Discord is not the same person', async () => {
+    const { remember, recall } = setUp();
+    await remember({ text: 'Console Alice likes tea' }, { source: 'console', requesterId: '42' });
+    await remember({ text: 'Discord Alice likes coffee' }, { source: 'discord', requesterId: '42' });
+    expect(notesIn(await recall({}, { source: 'console', requesterId: '42' }))).toEqual(['Console Alice likes tea']);
+    expect(notesIn(await recall({}, { source: 'discord', requesterId: '42' }))).toEqual(['Discord Alice likes coffee']);
+  });
+
+  it('after an upgrade, gives the console user’s earlier notes to the console and every other user’s to Discord', async () => {
+    const dbPath = join(temp.path(), 'data', 'turn_state', 'turns.sqlite3');
+    mkdirSync(dirname(dbPath), { recursive: true });
+    const old = new BetterSqlite3(dbPath);
+    TURN_STORE_MIGRATIONS.slice(0, 5).forEach((sql, index) => {
+      old.exec(sql);
+      old.pragma(`user_version = ${index + 1}`);
+    });
+    const note = old.prepare('INSERT INTO memory_notes (idempotency_key, scope, owner_id, text, created_at) VALUES (?, ?, ?, ?, 0)');
+    note.run('k1', 'user', 'console-user', 'Console note');
+    note.run('k2', 'user', '1100000000000000042', 'Discord note');
+    note.run('k3', 'channel', 'discord:team', 'Channel note');
+    old.close();
+    const { recall } = setUp();
+    const console = { source: 'console', requesterId: 'console-user' };
+    const discord = { source: 'discord', requesterId: '1100000000000000042', channelId: 'team' };
+    expect(notesIn(await recall({}, console))).toEqual(['Console note']);
+    expect(notesIn(await recall({}, discord))).toEqual(['Discord note']);
+    expect(notesIn(await recall({}, { ...console, requesterId: '1100000000000000042' }))).toEqual([]);
+    expect(notesIn(await recall({ scope: 'channel' }, discord))).toEqual(['Channel note']);
   });
 
   it('shares channel notes within the channel and not across channels', async () => {

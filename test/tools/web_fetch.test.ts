@@ -9,6 +9,7 @@ import type { ToolContext, ToolOutcome } from '../../src/tools/tool.js';
 import { createUrlGuard, type UrlGuard } from '../../src/tools/url_guard.js';
 import { createWebFetchTool, type WebFetchSettings } from '../../src/tools/web_fetch.js';
 import { deferred } from '../support/deferred.js';
+import { FileServer } from '../support/file_server.js';
 
 type Route = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -115,7 +116,25 @@ describe('web_fetch', () => {
       const html = '<html><head><title>Hello &amp; welcome</title><style>b{}</style></head><body><h1>Big</h1><p>Some <i>text</i>.</p><script>x()</script></body></html>';
       const server = await startServer({ '/page': send('text/html; charset=utf-8', html) });
       const text = resultText(await fetchText(server.url('/page')));
-      expect(text).toBe(`URL: ${server.url('/page')}\nStatus: 200 OK\nContent-Type: text/html\n\nHello & welcome\n\nBig\nSome text.`);
+      expect(text).toBe(`URL: ${server.url('/page')}\nStatus: 200 OK\nContent-Type: text/html\n\nHello & welcome\n\nBig\n\nSome text.`);
+    });
+
+    it('gives a served page’s text with every entity decoded, its links as text and address, without navigation or scripts', async () => {
+      const files = await FileServer.start();
+      try {
+        const html = `<!DOCTYPE html><html><head><title>Caf&eacute; guide</title><script src="/app.js"></script><style>nav { display: flex }</style></head>
+<body><nav><a href="/">Home</a> <a href="/menu">Menu</a></nav>
+<main><h1>Caf&eacute; au lait</h1><p>Milk &amp; coffee &mdash; it&rsquo;s simple&hellip; 3&euro;. &copy; 2024 &#169; &#x263A;</p>
+<p>Read <a href="recipes/latte.html">the latte recipe</a>.</p></main><script>track("visit")</script></body></html>`;
+        const url = files.serve('/guide/cafe.html', { kind: 'file', body: html, contentType: 'text/html; charset=utf-8' });
+        expect(resultText(await fetchText(url))).toBe(
+          `URL: ${url}\nStatus: 200 OK\nContent-Type: text/html\n\nCafé guide\n\nCafé au lait\n\nMilk & coffee — it’s simple… 3€. © 2024 © ☺\n\nRead the latte recipe [${new URL('recipes/latte.html', url).href}].`,
+        );
+        const long = files.serve('/long.html', { kind: 'file', body: `<p>${'&eacute;'.repeat(50)}</p>`, contentType: 'text/html' });
+        expect(resultText(await fetchText(long, { settings: { max_chars: 10 } }))).toMatch(/\n\né{10}\n\[… 40 more characters cut\]$/);
+      } finally {
+        await files.close();
+      }
     });
 
     it('returns plain text and JSON as they are', async () => {

@@ -157,7 +157,7 @@ function toWireMessages(messages: readonly Message[], context: ErrorContext): Wi
   const merged: WireMessage[] = [];
   for (const message of messages) {
     const role = wireRole(message);
-    const content: WireBlock[] = message.role === 'system' ? [{ type: 'text', text: textOf(message) }] : message.content.map((block) => toWireBlock(block, context));
+    const content: WireBlock[] = message.role === 'system' ? [{ type: 'text', text: textOf(message) }] : message.content.flatMap((block) => toWireBlock(block, context));
     const blocks = content.filter((block) => block.type !== 'text' || block.text !== '');
     if (blocks.length === 0) continue;
     const last = merged.at(-1);
@@ -180,18 +180,21 @@ function wireRole(message: Message): WireRole {
   }
 }
 
-function toWireBlock(block: ContentBlock, context: ErrorContext): WireBlock {
+/** A block as Anthropic takes it; another provider's reasoning is left out. */
+function toWireBlock(block: ContentBlock, context: ErrorContext): WireBlock[] {
   switch (block.type) {
     case 'text':
-      return { type: 'text', text: block.text };
+      return [{ type: 'text', text: block.text }];
     case 'image': {
       const { mediaType, data } = inlineImage(block, context);
-      return { type: 'image', source: { type: 'base64', media_type: mediaType, data } };
+      return [{ type: 'image', source: { type: 'base64', media_type: mediaType, data } }];
     }
     case 'tool_use':
-      return { type: 'tool_use', id: block.id, name: block.name, input: block.malformedInput === undefined ? block.input : {} };
+      return [{ type: 'tool_use', id: block.id, name: block.name, input: block.malformedInput === undefined ? block.input : {} }];
     case 'tool_result':
-      return { type: 'tool_result', tool_use_id: block.toolUseId, content: block.content, is_error: block.isError };
+      return [{ type: 'tool_result', tool_use_id: block.toolUseId, content: block.content, is_error: block.isError }];
+    case 'reasoning':
+      return [];
     default:
       return assertNever(block);
   }

@@ -17,7 +17,8 @@ type InputContent =
 
 /** One entry of the Responses API `input` list. */
 type InputItem =
-  | { readonly role: 'system' | 'user' | 'assistant'; readonly content: readonly InputContent[] }
+  | { readonly role: 'system' | 'user' | 'assistant'; readonly content: InputContent[] }
+  | { readonly type: 'reasoning'; readonly encrypted_content: string; readonly summary: readonly { readonly type: 'summary_text'; readonly text: string }[] }
   | { readonly type: 'function_call'; readonly call_id: string; readonly name: string; readonly arguments: string }
   | { readonly type: 'function_call_output'; readonly call_id: string; readonly output: string };
 
@@ -25,7 +26,9 @@ type InputItem =
  * The OpenAI Responses API (`POST /responses`, streamed). Text arrives as
  * `response.output_text.delta`, tool calls as `function_call` output items whose arguments stream
  * by item id, and the stream ends with `response.completed` or `response.incomplete`.
- * `response.failed` and `error` events throw the typed error their fields call for.
+ * `response.failed` and `error` events throw the typed error their fields call for. Nothing is
+ * stored on the provider's side (`store: false`), so the model's reasoning is asked for encrypted
+ * and sent back, in its place, with the step's tool results.
  */
 export const openAIResponsesProtocol: WireProtocol = {
   buildRequest(request, settings, apiKey) {
@@ -41,6 +44,7 @@ export const openAIResponsesProtocol: WireProtocol = {
         ...(request.system === undefined ? {} : { instructions: request.system }),
         stream: true,
         store: false,
+        include: ['reasoning.encrypted_content'],
         max_output_tokens: request.maxTokens ?? settings.maxTokens,
         ...(temperature === undefined ? {} : { temperature }),
         ...(tools.length === 0 ? {} : { tools: tools.map((tool) => ({ type: 'function', name: tool.name, description: tool.description, parameters: tool.inputSchema })) }),
@@ -70,6 +74,9 @@ export const openAIResponsesProtocol: WireProtocol = {
         return false;
       case 'response.output_item.added':
         addFunctionCall(data, assembler);
+        return false;
+      case 'response.output_item.done':
+        addReasoning(data, assembler);
         return false;
       case 'response.function_call_arguments.delta':
         assembler.toolCallDelta(callKey(data), { arguments: stringAt(data, 'delta') });
@@ -115,16 +122,38 @@ function inputItems(message: Message, context: ErrorContext): InputItem[] {
       const content = message.content.flatMap((block) => userContent(block, context));
       return content.length === 0 ? results : [...results, { role: 'user', content }];
     }
-    case 'assistant': {
-      const content = message.content.flatMap((block): InputContent[] => (block.type === 'text' ? [{ type: 'output_text', text: block.text }] : []));
-      const calls = message.content.flatMap((block): InputItem[] =>
-        block.type === 'tool_use' ? [{ type: 'function_call', call_id: block.id, name: block.name, arguments: block.malformedInput?.raw ?? JSON.stringify(block.input) }] : [],
-      );
-      return content.length === 0 ? calls : [{ role: 'assistant', content }, ...calls];
-    }
+    case 'assistant':
+      return assistantItems(message.content);
     default:
       return assertNever(message.role);
   }
+}
+
+/** An assistant message's blocks as input items, in their order: reasoning, text (consecutive texts in one message) and calls. */
+function assistantItems(blocks: readonly ContentBlock[]): InputItem[] {
+  const items: InputItem[] = [];
+  for (const block of blocks) {
+    switch (block.type) {
+      case 'text': {
+        const last = items.at(-1);
+        if (last !== undefined && 'role' in last) last.content.push({ type: 'output_text', text: block.text });
+        else items.push({ role: 'assistant', content: [{ type: 'output_text', text: block.text }] });
+        break;
+      }
+      case 'tool_use':
+        items.push({ type: 'function_call', call_id: block.id, name: block.name, arguments: block.malformedInput?.raw ?? JSON.stringify(block.input) });
+        break;
+      case 'reasoning':
+        items.push({ type: 'reasoning', encrypted_content: block.encryptedContent, summary: block.summary.map((text) => ({ type: 'summary_text', text })) });
+        break;
+      case 'image':
+      case 'tool_result':
+        break;
+      default:
+        assertNever(block);
+    }
+  }
+  return items;
 }
 
 /** A block of a user (or tool) message as input content; tool results and calls travel as their own items. */
@@ -136,6 +165,7 @@ function userContent(block: ContentBlock, context: ErrorContext): InputContent[]
       return [{ type: 'input_image', image_url: imageDataUrl(block, context) }];
     case 'tool_result':
     case 'tool_use':
+    case 'reasoning':
       return [];
     default:
       return assertNever(block);
@@ -156,6 +186,15 @@ function addFunctionCall(data: unknown, assembler: ResponseAssembler): void {
   if (stringAt(item, 'type') !== 'function_call') return;
   const key = stringAt(item, 'id') ?? indexKey(data);
   assembler.toolCallDelta(key, { id: stringAt(item, 'call_id'), name: stringAt(item, 'name'), arguments: stringAt(item, 'arguments') });
+}
+
+/** A finished reasoning item with its encrypted content; its id is not kept, since nothing on the provider's side could be found by it. */
+function addReasoning(data: unknown, assembler: ResponseAssembler): void {
+  const item = recordAt(data, 'item');
+  const encrypted = stringAt(item, 'encrypted_content');
+  if (stringAt(item, 'type') !== 'reasoning' || encrypted === undefined) return;
+  const summary = Array.isArray(item?.['summary']) ? item['summary'].flatMap((part: unknown) => stringAt(part, 'text') ?? []) : [];
+  assembler.addReasoningItem(encrypted, summary);
 }
 
 /** The key a tool call's argument events name it by: the item id, else its output index. */

@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import type { Logger } from '../../core/logger.js';
 import { causeOf } from './file.js';
+import { userOwnerWithSource } from './memory_owner_schema.js';
 
 /** What the previous layout kept in a file of its own. */
 export type PreviousFileKind = 'history' | 'memory';
@@ -69,7 +70,9 @@ function writeRows(db: Database, file: PreviousFile): number {
     }
     case 'memory': {
       const insertNote = db.prepare(
-        'INSERT INTO memory_notes (idempotency_key, scope, owner_id, text, created_at) VALUES (@idempotency_key, @scope, @owner_id, @text, @created_at) ON CONFLICT (idempotency_key) DO NOTHING',
+        `INSERT INTO memory_notes (idempotency_key, scope, owner_id, text, created_at)
+         VALUES (@idempotency_key, @scope, CASE @scope WHEN 'user' THEN ${userOwnerWithSource('@owner_id')} ELSE @owner_id END, @text, @created_at)
+         ON CONFLICT (idempotency_key) DO NOTHING`,
       );
       for (const row of rows('notes')) insertNote.run(row);
       return 0;

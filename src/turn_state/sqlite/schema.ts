@@ -2,6 +2,7 @@ import { EFFECT_CLASSES } from '../ledger_types.js';
 import { MEMORY_SCOPES } from '../memory_store.js';
 import { REPLY_STATES } from '../reply_types.js';
 import { historyAttachmentsAndEdits } from './history_schema.js';
+import { memoryNotesOwnedPerSource } from './memory_owner_schema.js';
 import { turnsAndOpsWithVerdicts } from './verdict_schema.js';
 
 const list = (values: readonly string[]): string => values.map((v) => `'${v}'`).join(', ');
@@ -141,4 +142,5 @@ export const TURN_STORE_MIGRATIONS: readonly string[] = [
   `,
   turnsAndOpsWithVerdicts,
   historyAttachmentsAndEdits,
+  memoryNotesOwnedPerSource,
 ];

@@ -15,6 +15,12 @@ export interface ResponsesCall {
   readonly args: string;
 }
 
+/** The model's encrypted reasoning, as a Responses server returns it with `include: ["reasoning.encrypted_content"]`. */
+export interface ResponsesReasoning {
+  readonly encryptedContent: string;
+  readonly summary?: readonly string[];
+}
+
 /** The model and response id the helpers put in the stream unless told otherwise. */
 export const RESPONSES_MODEL = 'gpt-fake-responses';
 export const RESPONSES_ID = 'resp_fake_1';
@@ -45,14 +51,28 @@ export function responsesText(text: string, options: ResponsesMeta & { readonly 
   return responsesStream([responsesCreated(options), ...deltas.map((delta) => responsesEvent('response.output_text.delta', { delta })), responsesCompleted(options)]);
 }
 
+/** A `reasoning` output item at `outputIndex`: added without its content, done with it. */
+export function responsesReasoningItem(reasoning: ResponsesReasoning, outputIndex = 0): string[] {
+  const item = { type: 'reasoning', id: `rs_${outputIndex + 1}` };
+  const summary = (reasoning.summary ?? []).map((text) => ({ type: 'summary_text', text }));
+  return [
+    responsesEvent('response.output_item.added', { output_index: outputIndex, item: { ...item, summary: [] } }),
+    ...summary.map((part) => responsesEvent('response.reasoning_summary_text.delta', { output_index: outputIndex, item_id: item.id, delta: part.text })),
+    responsesEvent('response.output_item.done', { output_index: outputIndex, item: { ...item, summary, encrypted_content: reasoning.encryptedContent } }),
+  ];
+}
+
 /**
  * A reply that makes `calls` in order, each as a `function_call` output item whose arguments
- * stream in pieces of `fragment` characters, then arrive whole in `.done`.
+ * stream in pieces of `fragment` characters, then arrive whole in `.done`; after the model's
+ * `reasoning` first, when given.
  */
-export function responsesToolCalls(calls: readonly ResponsesCall[], options: ResponsesMeta & { readonly fragment?: number } = {}): FakeStep {
-  const events = calls.flatMap((call, index) => {
-    const itemId = `fc_${index + 1}`;
-    const callId = call.callId ?? `call_${index + 1}`;
+export function responsesToolCalls(calls: readonly ResponsesCall[], options: ResponsesMeta & { readonly fragment?: number; readonly reasoning?: ResponsesReasoning } = {}): FakeStep {
+  const first = options.reasoning === undefined ? 0 : 1;
+  const events = calls.flatMap((call, at) => {
+    const index = at + first;
+    const itemId = `fc_${at + 1}`;
+    const callId = call.callId ?? `call_${at + 1}`;
     const item = { type: 'function_call', id: itemId, call_id: callId, name: call.name };
     return [
       responsesEvent('response.output_item.added', { output_index: index, item: { ...item, arguments: '' } }),
@@ -61,7 +81,8 @@ export function responsesToolCalls(calls: readonly ResponsesCall[], options: Res
       responsesEvent('response.output_item.done', { output_index: index, item: { ...item, arguments: call.args } }),
     ];
   });
-  return responsesStream([responsesCreated(options), ...events, responsesCompleted(options)]);
+  const reasoning = options.reasoning === undefined ? [] : responsesReasoningItem(options.reasoning);
+  return responsesStream([responsesCreated(options), ...reasoning, ...events, responsesCompleted(options)]);
 }
 
 function responseObject(meta: ResponsesMeta, status: string): Record<string, unknown> {
