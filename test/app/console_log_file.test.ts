@@ -1,24 +1,13 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { Readable, Writable } from 'node:stream';
+import { capturedIo } from '../support/captured_io.js';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/app/run.js';
 import { useTempDir } from '../support/temp_dir.js';
 
 /** The program's io with stderr a terminal, as when a person starts the bot in one. */
-function terminalIo(cwd: string) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const stderr = Object.assign(
-    new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        err.push(chunk.toString('utf8'));
-        done();
-      },
-    }),
-    { isTTY: true },
-  );
-  return { io: { stdin: Readable.from([]), stdout: { write: (text: string) => out.push(text) }, stderr, env: {}, cwd }, stdout: () => out.join(''), stderr: () => err.join('') };
+function terminalIo(cwd: string): ReturnType<typeof capturedIo> {
+  return capturedIo(cwd, { isTTY: true });
 }
 
 /** A model against OpenAI's own API and no key: the start logs at INFO and warns. */

@@ -1,6 +1,6 @@
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Readable, Writable } from 'node:stream';
+import { capturedIo } from '../support/captured_io.js';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/app/run.js';
 import { useTempDir } from '../support/temp_dir.js';
@@ -9,19 +9,10 @@ const EXAMPLE = new URL('../../config.example.yml', import.meta.url);
 
 /** Runs the bot in the console with no input, and returns the log lines it wrote to stderr. */
 async function logLines(cwd: string, env: Record<string, string>): Promise<Record<string, unknown>[]> {
-  const err: string[] = [];
-  const stderr = Object.assign(
-    new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        err.push(chunk.toString('utf8'));
-        done();
-      },
-    }),
-    { isTTY: false },
-  );
-  const status = await runCli([], { stdin: Readable.from([]), stdout: { write: () => true }, stderr, env, cwd });
+  const run = capturedIo(cwd, { env });
+  const status = await runCli([], run.io);
   expect(status).toBe(0);
-  return err.join('').trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+  return run.stderr().trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 const warnings = (lines: readonly Record<string, unknown>[]): unknown[] => lines.filter((line) => line['level'] === 40).map((line) => line['msg']);

@@ -1,26 +1,13 @@
 import { join } from 'node:path';
-import { Readable, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/app/run.js';
 import { useTempDir } from '../support/temp_dir.js';
+import { capturedIo } from '../support/captured_io.js';
 import { closedPortUrl } from '../support/fake_llm/server.js';
 import { openTestStore, startingWith } from '../support/turn_store.js';
 import { lockStoreFile } from '../../src/turn_state/sqlite/store_lock.js';
 
-function io(cwd: string, env: Record<string, string> = {}) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const stderr = Object.assign(
-    new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        err.push(chunk.toString('utf8'));
-        done();
-      },
-    }),
-    { isTTY: false },
-  );
-  return { io: { stdin: Readable.from([]), stdout: { write: (text: string) => out.push(text) }, stderr, env, cwd }, stdout: () => out.join(''), stderr: () => err.join('') };
-}
+const io = (cwd: string, env: Record<string, string> = {}): ReturnType<typeof capturedIo> => capturedIo(cwd, { env });
 
 describe('runCli', () => {
   const temp = useTempDir();

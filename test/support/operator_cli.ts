@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { Readable, Writable } from 'node:stream';
+import { capturedIo } from './captured_io.js';
 import { runCli } from '../../src/app/run.js';
 import type { IdFactory } from '../../src/core/ids.js';
 import type { OpKey } from '../../src/turn_state/ledger_types.js';
@@ -17,20 +17,9 @@ export interface CliRun {
 
 /** Runs `runCli` in `cwd` as the program would run, on `clock`, collecting its output. */
 export async function runCliIn(cwd: string, argv: readonly string[], options: { readonly clock?: ManualClock; readonly env?: Record<string, string> } = {}): Promise<CliRun> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const stderr = Object.assign(
-    new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        err.push(chunk.toString('utf8'));
-        done();
-      },
-    }),
-    { isTTY: false },
-  );
-  const io = { stdin: Readable.from([]), stdout: { write: (text: string) => out.push(text) }, stderr, env: options.env ?? {}, cwd, ...(options.clock === undefined ? {} : { clock: options.clock }) };
-  const status = await runCli(argv, io);
-  return { status, stdout: out.join(''), stderr: err.join('') };
+  const run = capturedIo(cwd, { env: options.env ?? {} });
+  const status = await runCli(argv, { ...run.io, ...(options.clock === undefined ? {} : { clock: options.clock }) });
+  return { status, stdout: run.stdout(), stderr: run.stderr() };
 }
 
 /** Turn ids as the bot makes them, each with its own first 8 characters: `00000001-aaaa-4000-8000-000000000000`, … */
