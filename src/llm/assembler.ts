@@ -1,6 +1,5 @@
 import type { GenerateResponse, JsonObject, Provenance, ReasoningBlock, ResponseBlock, StopReason, ToolUseBlock, Usage } from './protocol.js';
 import type { StreamEvent } from './provider.js';
-import { assertNever } from '../core/assert_never.js';
 
 interface PendingCall {
   id: string;
@@ -123,19 +122,11 @@ export class ResponseAssembler {
   toResponse(): GenerateResponse {
     let ordinal = 0;
     const content = this.#blocks.map((block): ResponseBlock => {
-      switch (block.kind) {
-        case 'text':
-          return { type: 'text', text: block.parts.join('') };
-        case 'reasoning':
-          return block.block;
-        case 'call': {
-          ordinal += 1;
-          const { call } = block;
-          return { type: 'tool_use', id: call.id === '' ? `call_${ordinal}` : call.id, name: call.name, ...parseArguments(call.args.join('')) };
-        }
-        default:
-          return assertNever(block);
-      }
+      if (block.kind === 'text') return { type: 'text', text: block.parts.join('') };
+      if (block.kind === 'reasoning') return block.block;
+      ordinal += 1;
+      const { call } = block;
+      return { type: 'tool_use', id: call.id === '' ? `call_${ordinal}` : call.id, name: call.name, ...parseArguments(call.args.join('')) };
     });
     const hasCalls = content.some((block) => block.type === 'tool_use');
     const stopReason = hasCalls && (this.#stopReason === 'end_turn' || this.#stopReason === 'other') ? 'tool_use' : this.#stopReason;

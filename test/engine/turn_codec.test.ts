@@ -296,6 +296,7 @@ describe('validateTranscript', () => {
     ['a malformedInput without its reason', [{ role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'lookup', input: {}, malformedInput: { raw: '{' } }] }], ['transcript[0].content[0].malformedInput.reason: is missing']],
     ['a tool_use in a user message', [{ role: 'user', content: [{ type: 'tool_use', id: 'a', name: 'lookup', input: {} }] }], ['transcript[0].content[0]: a tool_use block must be in an assistant message, not in a user message']],
     ['reasoning in a user message', [{ role: 'user', content: [{ type: 'reasoning', encryptedContent: 'enc', summary: [] }] }], ['transcript[0].content[0]: a reasoning block must be in an assistant message, not in a user message']],
+    ['reasoning whose summary is one string, not a list', [{ role: 'assistant', content: [{ type: 'reasoning', encryptedContent: 'enc', summary: 'Look it up.' }] }], ['transcript[0].content[0].summary: must be an array, got "Look it up."']],
     ['reasoning whose summary is not text', [{ role: 'assistant', content: [{ type: 'reasoning', encryptedContent: 'enc', summary: [1] }] }], ['transcript[0].content[0].summary[0]: must be a string, got 1']],
     ['an unanswered call followed by another assistant message', [user('hi'), calls('a'), reply('done')], ['transcript[1]: tool call "a" has no result before the next assistant message']],
     ['a result that answers no call', [user('hi'), calls('a'), results('b')], ['transcript[2]: tool call "b" is answered here but was not called in the model turn before']],

@@ -86,6 +86,30 @@ describe('openai-responses: streaming text', () => {
     expect(response.stopReason).toBe('content_filter');
   });
 
+  it('ends with other when the response is incomplete for a reason it does not name', async () => {
+    fake.enqueue(responsesStream([responsesCreated(), responsesEvent('response.output_text.delta', { delta: 'Once' }), responsesEvent('response.incomplete', { response: { incomplete_details: { reason: 'interrupted' } } })]));
+    const response = await collectResponse(provider.stream(HELLO, { signal: new AbortController().signal }));
+    expect(response.stopReason).toBe('other');
+    expect(response.content).toEqual([{ type: 'text', text: 'Once' }]);
+  });
+
+  it('passes over events it does not know and frames naming no event, keeping the text around them', async () => {
+    fake.enqueue(
+      responsesStream([
+        responsesCreated(),
+        responsesEvent('response.output_text.delta', { delta: 'Hel' }),
+        responsesEvent('response.content_part.added', { part: { type: 'output_text', text: '' } }),
+        sse({ delta: 'ignored' }),
+        responsesEvent('response.output_text.delta', {}),
+        responsesEvent('response.output_text.delta', { delta: 'lo' }),
+        responsesCompleted(),
+      ]),
+    );
+    const response = await collectResponse(provider.stream(HELLO, { signal: new AbortController().signal }));
+    expect(response.content).toEqual([{ type: 'text', text: 'Hello' }]);
+    expect(response.stopReason).toBe('end_turn');
+  });
+
   it('fails with a stream_truncated transport error when the stream ends without response.completed', async () => {
     fake.enqueue(responsesStream([responsesCreated(), responsesEvent('response.output_text.delta', { delta: 'Half a sen' })]));
     const error = await failureOf();
@@ -193,6 +217,35 @@ describe('openai-responses: the request', () => {
     expect(isLLMErrorOfKind(error, 'request') && error.code).toBe('unresolved_blob');
     expect(fake.requests).toHaveLength(0);
   });
+
+  it('sends an assistant message’s adjacent texts as one message, a text after a call as another, and leaves out what a model cannot send', async () => {
+    fake.enqueue(responsesText('ok'));
+    await collectEvents({
+      messages: [
+        { role: 'system', content: [{ type: 'image', mediaType: 'image/png', source: { kind: 'base64', data: 'iVBORw0K' } }] },
+        { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: 'One.' },
+            { type: 'text', text: 'Two.' },
+            { type: 'image', mediaType: 'image/png', source: { kind: 'base64', data: 'iVBORw0K' } },
+            { type: 'tool_use', id: 'call_a', name: 'lookup', input: {} },
+            { type: 'tool_result', toolUseId: 'call_z', content: 'stray', isError: false },
+            { type: 'text', text: 'After.' },
+          ],
+        },
+        { role: 'tool', content: [{ type: 'tool_result', toolUseId: 'call_a', content: 'found', isError: false }] },
+      ],
+    });
+    expect((fake.requests[0]?.body as { input: unknown[] }).input).toEqual([
+      { role: 'user', content: [{ type: 'input_text', text: 'hi' }] },
+      { role: 'assistant', content: [{ type: 'output_text', text: 'One.' }, { type: 'output_text', text: 'Two.' }] },
+      { type: 'function_call', call_id: 'call_a', name: 'lookup', arguments: '{}' },
+      { role: 'assistant', content: [{ type: 'output_text', text: 'After.' }] },
+      { type: 'function_call_output', call_id: 'call_a', output: 'found' },
+    ]);
+  });
 });
 
 describe('openai-responses: tool calls', () => {
@@ -271,6 +324,30 @@ describe('openai-responses: tool calls', () => {
     expect(response.content[0]).toEqual({ type: 'tool_use', id: 'call_ok', name: 'weather', input: { city: 'Oslo' } });
     expect(response.content[1]).toMatchObject({ type: 'tool_use', id: 'call_bad', name: 'weather', input: {}, malformedInput: { raw: '{"city": "Os' } });
   });
+
+  it('names calls by their output index when the items carry no id, and keeps a reasoning item that has no summary', async () => {
+    fake.enqueue(
+      responsesStream([
+        responsesCreated(),
+        responsesEvent('response.output_item.done', { item: { type: 'reasoning', encrypted_content: 'enc-2' } }),
+        responsesEvent('response.output_item.added', { item: { type: 'function_call', call_id: 'call_first', name: 'weather', arguments: '' } }),
+        responsesEvent('response.output_item.added', { output_index: 2, item: { type: 'function_call', call_id: 'call_second', name: 'time', arguments: '' } }),
+        responsesEvent('response.function_call_arguments.delta', { output_index: 2, delta: '{"zone":' }),
+        responsesEvent('response.function_call_arguments.delta', { delta: '{"city":"Oslo"}' }),
+        responsesEvent('response.function_call_arguments.delta', { output_index: 2, delta: '"UTC"}' }),
+        responsesEvent('response.function_call_arguments.done', { output_index: 2 }),
+        responsesEvent('response.function_call_arguments.done', { output_index: 7, arguments: '{"never":"started"}' }),
+        responsesCompleted(),
+      ]),
+    );
+    const response = await collectResponse(provider.stream(HELLO, { signal: new AbortController().signal }));
+    expect(response.content).toEqual([
+      { type: 'reasoning', encryptedContent: 'enc-2', summary: [] },
+      { type: 'tool_use', id: 'call_first', name: 'weather', input: { city: 'Oslo' } },
+      { type: 'tool_use', id: 'call_second', name: 'time', input: { zone: 'UTC' } },
+    ]);
+    expect(response.stopReason).toBe('tool_use');
+  });
 });
 
 describe('openai-responses: errors inside the stream', () => {
@@ -287,6 +364,11 @@ describe('openai-responses: errors inside the stream', () => {
     fake.enqueue(responsesStream([responsesCreated(), frame, responsesCompleted()]));
     const error = await failureOf();
     expect(isLLMError(error) && { kind: error.kind, code: error.code, provider: error.provider }).toEqual({ kind, code, provider: 'openai-responses' });
+  });
+
+  it('fails with a transport error on an error event that carries no error fields', async () => {
+    fake.enqueue(responsesStream([responsesCreated(), responsesEvent('error'), responsesCompleted()]));
+    expect(await failureOf()).toMatchObject({ kind: 'transport', provider: 'openai-responses', model: 'test-model' });
   });
 
   it('tells a rate limit from an exhausted quota', async () => {
