@@ -240,6 +240,24 @@ describe('explicit resume', () => {
     expect((await store.listSuspended({ source: 'console', channelId: 'c1' })).map((turn) => turn.status)).toEqual(['SUSPENDED']);
   });
 
+  it('lets the next resume try the model when the store failed while taking up the previous one', async () => {
+    let failures = 1;
+    const flaky = storeWith(store, 'claimResume', (turnId, generation) =>
+      failures-- > 0 ? Promise.reject(new TurnStateUnavailable('claim resume', new Error('disk I/O error'))) : store.claimResume(turnId, generation),
+    );
+    const bot = new Intake(deps({ store: flaky }));
+    await suspendedTurn(bot);
+    fake.reset();
+    fake.enqueue(chatText('Milk is a drink.'));
+    bot.submit(inboundFromText(message('resume')));
+    await settle(bot);
+    expect(notices()).toEqual(['suspended', 'failed']);
+    bot.submit(inboundFromText(message('resume')));
+    await settle(bot);
+    expect(notices()).toEqual(['suspended', 'failed', 'resumed']);
+    expect(replies()).toEqual(['Milk is a drink.']);
+  });
+
   it('says a request is already being continued when another resume took it while its damaged state was being refused', async () => {
     const raced = storeWith(store, 'rejectSuspended', () => Promise.resolve(false));
     const bot = new Intake(deps({ store: raced }));
