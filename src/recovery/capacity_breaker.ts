@@ -102,8 +102,9 @@ export class ModelCapacityBreaker {
       if (signal.aborted) throw abortReason(signal);
       const state = this.#current();
       const now = this.clock.monotonicNow();
-      if (state.kind === 'closed' || (state.kind === 'half_open' && state.probe === undefined) || now >= until) return;
-      const wakeAt = state.kind === 'open' ? state.until : (state.probe?.expiresAt ?? now);
+      // `undefined` when a call would be admitted now: closed, or half-open with the probe slot free.
+      const wakeAt = state.kind === 'open' ? state.until : state.kind === 'half_open' ? state.probe?.expiresAt : undefined;
+      if (wakeAt === undefined || now >= until) return;
       await this.#changeOr(Math.min(wakeAt, until) - now, signal);
     }
   }
@@ -115,17 +116,9 @@ export class ModelCapacityBreaker {
    */
   nextTryAtMs(): number | undefined {
     const state = this.#current();
-    switch (state.kind) {
-      case 'closed':
-        return undefined;
-      case 'open':
-        return state.until;
-      case 'half_open':
-        if (state.probe === undefined) return undefined;
-        return Math.min(state.probe.expiresAt, this.clock.monotonicNow() + Math.min(this.settings.cooldownCapMs, this.#cooldownMs * 2));
-      default:
-        return assertNever(state);
-    }
+    if (state.kind === 'open') return state.until;
+    if (state.kind === 'closed' || state.probe === undefined) return undefined;
+    return Math.min(state.probe.expiresAt, this.clock.monotonicNow() + Math.min(this.settings.cooldownCapMs, this.#cooldownMs * 2));
   }
 
   /** A call succeeded. With the probe's token it closes the breaker and resets the cooldown. */

@@ -99,6 +99,17 @@ describe('the intake pipeline', () => {
     expect(fake.requests).toHaveLength(1);
   });
 
+  it('leaves the history as it was for an edit that arrives once shutdown began', async () => {
+    fake.enqueue(chatText('Hi Ada.'));
+    const bot = intake();
+    bot.submit(inboundFromText(message('hello', 'ada', 'hello-id')));
+    await bot.idle();
+    await bot.shutdown();
+    bot.follow({ kind: 'edited', source: 'console', channelId: 'c1', messageId: 'hello-id', text: 'goodbye' });
+    await bot.idle();
+    expect((await loadHistory(history, 'console:c1')).messages[0]).toEqual({ role: 'user', content: [{ type: 'text', text: 'hello' }] });
+  });
+
   it('tells the user what to configure when no model is set, instead of failing', async () => {
     const bot = intake({ provider: undefined });
     bot.submit(inboundFromText(message('hello')));

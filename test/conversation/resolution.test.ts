@@ -137,6 +137,21 @@ describe('an uncertain write waits for an operator’s verdict (DESIGN §9.1)', 
     ]);
   });
 
+  it('answers an admin’s /resolve even when the requester cannot be told at once, and tells them at the next round', async () => {
+    const first = new Intake(deps());
+    const { turnId } = await parkedTurn(first);
+    const failing = storeWith(store.turns, 'listResolvedUntold', () => Promise.reject(new TurnStateUnavailable('list resolved', new Error('disk I/O error'))));
+    const bot = new Intake(harness.current.deps('permissions:\n  admins: ["admin"]\n', { store: failing, operator: store.operator, logger: deps().logger }));
+    const scope = { name: 'this console', includes: () => Promise.resolve(true), mentionChannel: (id: string) => `#${id}`, mentionUser: (id: string) => `@${id}` };
+    bot.submit({ kind: 'resolve', origin: harness.current.message('/resolve', 'admin'), scope, turn: turnId.slice(0, 8), call: 'w1', verdict: 'applied', text: 'done' });
+    await settle(bot);
+    expect(noticesOf('operator').map(textOf)).toEqual([expect.stringMatching(/^Recorded/) as unknown]);
+    expect(noticesOf('resolved')).toEqual([]);
+    expect(logLines).toContainEqual(expect.objectContaining({ level: 50, msg: 'resolved turns could not be announced: the next housekeeping round tries again' }));
+    await first.announceResolutions('console');
+    expect(noticesOf('resolved')).toHaveLength(1);
+  });
+
   it('a resume right after the last verdict is told what the operator found before the turn goes on', async () => {
     const bot = new Intake(deps());
     const { turnId } = await parkedTurn(bot);

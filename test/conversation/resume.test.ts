@@ -20,6 +20,7 @@ import type { SeenEvent } from '../support/recording_sink.js';
 import type { ToolTarget } from '../support/tool_target.js';
 import { storedTurn } from '../support/stored_rows.js';
 import { storeWith } from '../support/turn_store.js';
+import { deferred } from '../support/deferred.js';
 
 const overloaded: FakeStep = { kind: 'reply', status: 529, body: { error: { type: 'overloaded_error' } } };
 const endlessOverload = (): FakeStep[] => Array.from({ length: 9 }, () => overloaded);
@@ -240,6 +241,24 @@ describe('explicit resume', () => {
     expect((await store.listSuspended({ source: 'console', channelId: 'c1' })).map((turn) => turn.status)).toEqual(['SUSPENDED']);
   });
 
+  it('lets the next resume try the model when the store failed while taking up the previous one', async () => {
+    let failures = 1;
+    const flaky = storeWith(store, 'claimResume', (turnId, generation) =>
+      failures-- > 0 ? Promise.reject(new TurnStateUnavailable('claim resume', new Error('disk I/O error'))) : store.claimResume(turnId, generation),
+    );
+    const bot = new Intake(deps({ store: flaky }));
+    await suspendedTurn(bot);
+    fake.reset();
+    fake.enqueue(chatText('Milk is a drink.'));
+    bot.submit(inboundFromText(message('resume')));
+    await settle(bot);
+    expect(notices()).toEqual(['suspended', 'failed']);
+    bot.submit(inboundFromText(message('resume')));
+    await settle(bot);
+    expect(notices()).toEqual(['suspended', 'failed', 'resumed']);
+    expect(replies()).toEqual(['Milk is a drink.']);
+  });
+
   it('says a request is already being continued when another resume took it while its damaged state was being refused', async () => {
     const raced = storeWith(store, 'rejectSuspended', () => Promise.resolve(false));
     const bot = new Intake(deps({ store: raced }));
@@ -290,6 +309,37 @@ describe('explicit resume', () => {
       expect(notices()).toEqual(['suspended', 'resumed']);
       expect(replies()).toEqual(['Milk is a drink.']);
       expect(target.requests).toHaveLength(1);
+      await bot.close();
+    });
+
+    it('stands down quietly when the history cannot be read as the breaker admits the turn, and explicit resume still works', async () => {
+      let revisions = 0;
+      const failed = deferred();
+      const flaky: HistoryStore = new Proxy(history, {
+        get: (store, name) => {
+          if (name !== 'revision') {
+            const value: unknown = Reflect.get(store, name);
+            return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(store) : value;
+          }
+          return (channel: string) => {
+            if (++revisions !== 2) return store.revision(channel);
+            failed.resolve();
+            return Promise.reject(new TurnStateUnavailable('read revision', new Error('disk I/O error')));
+          };
+        },
+      });
+      const bot = new Intake(deps({ history: flaky }, true));
+      fake.enqueue(chatToolCalls([{ id: 'c1', name: 'lookup', args: '{"word":"milk"}' }]), ...endlessOverload());
+      bot.submit(inboundFromText(message('look up milk')));
+      await runToCompletion(recoveryClock, until((e) => e.type === 'message' && e.kind === 'notice'));
+      await runToCompletion(recoveryClock, failed.promise);
+      await settle(bot);
+      expect(notices()).toEqual(['suspended']);
+      fake.enqueue(chatText('Milk is a drink.'));
+      bot.submit(inboundFromText(message('resume')));
+      await settle(bot);
+      expect(notices()).toEqual(['suspended', 'resumed']);
+      expect(replies()).toEqual(['Milk is a drink.']);
       await bot.close();
     });
 

@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { Events, type ChatInputCommandInteraction, type Client, type Interaction } from 'discord.js';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ReplySink } from '../../src/conversation/transport.js';
@@ -11,19 +13,29 @@ import type { FakeDiscord } from '../support/fake_discord/server.js';
 afterEach(closeFakeClients);
 
 describe('the Discord sink, driven by the manual clock', () => {
-  async function sinkOnDiscord(): Promise<{ fake: FakeDiscord; clock: ManualClock; sink: ReplySink; shutdown: AbortController }> {
+  async function sinkOnDiscord(): Promise<{ fake: FakeDiscord; client: Client; clock: ManualClock; sink: ReplySink; shutdown: AbortController; commands: CommandAnswers }> {
     const { fake, client } = await loggedIn();
     const clock = new ManualClock();
     const shutdown = new AbortController();
+    const commands = new CommandAnswers(clock);
     const sink = discordSink({
       client,
       clock,
       logger: pino({ level: 'silent' }),
       editIntervalMs: 1500,
       delivery: { clock, backoffMs: 1000, deadlineMs: 60_000, signal: shutdown.signal },
-      commands: new CommandAnswers(clock),
+      commands,
     });
-    return { fake, clock, sink, shutdown };
+    return { fake, client, clock, sink, shutdown, commands };
+  }
+
+  /** Uses slash command `name` and resolves once the bot acknowledged it, to its user alone. */
+  async function openCommand(fake: FakeDiscord, client: Client, commands: CommandAnswers, name: string): Promise<{ id: string; token: string }> {
+    const received = once(client, Events.InteractionCreate) as Promise<[Interaction]>;
+    const sent = await fake.dispatchInteraction({ name });
+    const [interaction] = await received;
+    await commands.open(interaction as ChatInputCommandInteraction);
+    return sent;
   }
 
   it('keeps showing the typing indicator while a turn works, and stops once its text shows', async () => {
@@ -100,5 +112,27 @@ describe('the Discord sink, driven by the manual clock', () => {
     sink.post({ type: 'message', channelId, inReplyTo: 'm1', turn: null, kind: 'notice', notice: 'status', text: 'Bye.' });
     await fake.whenRequest((r) => r.method === 'POST' && (r.body as { content?: string } | undefined)?.content === 'ℹ️ Bye.');
     expect(fake.requests.filter((r) => r.path === `/channels/${channelId}/typing`)).toHaveLength(1);
+  });
+
+  it('answers a command whose answer is too long for one message to its user alone, the rest as follow-ups', async () => {
+    const { fake, client, sink, commands } = await sinkOnDiscord();
+    const sent = await openCommand(fake, client, commands, 'status');
+    const text = `${'a'.repeat(1_500)}\n${'b'.repeat(1_500)}`;
+    sink.post({ type: 'message', channelId: fake.world.channelId, inReplyTo: sent.id, turn: null, kind: 'notice', notice: 'status', text });
+    const followUp = await fake.whenRequest((r) => r.method === 'POST' && r.path.startsWith('/webhooks/') && r.path.endsWith(`/${sent.token}`));
+    expect(followUp.body).toMatchObject({ content: 'b'.repeat(1_500), flags: 64 });
+    const first = fake.requests.find((r) => r.method === 'PATCH' && r.path.endsWith(`/${sent.token}/messages/@original`));
+    expect(first?.body).toMatchObject({ content: `ℹ️ ${'a'.repeat(1_500)}` });
+    expect(fake.requests.filter((r) => r.method === 'POST' && r.path === `/channels/${fake.world.channelId}/messages`)).toEqual([]);
+  });
+
+  it('answers in the channel a command Discord no longer lets it answer, fourteen minutes after it was used', async () => {
+    const { fake, client, clock, sink, commands } = await sinkOnDiscord();
+    const old = await openCommand(fake, client, commands, 'status');
+    await clock.advance(14 * 60_000);
+    await openCommand(fake, client, commands, 'status');
+    sink.post({ type: 'message', channelId: fake.world.channelId, inReplyTo: old.id, turn: null, kind: 'notice', notice: 'status', text: 'Late.' });
+    await fake.whenRequest((r) => r.method === 'POST' && r.path === `/channels/${fake.world.channelId}/messages` && (r.body as { content?: string }).content === 'ℹ️ Late.');
+    expect(fake.requests.filter((r) => r.path.endsWith(`/${old.token}/messages/@original`))).toEqual([]);
   });
 });

@@ -152,6 +152,33 @@ describe('waiting for a breaker to admit', () => {
     b.recordSuccess(token);
     expect(b.snapshot().state).toBe('closed');
   });
+
+  it('names no next try while a call would go now, and the end of the cooldown while open', async () => {
+    const setup = breaker();
+    expect(setup.breaker.nextTryAtMs()).toBeUndefined();
+    setup.breaker.recordGenerationFailure();
+    expect(setup.breaker.nextTryAtMs()).toBe(SETTINGS.cooldownBaseMs);
+    await setup.clock.advance(SETTINGS.cooldownBaseMs);
+    expect(setup.breaker.nextTryAtMs()).toBeUndefined();
+  });
+
+  it('stops a waiter whose caller already gave up, even when the breaker would admit it', async () => {
+    const setup = breaker();
+    const stop = new AbortController();
+    stop.abort(new Error('stopped'));
+    await expect(setup.breaker.whenAdmits(stop.signal)).rejects.toThrow('stopped');
+  });
+
+  it('stops a waiter the moment its caller gives up during the cooldown', async () => {
+    const setup = breaker();
+    setup.breaker.recordGenerationFailure();
+    const stop = new AbortController();
+    const waiting = setup.breaker.whenAdmits(stop.signal);
+    await setup.clock.advance(1_000);
+    stop.abort(new Error('stopped'));
+    await expect(waiting).rejects.toThrow('stopped');
+    expect(setup.clock.monotonicNow()).toBe(1_000);
+  });
 });
 
 describe('ModelBreakerRegistry', () => {
