@@ -15,8 +15,8 @@ import { dropKept, inboxIdOf, type KeptMessage } from './inbox.js';
 import { endTurn } from '../engine/terminal_writer.js';
 import { ShutdownReason } from '../engine/shutdown_reason.js';
 import { outcomeOfError } from '../engine/turn_stop.js';
-import { TurnStats } from '../engine/turn_stats.js';
-import { TurnPhase, waitingText } from './turn_phase.js';
+import type { TurnPhase } from './turn_phase.js';
+import { engineDeps, newRunCounting, type RunCounting, type Streaming } from './turn_engine.js';
 
 /** A turn in progress in a channel: whom it answers, how /stop reaches it, and where it stands since when (monotonic). */
 export interface RunningTurn {
@@ -27,26 +27,8 @@ export interface RunningTurn {
   readonly startedAt: number;
 }
 
-/** What one run of a turn used, when it began (monotonic), for its `turn finished` line, and where it stands. */
-interface RunCounting {
-  readonly stats: TurnStats;
-  readonly startedAt: number;
-  readonly phase: TurnPhase;
-}
-
 /** A turn that ran, and how it ended; or a saved turn that its model's breaker did not let try, left as it was. */
 export type TurnRun = { readonly kind: 'ran'; readonly turnId: string; readonly ending: TurnEnding } | { readonly kind: 'waiting'; readonly turnId: string };
-
-/**
- * What a run's streamed text is marked with, and what is said the first time the model answers
- * it: a resumed turn is announced only once the model really answered.
- */
-interface Streaming {
-  turnId: string;
-  firstAnswer: (() => void) | undefined;
-  /** An automatic try shows nothing, its waits included, until the model answers. */
-  quiet: boolean;
-}
 
 /**
  * Runs the turns of the conversation (DESIGN §8, §9), one at a time per channel as the lanes
@@ -75,7 +57,7 @@ export class TurnRunner {
     if (kept.kind === 'unavailable') return this.#answered(message, kept, 'failed', STORE_UNAVAILABLE_NOTICE);
     if (deps.provider === undefined) return this.#noModel(message, kept);
     const controller = new AbortController();
-    const counting = this.#counting();
+    const counting = newRunCounting(this.deps);
     let history;
     try {
       history = await loadHistory(deps.history, channelKey(message), deps.config.llm.vision);
@@ -112,8 +94,8 @@ export class TurnRunner {
     if (deps.provider === undefined) return this.#noModel(origin);
     const controller = new AbortController();
     const streaming: Streaming = { turnId: '', firstAnswer: undefined, quiet: false };
-    const counting = this.#counting();
-    const attempt = await resumeCommand(origin, turnId, spoken, controller.signal, { ...deps, store: deps.store, engine: this.#engine(origin, streaming, counting) });
+    const counting = newRunCounting(this.deps);
+    const attempt = await resumeCommand(origin, turnId, spoken, controller.signal, { ...deps, store: deps.store, engine: engineDeps(this.deps, origin, streaming, counting) });
     if (attempt.kind === 'not_a_resume') return this.message(origin);
     return this.#resumed(origin, attempt, 'requester', controller, streaming, counting);
   }
@@ -129,8 +111,8 @@ export class TurnRunner {
     if (deps.store === undefined || deps.provider === undefined) return undefined;
     const controller = new AbortController();
     const streaming: Streaming = { turnId: turn.turnId, firstAnswer: undefined, quiet: true };
-    const counting = this.#counting();
-    const attempt = await resumeTurn(turn, original, 'automatic', controller.signal, { ...deps, store: deps.store, engine: this.#engine(answerTo, streaming, counting) });
+    const counting = newRunCounting(this.deps);
+    const attempt = await resumeTurn(turn, original, 'automatic', controller.signal, { ...deps, store: deps.store, engine: engineDeps(this.deps, answerTo, streaming, counting) });
     return this.#resumed(answerTo, attempt, 'automatic', controller, streaming, counting);
   }
 
@@ -185,7 +167,7 @@ export class TurnRunner {
     if (silent === undefined) this.#active(message, turnId);
     let ending: TurnEnding;
     try {
-      ending = await work(this.#engine(message, { turnId, firstAnswer: undefined, quiet: false }, counting));
+      ending = await work(engineDeps(this.deps, message, { turnId, firstAnswer: undefined, quiet: false }, counting));
     } finally {
       this.running.delete(channelKey(message));
     }
@@ -214,46 +196,6 @@ export class TurnRunner {
   #autoResumes(): boolean {
     const { deps } = this;
     return deps.config.turn_state.auto_resume && deps.provider !== undefined && deps.store !== undefined;
-  }
-
-  /** A run's counts and phase, from now. */
-  #counting(): RunCounting {
-    const { clock, recovery } = this.deps;
-    // The phase's waits are the recovery policy's, on its clock.
-    return { stats: new TurnStats(), startedAt: clock.monotonicNow(), phase: new TurnPhase(() => recovery.clock.monotonicNow()) };
-  }
-
-  /**
-   * The engine's dependencies for a turn answering `message`: its streamed text and its waits for
-   * the model go to the channel, marked with `streaming.turnId`, and the first model event calls
-   * `streaming.firstAnswer`; the run counts into `counting.stats` and follows its phase in
-   * `counting.phase`.
-   */
-  #engine(message: InboundMessage, streaming: Streaming, counting: RunCounting): RunDeps {
-    const { deps } = this;
-    if (deps.provider === undefined) throw new Error('no model is configured');
-    return {
-      provider: deps.provider,
-      recovery: deps.recovery,
-      clock: deps.clock,
-      faults: deps.faults,
-      heartbeatMs: (deps.config.turn_state.lease_ttl_seconds * 1000) / 3,
-      stats: counting.stats,
-      onStreamEvent: (event) => {
-        const firstAnswer = streaming.firstAnswer;
-        streaming.firstAnswer = undefined;
-        streaming.quiet = false;
-        firstAnswer?.();
-        if (event.type !== 'text_delta') return;
-        counting.phase.streamed();
-        deps.sink.post({ type: 'delta', channelId: message.channelId, inReplyTo: message.messageId, turn: streaming.turnId, text: event.text });
-      },
-      onRecoveryEvent: (event) => {
-        const wait = counting.phase.model(event);
-        if (wait !== undefined && !streaming.quiet) deps.sink.post({ type: 'waiting', channelId: message.channelId, inReplyTo: message.messageId, turn: streaming.turnId, attempt: wait.attempt, text: waitingText(wait) });
-      },
-      onToolActivity: (activity) => counting.phase.tool(activity),
-    };
   }
 
   #noModel(message: InboundMessage, kept: KeptMessage = { kind: 'memory' }): Promise<undefined> {

@@ -5,7 +5,6 @@
  * accepted (objects whose prototype is `Object.prototype` or `null`, arrays, strings, finite
  * numbers, booleans, `null`), which is all a `JSON.parse` can produce.
  */
-import type { ContentBlock, Message, Role } from '../llm/protocol.js';
 import { assertNever } from '../core/assert_never.js';
 
 /** A plain data object, read-only. */
@@ -75,7 +74,7 @@ export type FieldCheck = (value: unknown, path: string, problems: string[]) => u
  * {@link exactObject} with a check for each field: `required` and `optional` name the fields, and
  * each field present is checked (a missing one is reported once, as missing).
  */
-function checkObject(value: unknown, path: string, problems: string[], required: Readonly<Record<string, FieldCheck>>, optional: Readonly<Record<string, FieldCheck>> = {}): void {
+export function checkObject(value: unknown, path: string, problems: string[], required: Readonly<Record<string, FieldCheck>>, optional: Readonly<Record<string, FieldCheck>> = {}): void {
   const object = exactObject(value, path, problems, Object.keys(required), Object.keys(optional));
   for (const [key, check] of [...Object.entries(required), ...Object.entries(optional)]) {
     if (object !== undefined && Object.hasOwn(object, key)) check(object[key], pathOf(path, key), problems);
@@ -127,7 +126,7 @@ export function readArray(value: unknown, path: string, problems: string[]): rea
  * numbers, booleans, `null`. A value that contains itself, or nests deeper than
  * {@link MAX_JSON_DEPTH}, is a problem rather than an endless walk.
  */
-function checkJsonValue(value: unknown, path: string, problems: string[], ancestors: Set<object> = new Set(), depth = 0): void {
+export function checkJsonValue(value: unknown, path: string, problems: string[], ancestors: Set<object> = new Set(), depth = 0): void {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return;
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) problems.push(`${path}: must be a finite number, got ${describeValue(value)}`);
@@ -153,101 +152,4 @@ function checkJsonValue(value: unknown, path: string, problems: string[], ancest
     for (const [key, entry] of Object.entries(value)) checkJsonValue(entry, pathOf(path, key), problems, ancestors, depth + 1);
   }
   ancestors.delete(value);
-}
-
-/** The roles a transcript message may have; typed so that a new `Role` must be listed. */
-const ROLES: { readonly [R in Role]: true } = { system: true, user: true, assistant: true, tool: true };
-const BLOCK_TYPES: { readonly [T in ContentBlock['type']]: true } = { text: true, image: true, tool_use: true, tool_result: true, reasoning: true };
-
-function isRole(value: unknown): value is Role {
-  return typeof value === 'string' && Object.hasOwn(ROLES, value);
-}
-
-function isBlockType(value: unknown): value is ContentBlock['type'] {
-  return typeof value === 'string' && Object.hasOwn(BLOCK_TYPES, value);
-}
-
-/**
- * Whether `value` is an array of {@link Message}s of the protocol's exact shape: a known role, a
- * content array of blocks of the known types with exactly their fields, of the right types. A
- * `tool_use` block is accepted only in an assistant message: only the model proposes calls.
- * Returns true when no problem was found. Tool-pair validity is not judged here.
- */
-export function checkTranscriptShape(value: unknown, path: string, problems: string[]): value is Message[] {
-  const before = problems.length;
-  const messages = readArray(value, path, problems);
-  if (messages === undefined) return false;
-  // An index loop, not forEach: a hole in a sparse array must be judged (and rejected), not skipped.
-  for (let index = 0; index < messages.length; index++) checkMessage(messages[index], pathOf(path, index), problems);
-  return problems.length === before;
-}
-
-const isAny: FieldCheck = () => undefined;
-
-function checkMessage(value: unknown, path: string, problems: string[]): void {
-  const role = isPlainObject(value) ? value['role'] : undefined;
-  checkObject(value, path, problems, {
-    role: (field, at) => {
-      if (!isRole(field)) problems.push(`${at}: must be one of ${Object.keys(ROLES).join(', ')}, got ${describeValue(field)}`);
-    },
-    content: (field, at) => {
-      const blocks = readArray(field, at, problems) ?? [];
-      for (let index = 0; index < blocks.length; index++) checkBlock(blocks[index], pathOf(at, index), isRole(role) ? role : undefined, problems);
-    },
-  });
-}
-
-function checkBlock(value: unknown, path: string, role: Role | undefined, problems: string[]): void {
-  if (!isPlainObject(value)) {
-    problems.push(`${path}: must be a content block object, got ${describeValue(value)}`);
-    return;
-  }
-  const type = value['type'];
-  if (!isBlockType(type)) {
-    problems.push(`${pathOf(path, 'type')}: must be one of ${Object.keys(BLOCK_TYPES).join(', ')}, got ${describeValue(type)}`);
-    return;
-  }
-  switch (type) {
-    case 'text':
-      checkObject(value, path, problems, { type: isAny, text: readString });
-      return;
-    case 'image':
-      checkObject(value, path, problems, { type: isAny, mediaType: readString, source: checkImageSource });
-      return;
-    case 'tool_use':
-      if (role !== undefined && role !== 'assistant') problems.push(`${path}: a tool_use block must be in an assistant message, not in a ${role} message`);
-      checkObject(value, path, problems, { type: isAny, id: readString, name: readString, input: checkJsonObject }, { malformedInput: checkMalformedInput });
-      return;
-    case 'tool_result':
-      checkObject(value, path, problems, { type: isAny, toolUseId: readString, content: readString, isError: readBoolean });
-      return;
-    case 'reasoning':
-      if (role !== undefined && role !== 'assistant') problems.push(`${path}: a reasoning block must be in an assistant message, not in a ${role} message`);
-      checkObject(value, path, problems, { type: isAny, encryptedContent: readString, summary: checkStrings });
-      return;
-    default:
-      return assertNever(type);
-  }
-}
-
-function checkStrings(value: unknown, path: string, problems: string[]): void {
-  const items = readArray(value, path, problems) ?? [];
-  for (let index = 0; index < items.length; index++) readString(items[index], pathOf(path, index), problems);
-}
-
-function checkImageSource(value: unknown, path: string, problems: string[]): void {
-  const kind = isPlainObject(value) ? value['kind'] : undefined;
-  if (kind === 'base64') checkObject(value, path, problems, { kind: isAny, data: readString });
-  else if (kind === 'blob') checkObject(value, path, problems, { kind: isAny, ref: readString });
-  else if (!isPlainObject(value)) problems.push(`${path}: must be an object, got ${describeValue(value)}`);
-  else problems.push(`${pathOf(path, 'kind')}: must be base64 or blob, got ${describeValue(kind)}`);
-}
-
-function checkJsonObject(value: unknown, path: string, problems: string[]): void {
-  if (isPlainObject(value)) checkJsonValue(value, path, problems);
-  else problems.push(`${path}: must be an object, got ${describeValue(value)}`);
-}
-
-function checkMalformedInput(value: unknown, path: string, problems: string[]): void {
-  checkObject(value, path, problems, { raw: readString, reason: readString });
 }

@@ -6,7 +6,8 @@
 import type { Message } from '../llm/protocol.js';
 import { validateToolPairs, type ToolPairViolation } from '../llm/tool_pairs.js';
 import type { ChatTurn, RepeatedCallTracker, TurnBudgets } from './chat_turn.js';
-import { checkTranscriptShape, describeValue, exactObject, isPlainObject, pathOf, readArray, readBoolean, readInteger, readString } from './checkpoint_validation.js';
+import { describeValue, exactObject, isPlainObject, pathOf, readArray, readBoolean, readInteger, readString } from './checkpoint_validation.js';
+import { checkTranscriptShape } from './transcript_shape.js';
 import { marked } from '../core/marked.js';
 import { CODEC_VERSION, PAYLOAD_FIELDS, type CheckpointState, type PayloadFieldName, type PersistedFields, type ReconstructedFieldName } from './turn_census.js';
 

@@ -1,0 +1,63 @@
+import type { RunDeps } from '../engine/run_turn.js';
+import { TurnStats } from '../engine/turn_stats.js';
+import type { ConversationDeps } from './conversation_deps.js';
+import type { InboundMessage } from './transport.js';
+import { TurnPhase, waitingText } from './turn_phase.js';
+
+/** What one run of a turn used, when it began (monotonic), for its `turn finished` line, and where it stands. */
+export interface RunCounting {
+  readonly stats: TurnStats;
+  readonly startedAt: number;
+  readonly phase: TurnPhase;
+}
+
+/**
+ * What a run's streamed text is marked with, and what is said the first time the model answers
+ * it: a resumed turn is announced only once the model really answered.
+ */
+export interface Streaming {
+  turnId: string;
+  firstAnswer: (() => void) | undefined;
+  /** An automatic try shows nothing, its waits included, until the model answers. */
+  quiet: boolean;
+}
+
+/** A run's counts and phase, from now. */
+export function newRunCounting(deps: Pick<ConversationDeps, 'clock' | 'recovery'>): RunCounting {
+  const { clock, recovery } = deps;
+  // The phase's waits are the recovery policy's, on its clock.
+  return { stats: new TurnStats(), startedAt: clock.monotonicNow(), phase: new TurnPhase(() => recovery.clock.monotonicNow()) };
+}
+
+/**
+ * The engine's dependencies for a run of a turn answering `message`: its streamed text and its
+ * waits for the model go to the channel, marked with `streaming.turnId`, and the first model event
+ * calls `streaming.firstAnswer`; the run counts into `counting.stats` and follows its phase in
+ * `counting.phase`.
+ * @throws when no model is configured.
+ */
+export function engineDeps(deps: ConversationDeps, message: InboundMessage, streaming: Streaming, counting: RunCounting): RunDeps {
+  if (deps.provider === undefined) throw new Error('no model is configured');
+  return {
+    provider: deps.provider,
+    recovery: deps.recovery,
+    clock: deps.clock,
+    faults: deps.faults,
+    heartbeatMs: (deps.config.turn_state.lease_ttl_seconds * 1000) / 3,
+    stats: counting.stats,
+    onStreamEvent: (event) => {
+      const firstAnswer = streaming.firstAnswer;
+      streaming.firstAnswer = undefined;
+      streaming.quiet = false;
+      firstAnswer?.();
+      if (event.type !== 'text_delta') return;
+      counting.phase.streamed();
+      deps.sink.post({ type: 'delta', channelId: message.channelId, inReplyTo: message.messageId, turn: streaming.turnId, text: event.text });
+    },
+    onRecoveryEvent: (event) => {
+      const wait = counting.phase.model(event);
+      if (wait !== undefined && !streaming.quiet) deps.sink.post({ type: 'waiting', channelId: message.channelId, inReplyTo: message.messageId, turn: streaming.turnId, attempt: wait.attempt, text: waitingText(wait) });
+    },
+    onToolActivity: (activity) => counting.phase.tool(activity),
+  };
+}
