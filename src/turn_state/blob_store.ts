@@ -19,6 +19,21 @@ import { join } from 'node:path';
 import { makePrivateDirectory, PRIVATE_FILE_MODE } from './private_files.js';
 
 const DIGEST = /^[0-9a-f]{64}$/;
+
+/** Where a payload's bytes are put when it is stored: answers the digest they are kept under. */
+export interface BlobSink {
+  put(bytes: Uint8Array): string;
+}
+
+/** Where a stored payload's bytes are read back from by digest. */
+export interface BlobSource {
+  get(digest: string): Buffer;
+}
+
+/** The name a blob is kept under: the SHA-256 of its bytes, in lower-case hex. */
+export function blobDigest(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
 const SHARD = /^[0-9a-f]{2}$/;
 
 /** Codes with which a platform refuses to open or fsync a directory; durability is best effort there. */
@@ -28,7 +43,7 @@ const DIR_SYNC_REFUSALS: ReadonlySet<string> = new Set(['EISDIR', 'EPERM', 'EACC
 let tempCounter = 0;
 
 /** Blobs stored by the SHA-256 of their bytes, at `<dir>/<first two hex digits>/<digest>`. */
-export class BlobStore {
+export class BlobStore implements BlobSink, BlobSource {
   private constructor(
     /** The blob directory, mode 0700 when the store created it. */
     readonly dir: string,
@@ -42,7 +57,7 @@ export class BlobStore {
 
   /** Stores `bytes` durably unless a blob with the same content is already there; returns its digest. */
   put(bytes: Uint8Array): string {
-    const digest = createHash('sha256').update(bytes).digest('hex');
+    const digest = blobDigest(bytes);
     const file = this.pathOf(digest);
     if (existsSync(file)) return digest;
     const shard = join(this.dir, digest.slice(0, 2));

@@ -76,3 +76,12 @@ export const isUndecodableTurnError = UNDECODABLE.is;
 export const isTurnStateUnavailable = UNAVAILABLE.is;
 export const isIllegalOpMoveError = ILLEGAL_MOVE.is;
 export const isLedgerIntentError = INTENT.is;
+
+/**
+ * Whether a store call's error is the store's answer rather than its failure: a superseded
+ * owner, an illegal move, a refused batch or an undecodable turn. Anything else is the store
+ * being unavailable.
+ */
+export function isStoreRefusal(error: unknown): error is StaleTurnError | IllegalOpMoveError | LedgerIntentError | UndecodableTurnError {
+  return isStaleTurnError(error) || isIllegalOpMoveError(error) || isLedgerIntentError(error) || isUndecodableTurnError(error);
+}

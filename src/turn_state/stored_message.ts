@@ -1,5 +1,5 @@
 import type { ContentBlock, Message } from '../llm/protocol.js';
-import type { BlobStore } from './blob_store.js';
+import type { BlobSink, BlobSource } from './blob_store.js';
 import { scrubJsonText, scrubSecrets } from './scrub.js';
 import { assertNever } from '../core/assert_never.js';
 
@@ -28,7 +28,7 @@ type StoredBlock = ContentBlock | StoredBlobResult | StoredBlobImage;
  * (DESIGN §7.6), images and large results moved into the blob store. Returns the row's JSON and
  * the blobs it refers to.
  */
-export function encodeMessage(message: Message, blobs: BlobStore): { readonly json: string; readonly digests: string[] } {
+export function encodeMessage(message: Message, blobs: BlobSink): { readonly json: string; readonly digests: string[] } {
   const digests: string[] = [];
   const content = message.content.map((block): StoredBlock => {
     switch (block.type) {
@@ -60,7 +60,7 @@ export function encodeMessage(message: Message, blobs: BlobStore): { readonly js
 }
 
 /** The message a transcript row holds, with images and large results read back from their blobs. */
-export function decodeMessage(json: string, blobs: BlobStore): Message {
+export function decodeMessage(json: string, blobs: BlobSource): Message {
   const stored = JSON.parse(json) as { role: Message['role']; content: StoredBlock[] };
   const content = stored.content.map((block): ContentBlock => {
     if ('contentBlob' in block) {

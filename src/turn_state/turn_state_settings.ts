@@ -1,9 +1,37 @@
 import { z } from 'zod';
 import { seconds } from '../config/schema_parts.js';
 
+/** Where the store lives: one SQLite file (the embedded default) or a PostgreSQL database several processes share. */
+export const STORE_BACKENDS = ['sqlite', 'postgres'] as const;
+export type StoreBackend = (typeof STORE_BACKENDS)[number];
+
+/** The names `turn_state.postgres.schema` allows: safe to write into a statement unquoted. */
+export const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** The `turn_state.postgres` section: how to reach the shared database. */
+export const postgresSection = z
+  .strictObject({
+    url: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'a PostgreSQL URL starts with postgres:// or postgresql://')
+      .describe('The connection URL, `postgres://user:password@host:5432/database`; usually `${DATABASE_URL}`. Its password is redacted like every secret.'),
+    pool_size: z.number().int().min(2).max(100).default(10).describe('Connections each process keeps open at most.'),
+    schema: z
+      .string()
+      .regex(SCHEMA_NAME, 'a schema name is lower-case letters, digits and underscores, not starting with a digit')
+      .default('holdfast')
+      .describe('The schema the store keeps its tables in; created if missing. Processes that make one bot name the same schema.'),
+  })
+  .describe('The PostgreSQL store, used when `backend` is `postgres`.');
+
 /** The `turn_state` section. */
 export const turnStateSection = z
   .strictObject({
+    backend: z
+      .enum(STORE_BACKENDS)
+      .default('sqlite')
+      .describe('`sqlite`: one file, one bot process. `postgres`: a shared database, for several bot processes (Discord shards) on one or more hosts.'),
+    postgres: postgresSection.optional(),
     enabled: z
       .boolean()
       .default(true)
@@ -26,7 +54,11 @@ export const turnStateSection = z
       .default(90)
       .describe('How long ledger rows are kept, in days. Calls whose outcome is unknown or awaits manual resolution are never deleted automatically.'),
   })
-  .describe('The store: one file for everything the bot keeps.');
+  .refine((section) => section.backend !== 'postgres' || section.postgres !== undefined, {
+    message: 'backend postgres needs turn_state.postgres with its url',
+    path: ['postgres'],
+  })
+  .describe('The store: one file (or one PostgreSQL database) for everything the bot keeps.');
 
 /** The validated section, defaults filled in. */
 export type TurnStateSettings = z.output<typeof turnStateSection>;

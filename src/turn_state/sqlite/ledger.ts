@@ -5,7 +5,7 @@ import { decodedPart, IllegalOpMoveError, LedgerIntentError, StaleTurnError } fr
 import { LEGAL_PRIOR_STATES, type OpIntent, type OpKey, type OpMove, type OpRecord } from '../ledger_types.js';
 import { scrubJsonText, scrubSecrets } from '../scrub.js';
 import { FENCE, fenceHolds, fenceParams } from './fence.js';
-import { opFromRow, type OpRow } from './rows.js';
+import { opFromRow, type OpRow } from '../turn_rows.js';
 import { statement } from './statements.js';
 import { INLINE_LIMIT_BYTES } from '../stored_message.js';
 import type { Lease } from '../turn_types.js';

@@ -1,7 +1,5 @@
 import type { Database } from 'better-sqlite3';
 import { BlobStore } from '../blob_store.js';
-import type { HistoryStore } from '../history_store.js';
-import type { MemoryStore } from '../memory_store.js';
 import type { TurnStore } from '../turn_store.js';
 import { causeOf } from './file.js';
 import { blobDirectoryFor, openInMemoryTurnDatabase, openTurnDatabase } from './open.js';
@@ -10,6 +8,7 @@ import { SqliteHistoryStore } from './sqlite_history_store.js';
 import { SqliteMemoryStore } from './sqlite_memory_store.js';
 import { sqliteOperatorStoreOn, sqliteTurnStoreOn, type SqliteTurnStoreOptions } from './sqlite_turn_store.js';
 import type { OperatorStore } from '../operator_store.js';
+import type { OpenedStore } from '../opened_store.js';
 
 /** How to open the store. */
 export interface SqliteStoreOptions extends SqliteTurnStoreOptions {
@@ -17,18 +16,6 @@ export interface SqliteStoreOptions extends SqliteTurnStoreOptions {
   readonly enabled: boolean;
   /** The directory the previous layout's files are looked for under: the one the bot resolves paths against. */
   readonly baseDir: string;
-}
-
-/** Every port of the one store file (DESIGN §7.1), on one connection. */
-export interface OpenedStore {
-  /** `undefined` when turns are not durable: the store is off or its file could not open. */
-  readonly turns: TurnStore | undefined;
-  /** The operators' view of the same file (DESIGN §9.1); `undefined` exactly when `turns` is. */
-  readonly operator: OperatorStore | undefined;
-  readonly history: HistoryStore;
-  readonly memory: MemoryStore;
-  /** Closes the connection behind every port; closing twice is harmless. */
-  close(): Promise<void>;
 }
 
 function storeOn(db: Database, durable: { turns: TurnStore; operator: OperatorStore } | undefined, options: SqliteStoreOptions): OpenedStore {

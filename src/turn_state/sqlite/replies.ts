@@ -1,7 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import type { PendingReply, ReplyProgress } from '../reply_types.js';
 import { statement } from './statements.js';
-import { turnFromRow, type TurnRow } from './rows.js';
+import { turnFromRow, type TurnRow } from '../turn_rows.js';
 import { assertNever } from '../../core/assert_never.js';
 
 /**

@@ -5,7 +5,7 @@ import type { VerdictOutcome, VerdictRequest } from '../operator_store.js';
 import { scrubJsonText } from '../scrub.js';
 import { bumpTurn } from './fence.js';
 import type { SqliteLedger } from './ledger.js';
-import { turnFromRow, type TurnRow } from './rows.js';
+import { turnFromRow, type TurnRow } from '../turn_rows.js';
 import { statement } from './statements.js';
 import { requireTurn, turnById } from './turn_reads.js';
 import type { Lease, TurnRecord } from '../turn_types.js';

@@ -3,7 +3,7 @@ import type { Clock } from '../../core/clock.js';
 import type { BlobStore } from '../blob_store.js';
 import { TurnStateUnavailable } from '../errors.js';
 import type { ChannelHistory, HistoryCompaction, HistoryEntry, HistoryStore, StoredHistoryEntry, StoredHistoryRole } from '../history_store.js';
-import { decodeAttachments, encodeAttachments } from './history_attachments.js';
+import { decodeAttachments, encodeAttachments } from '../history_attachments.js';
 
 interface EntryRow {
   readonly id: number;

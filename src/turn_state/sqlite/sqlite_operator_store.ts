@@ -10,7 +10,7 @@ import { storeCensus } from './census.js';
 import { SqliteLedger } from './ledger.js';
 import { blobDirectoryFor } from './open.js';
 import { recordVerdict } from './resolution.js';
-import { turnFromRow, type TurnRow } from './rows.js';
+import { turnFromRow, type TurnRow } from '../turn_rows.js';
 import { statement } from './statements.js';
 import type { StoreCalls } from './store_calls.js';
 import { turnById } from './turn_reads.js';

@@ -1,10 +1,10 @@
 import type { Database } from 'better-sqlite3';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
-import { isIllegalOpMoveError, isLedgerIntentError, isStaleTurnError, isUndecodableTurnError, TurnStateUnavailable } from '../errors.js';
-import type { RetentionSweepResult, StartupSweepResult, UncertainCall } from '../turn_store.js';
+import { isStoreRefusal, TurnStateUnavailable } from '../errors.js';
+import type { RetentionSweepResult, StartupSweepResult } from '../turn_store.js';
 import type { Lease } from '../turn_types.js';
-import { warnOutcomeUnknown } from '../outcome_unknown_log.js';
+import { reportSweep } from '../sweep_report.js';
 
 /**
  * How every call of the SQLite store runs (DESIGN §7.2, §7.3): a read as it is, a write in one
@@ -36,19 +36,11 @@ export class StoreCalls {
     });
   }
 
-  /**
-   * A sweep: a write whose counts are logged for the operators (DESIGN §10): at INFO with its
-   * duration and the turns it touched when it changed something, else at DEBUG; and one WARN
-   * line for each call it made OUTCOME_UNKNOWN.
-   */
+  /** A sweep: a write whose counts are logged for the operators (DESIGN §10). */
   async sweep<T extends StartupSweepResult | RetentionSweepResult>(operation: string, work: () => T): Promise<T> {
     const startedAt = this.clock.monotonicNow();
     const result = await this.write(operation, work);
-    const { counts, uncertainCalls } = sweepReport(result);
-    const fields = { sweep: operation, durationMs: this.clock.monotonicNow() - startedAt, ...counts };
-    if (Object.values(counts).some((count) => typeof count === 'number' && count > 0)) this.logger.info(fields, `${operation} done`);
-    else this.logger.debug(fields, `${operation} done`);
-    for (const call of uncertainCalls) warnOutcomeUnknown(this.logger, call);
+    reportSweep(this.logger, operation, this.clock.monotonicNow() - startedAt, result);
     return result;
   }
 
@@ -56,15 +48,8 @@ export class StoreCalls {
     try {
       return Promise.resolve(work());
     } catch (error) {
-      if (isStaleTurnError(error) || isIllegalOpMoveError(error) || isLedgerIntentError(error) || isUndecodableTurnError(error)) return Promise.reject(error);
+      if (isStoreRefusal(error)) return Promise.reject(error);
       return Promise.reject(new TurnStateUnavailable(operation, error));
     }
   }
-}
-
-/** A sweep's counts, apart from the calls it made uncertain, which get a line each. */
-function sweepReport(result: StartupSweepResult | RetentionSweepResult): { counts: object; uncertainCalls: readonly UncertainCall[] } {
-  if (!('uncertainCalls' in result)) return { counts: result, uncertainCalls: [] };
-  const { uncertainCalls, ...counts } = result;
-  return { counts, uncertainCalls };
 }

@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3';
-import { turnFromRow, type TurnRow } from './rows.js';
+import { turnFromRow, type TurnRow } from '../turn_rows.js';
 import { statement } from './statements.js';
 import type { TurnIdentity, TurnRecord } from '../turn_types.js';
 

@@ -1,7 +1,8 @@
 import { pino } from 'pino';
 import { SequentialIds } from '../../support/sequential_ids.js';
 import { ManualClock } from '../../support/manual_clock.js';
-import { openSqliteStore, type OpenedStore } from '../../../src/turn_state/sqlite/open_store.js';
+import { openSqliteStore } from '../../../src/turn_state/sqlite/open_store.js';
+import type { OpenedStore } from '../../../src/turn_state/opened_store.js';
 import { storeFileIn } from '../../support/store_file.js';
 import { useTempDir } from '../../support/temp_dir.js';
 import { TEST_TIMINGS } from '../../support/turn_store.js';

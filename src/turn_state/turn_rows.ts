@@ -1,8 +1,8 @@
-import type { EffectClass, OpRecord, OpState } from '../ledger_types.js';
-import type { TurnRecord, TurnStatus } from '../turn_types.js';
-import { holdsRedaction } from '../redaction_mark.js';
+import type { EffectClass, OpRecord, OpState } from './ledger_types.js';
+import type { TurnRecord, TurnStatus } from './turn_types.js';
+import { holdsRedaction } from './redaction_mark.js';
 
-/** A `turns` row as better-sqlite3 returns it. */
+/** A `turns` row as the database returns it. */
 export interface TurnRow {
   turn_id: string;
   source: string;
@@ -25,7 +25,7 @@ export interface TurnRow {
   resolution_untold: number;
 }
 
-/** An `ops` row as better-sqlite3 returns it. */
+/** An `ops` row as the database returns it. */
 export interface OpRow {
   turn_id: string;
   step: number;

@@ -1,6 +1,6 @@
-import type { BlobStore } from '../blob_store.js';
-import type { HistoryAttachment } from '../history_store.js';
-import { assertNever } from '../../core/assert_never.js';
+import type { BlobSink, BlobSource } from './blob_store.js';
+import type { HistoryAttachment } from './history_store.js';
+import { assertNever } from '../core/assert_never.js';
 
 /** An attachment as the `attachments` column stores it: the bytes of an image or a text file in a blob, or inline when there is no blob directory. */
 type StoredAttachment =
@@ -13,10 +13,10 @@ type StoredAttachment =
  * file's bytes go to `blobs`, stored once per content. Without a blob directory (history in
  * memory) they stay inline. `null` when there are none.
  */
-export function encodeAttachments(attachments: readonly HistoryAttachment[] | undefined, blobs: BlobStore | undefined): { readonly json: string | null; readonly digests: string[] } {
+export function encodeAttachments(attachments: readonly HistoryAttachment[] | undefined, blobs: BlobSink | undefined): { readonly json: string | null; readonly digests: string[] } {
   if (attachments === undefined || attachments.length === 0) return { json: null, digests: [] };
   const digests: string[] = [];
-  const keep = (bytes: Uint8Array, blobStore: BlobStore): string => {
+  const keep = (bytes: Uint8Array, blobStore: BlobSink): string => {
     const digest = blobStore.put(bytes);
     digests.push(digest);
     return digest;
@@ -38,7 +38,7 @@ export function encodeAttachments(attachments: readonly HistoryAttachment[] | un
 }
 
 /** The attachments an `attachments` column holds, their bytes read back from the blobs; `undefined` when there are none. */
-export function decodeAttachments(json: string | null, blobs: BlobStore | undefined): HistoryAttachment[] | undefined {
+export function decodeAttachments(json: string | null, blobs: BlobSource | undefined): HistoryAttachment[] | undefined {
   if (json === null) return undefined;
   const blobOf = (digest: string): Buffer => {
     if (blobs === undefined) throw new Error(`history attachment blob ${digest} cannot be read without a blob directory`);

@@ -1,0 +1,75 @@
+import type pg from 'pg';
+import type { Clock } from '../../core/clock.js';
+import type { Logger } from '../../core/logger.js';
+import { isStoreRefusal, TurnStateUnavailable } from '../errors.js';
+import { reportSweep } from '../sweep_report.js';
+import type { RetentionSweepResult, StartupSweepResult } from '../turn_store.js';
+import type { Lease } from '../turn_types.js';
+import type { PgQueryable } from './pg_pool.js';
+
+/**
+ * How every call of the PostgreSQL store runs (DESIGN §7.2, §7.3): a read on any pooled
+ * connection, a write in one transaction on one connection. The store's own failures become
+ * TurnStateUnavailable; a fence, ledger or intent refusal stays itself, so the engine can tell a
+ * superseded owner from a dead store.
+ */
+export class PgCalls {
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly logger: Logger,
+    private readonly clock: Clock,
+  ) {}
+
+  /** `work` in one transaction, committed when it resolves and rolled back when it rejects, without the error translation. */
+  async inTransaction<T>(work: (db: PgQueryable) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      try {
+        const result = await work(client);
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    } finally {
+      client.release();
+    }
+  }
+
+  /** A write; when it rolls back, `lease` is put back as it was, so the owner's copy never runs ahead of the row. */
+  write<T>(operation: string, work: (db: PgQueryable) => Promise<T>, lease?: Lease): Promise<T> {
+    const before = lease === undefined ? undefined : { revision: lease.revision, expiresAt: lease.expiresAt };
+    return this.translated(operation, async () => {
+      try {
+        return await this.inTransaction(work);
+      } catch (error) {
+        if (lease !== undefined && before !== undefined) Object.assign(lease, before);
+        throw error;
+      }
+    });
+  }
+
+  /** A read on the pool. */
+  read<T>(operation: string, work: (db: PgQueryable) => Promise<T>): Promise<T> {
+    return this.translated(operation, () => work(this.pool));
+  }
+
+  /** A sweep: a write whose counts are logged for the operators (DESIGN §10). */
+  async sweep<T extends StartupSweepResult | RetentionSweepResult>(operation: string, work: (db: PgQueryable) => Promise<T>): Promise<T> {
+    const startedAt = this.clock.monotonicNow();
+    const result = await this.write(operation, work);
+    reportSweep(this.logger, operation, this.clock.monotonicNow() - startedAt, result);
+    return result;
+  }
+
+  async translated<T>(operation: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (isStoreRefusal(error)) throw error;
+      throw new TurnStateUnavailable(operation, error);
+    }
+  }
+}

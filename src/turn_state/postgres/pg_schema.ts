@@ -1,0 +1,177 @@
+const list = (values: readonly string[]): string => values.map((v) => `'${v}'`).join(', ');
+
+/** The vocabularies the first PostgreSQL schema knew; a migration never changes with the code that follows it. */
+const FIRST_TURN_STATUSES = ['ACTIVE', 'SUSPENDED', 'AWAITING_RESOLUTION', 'TERMINAL_COMPLETED', 'TERMINAL_FAILED', 'TERMINAL_CANCELLED', 'TERMINAL_REJECTED', 'TERMINAL_EXPIRED'];
+const FIRST_OP_STATES = [
+  'PREPARED',
+  'RUNNING',
+  'APPLIED',
+  'DEFINITELY_FAILED',
+  'OUTCOME_UNKNOWN',
+  'RECONCILED_APPLIED',
+  'RECONCILED_FAILED',
+  'MANUAL_RESOLUTION_REQUIRED',
+  'RESOLVED_APPLIED',
+  'RESOLVED_NOT_APPLIED',
+];
+const FIRST_EFFECT_CLASSES = ['read', 'idempotent', 'write'];
+const FIRST_REPLY_STATES = ['pending', 'delivered', 'abandoned'];
+const FIRST_MEMORY_SCOPES = ['user', 'channel'];
+
+/**
+ * The PostgreSQL schema, one entry per version, each applied in its own transaction. Version 1
+ * holds what SQLite's seven versions built, in PostgreSQL's terms, and what sharing the store
+ * needs: `now_ms()`, the database's clock every lease is judged by (DESIGN §7.7); the owner
+ * process of each lease and the registry of processes; blobs as rows instead of files; and an
+ * admission order (`admitted`) where SQLite has its rowid.
+ */
+export const PG_MIGRATIONS: readonly string[] = [
+  `
+  CREATE FUNCTION now_ms() RETURNS BIGINT LANGUAGE sql VOLATILE
+    AS $$ SELECT (extract(epoch FROM clock_timestamp()) * 1000)::BIGINT $$;
+
+  CREATE TABLE instances (
+    instance_id TEXT PRIMARY KEY,
+    host TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    shards TEXT,
+    started_at BIGINT NOT NULL,
+    heartbeat_at BIGINT NOT NULL,
+    stopped_at BIGINT
+  );
+
+  CREATE TABLE turns (
+    turn_id TEXT PRIMARY KEY,
+    admitted BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
+    source TEXT NOT NULL,
+    channel_id TEXT NOT NULL,
+    message_id TEXT NOT NULL,
+    requester_id TEXT NOT NULL,
+    message_digest TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN (${list(FIRST_TURN_STATUSES)})),
+    generation INTEGER NOT NULL,
+    revision INTEGER NOT NULL,
+    lease_token TEXT,
+    lease_expires_at BIGINT,
+    owner_instance TEXT,
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL,
+    last_progress_at BIGINT NOT NULL,
+    recovery_deadline_at BIGINT,
+    suspension_reason TEXT,
+    failure_reason TEXT,
+    payload_compacted SMALLINT NOT NULL DEFAULT 0 CHECK (payload_compacted IN (0, 1)),
+    resolution_untold SMALLINT NOT NULL DEFAULT 0 CHECK (resolution_untold IN (0, 1)),
+    UNIQUE (source, channel_id, message_id)
+  );
+  CREATE INDEX turns_by_status ON turns (status);
+  CREATE INDEX turns_by_channel ON turns (source, channel_id, status);
+
+  CREATE TABLE transcript (
+    turn_id TEXT NOT NULL REFERENCES turns (turn_id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    message TEXT NOT NULL,
+    PRIMARY KEY (turn_id, seq)
+  );
+
+  CREATE TABLE checkpoints (
+    turn_id TEXT NOT NULL REFERENCES turns (turn_id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    transcript_length INTEGER NOT NULL,
+    state TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    PRIMARY KEY (turn_id, seq)
+  );
+
+  CREATE TABLE ops (
+    turn_id TEXT NOT NULL REFERENCES turns (turn_id) ON DELETE CASCADE,
+    step INTEGER NOT NULL,
+    tool_call_id TEXT NOT NULL,
+    tool_name TEXT NOT NULL,
+    effect TEXT NOT NULL CHECK (effect IN (${list(FIRST_EFFECT_CLASSES)})),
+    state TEXT NOT NULL CHECK (state IN (${list(FIRST_OP_STATES)})),
+    idempotency_key TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    input TEXT NOT NULL,
+    result TEXT,
+    result_blob TEXT,
+    error TEXT,
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL,
+    verdict_by TEXT,
+    verdict_at BIGINT,
+    verdict_text TEXT,
+    PRIMARY KEY (turn_id, step, tool_call_id)
+  );
+  CREATE INDEX ops_by_state ON ops (state);
+
+  CREATE TABLE blobs (
+    digest TEXT PRIMARY KEY CHECK (digest ~ '^[0-9a-f]{64}$'),
+    bytes BYTEA NOT NULL
+  );
+
+  CREATE TABLE blob_refs (
+    turn_id TEXT NOT NULL REFERENCES turns (turn_id) ON DELETE CASCADE,
+    digest TEXT NOT NULL REFERENCES blobs (digest),
+    owner TEXT NOT NULL CHECK (owner IN ('transcript', 'op')),
+    PRIMARY KEY (turn_id, digest, owner)
+  );
+  CREATE INDEX blob_refs_by_digest ON blob_refs (digest);
+
+  CREATE TABLE replies (
+    turn_id TEXT PRIMARY KEY REFERENCES turns (turn_id) ON DELETE CASCADE,
+    state TEXT NOT NULL CHECK (state IN (${list(FIRST_REPLY_STATES)})),
+    text TEXT,
+    parts_delivered INTEGER NOT NULL DEFAULT 0,
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL,
+    delivered_at BIGINT,
+    failure TEXT
+  );
+  CREATE INDEX replies_pending ON replies (state) WHERE state = 'pending';
+
+  CREATE TABLE inbox (
+    id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    source TEXT NOT NULL,
+    channel_id TEXT NOT NULL,
+    message_id TEXT NOT NULL,
+    message TEXT NOT NULL,
+    accepted_at BIGINT NOT NULL,
+    UNIQUE (source, channel_id, message_id)
+  );
+
+  CREATE TABLE history_channels (
+    channel TEXT PRIMARY KEY,
+    revision INTEGER NOT NULL CHECK (revision > 0)
+  );
+  CREATE TABLE history_entries (
+    id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    channel TEXT NOT NULL REFERENCES history_channels (channel),
+    role TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'summary')),
+    text TEXT NOT NULL,
+    author_id TEXT,
+    message_id TEXT,
+    attachments TEXT,
+    created_at BIGINT NOT NULL
+  );
+  CREATE INDEX history_entries_by_channel ON history_entries (channel, id);
+  CREATE UNIQUE INDEX history_one_summary_per_channel ON history_entries (channel) WHERE role = 'summary';
+  CREATE INDEX history_entries_by_message ON history_entries (channel, message_id) WHERE message_id IS NOT NULL;
+  CREATE TABLE history_blob_refs (
+    entry_id BIGINT NOT NULL REFERENCES history_entries (id) ON DELETE CASCADE,
+    digest TEXT NOT NULL REFERENCES blobs (digest),
+    PRIMARY KEY (entry_id, digest)
+  );
+  CREATE INDEX history_blob_refs_by_digest ON history_blob_refs (digest);
+
+  CREATE TABLE memory_notes (
+    id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    idempotency_key TEXT NOT NULL UNIQUE,
+    scope TEXT NOT NULL CHECK (scope IN (${list(FIRST_MEMORY_SCOPES)})),
+    owner_id TEXT NOT NULL,
+    text TEXT NOT NULL,
+    created_at BIGINT NOT NULL
+  );
+  CREATE INDEX memory_notes_by_owner ON memory_notes (scope, owner_id, id);
+  `,
+];
