@@ -102,7 +102,7 @@ describe('FakeDiscord with the real discord.js Client', () => {
   });
 
   it('rejects login with a wrong token', async () => {
-    const fake = await startFake('the-real-token');
+    const fake = await startFake({ token: 'the-real-token' });
     const client = newClient(fake);
 
     await expect(client.login('a-wrong-token')).rejects.toThrow('Authentication failed');

@@ -1,4 +1,4 @@
-import type { World } from './fixtures.js';
+import { guildChannel, type GuildChannel, type World } from './fixtures.js';
 import { notFound, type HttpReply } from './http.js';
 import { channelMessages } from './messages.js';
 import type { RestState } from './rest.js';
@@ -8,14 +8,14 @@ interface OpenDmBody {
   readonly recipient_id?: unknown;
 }
 
-/** The guild's text channel (type 0), as GUILD_CREATE and `GET /channels/:id` carry it. */
-export function guildChannelPayload(world: World, lastMessageId: string | null): Record<string, unknown> {
+/** A guild text channel (type 0), as GUILD_CREATE and `GET /channels/:id` carry it. */
+export function guildChannelPayload(channel: GuildChannel, lastMessageId: string | null): Record<string, unknown> {
   return {
-    id: world.channelId,
+    id: channel.id,
     type: 0,
-    guild_id: world.guildId,
-    name: 'general',
-    position: 0,
+    guild_id: channel.guildId,
+    name: channel.name,
+    position: channel.position,
     parent_id: null,
     topic: null,
     nsfw: false,
@@ -33,11 +33,12 @@ export function dmChannelPayload(world: World, lastMessageId: string | null): Re
 
 const unknownChannel = (): HttpReply => notFound('Unknown Channel', 10003);
 
-/** `GET /channels/:id`: the guild text channel or the DM channel; 10003 for any other id. */
+/** `GET /channels/:id`: a guild text channel or the DM channel; 10003 for any other id. */
 export function getChannel(state: RestState, channelId: string): HttpReply {
   const { world } = state;
   const lastMessageId = channelMessages(state.messages, channelId).at(-1)?.id ?? null;
-  if (channelId === world.channelId) return { status: 200, body: guildChannelPayload(world, lastMessageId) };
+  const channel = guildChannel(world, channelId);
+  if (channel !== undefined) return { status: 200, body: guildChannelPayload(channel, lastMessageId) };
   if (channelId === world.dmChannelId) return { status: 200, body: dmChannelPayload(world, lastMessageId) };
   return unknownChannel();
 }

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { Client, Events, GatewayIntentBits, Partials, type Message, type RESTOptions, type SendableChannels } from 'discord.js';
-import { FakeDiscord } from './server.js';
+import { FakeDiscord, type FakeDiscordOptions } from './server.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 
@@ -10,8 +10,8 @@ export async function closeFakeClients(): Promise<void> {
 }
 
 /** Starts a fake Discord, closed by {@link closeFakeClients}. */
-export async function startFake(token?: string): Promise<FakeDiscord> {
-  const fake = await FakeDiscord.start(token === undefined ? {} : { token });
+export async function startFake(options: FakeDiscordOptions = {}): Promise<FakeDiscord> {
+  const fake = await FakeDiscord.start(options);
   cleanups.push(() => fake.close());
   return fake;
 }
@@ -32,9 +32,9 @@ export function newClient(fake: FakeDiscord, rest: Partial<RESTOptions> = {}): C
   return client;
 }
 
-/** Logs in and waits until discord.js has the guild, so events are no longer queued. */
-export async function loggedIn(rest: Partial<RESTOptions> = {}): Promise<{ fake: FakeDiscord; client: Client<true> }> {
-  const fake = await startFake();
+/** Logs in to a fake started with `options` and waits until discord.js has the guild, so events are no longer queued. */
+export async function loggedIn(rest: Partial<RESTOptions> = {}, options: FakeDiscordOptions = {}): Promise<{ fake: FakeDiscord; client: Client<true> }> {
+  const fake = await startFake(options);
   const client = newClient(fake, rest);
   const ready = once(client, Events.ClientReady);
   await client.login(FakeDiscord.TOKEN);

@@ -84,42 +84,68 @@ export interface MessageJson {
   readonly nonce?: string | number;
 }
 
+/** A guild text channel of the fake world (type 0), as its one row in {@link World.guildChannels}. */
+export interface GuildChannel {
+  readonly id: string;
+  readonly guildId: string;
+  readonly name: string;
+  readonly position: number;
+}
+
 /** The ids of everything in the fake world, fixed at start so tests can refer to them. */
 export interface World {
   readonly applicationId: string;
   readonly bot: UserJson;
   readonly guildId: string;
   readonly guildName: string;
-  /** The guild's one text channel. */
+  /** The guild's first text channel, `general`. */
   readonly channelId: string;
+  /** The ids of the guild's text channels in order, {@link World.channelId} first. */
+  readonly channelIds: readonly string[];
+  /** Every guild text channel with the guild it belongs to, in the order of {@link World.channelIds}. */
+  readonly guildChannels: readonly GuildChannel[];
   readonly roleId: string;
   readonly user: UserJson;
   /** The direct-message channel between the bot and {@link World.user}. */
   readonly dmChannelId: string;
 }
 
-/** Creates the bot, the guild, its channel, a role, a user holding that role and their DM channel. */
-export function createWorld(ids: SnowflakeCounter): World {
+/**
+ * Creates the bot, the guild, its first channel, a role, a user holding that role and their DM
+ * channel, then the guild's further `channelCount - 1` text channels (`general-2`, …), so the
+ * ids of a world with one channel are the same whatever the count.
+ */
+export function createWorld(ids: SnowflakeCounter, channelCount = 1): World {
   const botId = ids.next();
   const guildId = ids.next();
   const channelId = ids.next();
   const roleId = ids.next();
   const alice = user(ids.next(), 'alice', false);
+  const dmChannelId = ids.next();
+  const guildChannels: GuildChannel[] = [{ id: channelId, guildId, name: 'general', position: 0 }];
+  for (let position = 1; position < channelCount; position += 1) guildChannels.push({ id: ids.next(), guildId, name: `general-${position + 1}`, position });
   return {
     applicationId: botId,
     bot: user(botId, 'holdfast-bot', true),
     guildId,
     guildName: 'Fake Guild',
     channelId,
+    channelIds: guildChannels.map((channel) => channel.id),
+    guildChannels,
     roleId,
     user: alice,
-    dmChannelId: ids.next(),
+    dmChannelId,
   };
 }
 
-/** The guild a channel belongs to: the world's guild for its text channel, none otherwise. */
+/** The guild text channel with this id, if the world has one. */
+export function guildChannel(world: World, channelId: string): GuildChannel | undefined {
+  return world.guildChannels.find((channel) => channel.id === channelId);
+}
+
+/** The guild a channel belongs to: its guild for a guild text channel, none otherwise. */
 export function guildOf(world: World, channelId: string): string | undefined {
-  return channelId === world.channelId ? world.guildId : undefined;
+  return guildChannel(world, channelId)?.guildId;
 }
 
 /** A user object; other users than the fixed ones get a name derived from their id. */

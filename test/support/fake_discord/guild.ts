@@ -21,7 +21,7 @@ function role(id: string, name: string, position: number): Record<string, unknow
   };
 }
 
-/** The GUILD_CREATE event's `d`: the guild with roles, one text channel and two members. */
+/** The GUILD_CREATE event's `d`: the guild with roles, its text channels and two members. */
 export function guildCreatePayload(world: World): Record<string, unknown> {
   return {
     id: world.guildId,
@@ -55,7 +55,7 @@ export function guildCreatePayload(world: World): Record<string, unknown> {
     roles: [role(world.guildId, '@everyone', 0), role(world.roleId, 'Helper', 1)],
     emojis: [],
     stickers: [],
-    channels: [guildChannelPayload(world, null)],
+    channels: world.guildChannels.filter((channel) => channel.guildId === world.guildId).map((channel) => guildChannelPayload(channel, null)),
     threads: [],
     members: [
       { ...member([]), user: world.bot },

@@ -14,7 +14,7 @@ import type { DispatchedInteraction, SlashCommand, UserMessage } from './user_in
 
 export type { AttachmentFile } from './attachments.js';
 export type { Failure } from './failures.js';
-export type { AttachmentJson, MessageJson, MessageReferenceJson, UserJson, World } from './fixtures.js';
+export type { AttachmentJson, GuildChannel, MessageJson, MessageReferenceJson, UserJson, World } from './fixtures.js';
 export type { Identify } from './gateway.js';
 export type { CommandOptionJson } from './interactions.js';
 export type { ReceivedRequest, RecordedRequest } from './requests.js';
@@ -24,6 +24,8 @@ export type { DispatchedInteraction, SlashCommand, UserMessage } from './user_in
 export interface FakeDiscordOptions {
   /** The only token the gateway accepts (default {@link FakeDiscord.TOKEN}). */
   readonly token?: string;
+  /** How many text channels the guild has (default 1); their ids are `world.channelIds`. */
+  readonly channels?: number;
 }
 
 const API_PREFIX = '/api/v10/';
@@ -39,7 +41,7 @@ export class FakeDiscord {
 
   /** Every IDENTIFY, in arrival order. */
   readonly identifies: Identify[] = [];
-  /** The bot, the guild, its channel, role and user, and the user's DM channel. */
+  /** The bot, the guild, its channels, role and user, and the user's DM channel. */
   readonly world: World;
 
   readonly #ids = new SnowflakeCounter();
@@ -52,8 +54,8 @@ export class FakeDiscord {
   readonly #gatewayConditions = new Conditions();
   #port = 0;
 
-  private constructor(token: string) {
-    this.world = createWorld(this.#ids);
+  private constructor(token: string, channelCount: number) {
+    this.world = createWorld(this.#ids, channelCount);
     this.#server = createServer((req, res) => void this.#handle(req, res));
     this.#gateway = new FakeGateway({
       server: this.#server,
@@ -68,7 +70,7 @@ export class FakeDiscord {
 
   /** Starts the fake on a random free port. */
   static async start(options: FakeDiscordOptions = {}): Promise<FakeDiscord> {
-    const fake = new FakeDiscord(options.token ?? FakeDiscord.TOKEN);
+    const fake = new FakeDiscord(options.token ?? FakeDiscord.TOKEN, options.channels ?? 1);
     await new Promise<void>((resolve) => fake.#server.listen(0, '127.0.0.1', resolve));
     fake.#port = (fake.#server.address() as AddressInfo).port;
     return fake;
@@ -99,8 +101,8 @@ export class FakeDiscord {
   }
 
   /**
-   * Sends MESSAGE_CREATE from a user and stores the message; returns its id. A message in the
-   * guild channel carries `guild_id` and `member`; one anywhere else is a DM and carries neither.
+   * Sends MESSAGE_CREATE from a user and stores the message; returns its id. A message in one of
+   * the guild's text channels carries `guild_id` and `member`; one anywhere else is a DM and carries neither.
    */
   dispatchMessage(message: UserMessage): Promise<string> {
     const { world } = this;

@@ -1,0 +1,40 @@
+import { once } from 'node:events';
+import { Events, type Message } from 'discord.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { closeFakeClients, loggedIn, startFake } from '../support/fake_discord/clients.js';
+
+afterEach(closeFakeClients);
+
+describe('FakeDiscord with many text channels', () => {
+  it('shows every text channel in the guild, answers for each, and carries the guild on messages in any of them', async () => {
+    const { fake, client } = await loggedIn({}, { channels: 3 });
+    const { channelIds, guildId, user } = fake.world;
+    expect(channelIds).toHaveLength(3);
+    expect(channelIds[0]).toBe(fake.world.channelId);
+    const guild = client.guilds.cache.get(guildId);
+    expect(channelIds.map((id) => guild?.channels.cache.get(id)?.name)).toEqual(['general', 'general-2', 'general-3']);
+
+    const third = channelIds[2] ?? '';
+    const fetched = await client.channels.fetch(third, { force: true });
+    expect(fetched).toMatchObject({ id: third, guildId, name: 'general-3' });
+    const received = once(client, Events.MessageCreate) as Promise<[Message]>;
+    await fake.dispatchMessage({ channelId: third, authorId: user.id, content: 'hello', mentionsBot: true });
+    const [message] = await received;
+    expect(message.channelId).toBe(third);
+    expect(message.guildId).toBe(guildId);
+    expect(message.member?.roles.cache.has(fake.world.roleId)).toBe(true);
+
+    const reply = await message.reply('hi');
+    expect(reply.guildId).toBe(guildId);
+    expect(fake.messagesIn(third).map((m) => m.content)).toEqual(['hello', 'hi']);
+    expect(fake.messagesIn(fake.world.channelId)).toEqual([]);
+  });
+
+  it('keeps the ids of the one-channel world whatever the number of channels', async () => {
+    const one = await startFake();
+    const many = await startFake({ channels: 30 });
+    const { channelIds, guildChannels, ...rest } = many.world;
+    expect(one.world).toEqual({ ...rest, channelIds: [one.world.channelId], guildChannels: [guildChannels[0]] });
+    expect(new Set([...channelIds, many.world.dmChannelId]).size).toBe(31);
+  });
+});
