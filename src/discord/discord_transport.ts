@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { Client, Events, GatewayIntentBits, Partials, Status, type Message, type OmitPartialGroupDMChannel, type PartialMessage } from 'discord.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
@@ -36,6 +37,8 @@ export function discordTransport(options: DiscordTransportOptions): Transport {
   const logger = options.logger.child({ component: 'discord' });
   // Ends the waits of deliveries and downloads at shutdown; an unfinished delivery is posted after the next start.
   const stopping = new AbortController();
+  // Each channel's delivery and draft refresh waits on it at once: many listeners are expected, not a leak.
+  setMaxListeners(Number.POSITIVE_INFINITY, stopping.signal);
   const commands = new CommandAnswers(clock);
   const client = new Client({
     intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.DirectMessages],

@@ -67,6 +67,9 @@ describe('one overload storm over many channels, on the local Discord', { timeou
     conversation = await discordConversation(discord, (sink, source) => harness.current.deps('turn_state:\n  auto_resume: true\n', { sink, source, recovery }));
     const { channelIds, bot, user } = discord.world;
     expect(channelIds).toHaveLength(CHANNELS);
+    const warnings: string[] = [];
+    const onWarning = (warning: Error): void => void warnings.push(warning.name);
+    process.on('warning', onWarning);
 
     harness.current.fake.enqueue(...overloads(CHANNELS * 20));
     for (const channelId of channelIds) {
@@ -88,5 +91,8 @@ describe('one overload storm over many channels, on the local Discord', { timeou
       expect(discord.requests.filter(isPostIn(channelId)), channelId).toHaveLength(3);
     }
     expect(harness.current.fake.requests).toHaveLength(CHANNELS);
+    // Every waiting channel listens for the shutdown at once; the operator's log must not call that a leak.
+    process.off('warning', onWarning);
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
   });
 });
