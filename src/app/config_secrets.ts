@@ -13,14 +13,15 @@ const SECRET_HEADER = /auth|token|key|secret|passw|cookie|session|signature|cred
  * model's API keys, the Discord token, the values of credential headers sent to the model and by
  * each HTTP tool (whole, and word by word, so that `Bearer <token>` yields the token), and every
  * value the environment filled into a key with a secret name (`token: ${DISCORD_TOKEN}`,
- * `password: ${DB_PASSWORD}`).
+ * `password: ${DB_PASSWORD}`), and the password of the PostgreSQL URL.
  */
 export function configuredSecrets({ config, filled }: Pick<LoadedConfig<Config>, 'config' | 'filled'>): SecretValues {
   const headers = [config.llm.headers, ...config.tools.http.map((tool) => tool.headers)].flatMap((set) => Object.entries(set));
   const headerValues = headers.filter(([name]) => SECRET_HEADER.test(name)).flatMap(([, value]) => [value, ...value.split(/\s+/)]);
   const fromEnvironment = filled.filter((string) => isSensitiveKey(nearestKey(string.path))).flatMap((string) => string.variables.map((variable) => variable.value));
   const keys = [config.llm.api_key, ...(config.llm.api_keys ?? []), config.discord.token].filter((key): key is string => key !== undefined);
-  return SecretValues.of([...keys, ...headerValues, ...fromEnvironment]);
+  const database = config.turn_state.postgres === undefined ? [] : urlPassword(config.turn_state.postgres.url);
+  return SecretValues.of([...keys, ...headerValues, ...fromEnvironment, ...database]);
 }
 
 /**
@@ -30,6 +31,17 @@ export function configuredSecrets({ config, filled }: Pick<LoadedConfig<Config>,
  */
 export function logRedactor(secrets: SecretValues): Redactor {
   return { redact: (text) => scrubText(secrets.redact(text)) };
+}
+
+/** The password of a connection URL, as written (percent-encoded) and as sent; none when it has none. */
+function urlPassword(url: string): string[] {
+  const password = URL.canParse(url) ? new URL(url).password : '';
+  if (password === '') return [];
+  try {
+    return [password, decodeURIComponent(password)];
+  } catch {
+    return [password];
+  }
 }
 
 /** The name of the key a value sits under: for an item of a list, the list's. */

@@ -45,6 +45,20 @@ tools:
     for (const value of ['holdfast-bot-title', 'eu-central-region', 'application/json-seq', 'Bearer']) expect(secrets.redact(value)).toBe(value);
   });
 
+  it('include the password of the PostgreSQL URL, whether written in the file or filled in from the environment', () => {
+    const written = secretsOf('turn_state:\n  backend: postgres\n  postgres:\n    url: postgres://bot:pg-pass-4e4e@db.internal:5432/holdfast\n');
+    expect(written.redact('password authentication failed, used pg-pass-4e4e')).toBe(`password authentication failed, used ${REDACTED}`);
+    expect(written.redact('db.internal:5432')).toBe('db.internal:5432');
+    const filled = configuredSecrets(
+      loadConfig({
+        configPath: temp.write('config.yml', 'turn_state:\n  backend: postgres\n  postgres:\n    url: ${DATABASE_URL}\n'),
+        env: { DATABASE_URL: 'postgresql://bot:p%40ss-from-env-9a9a@db.internal/holdfast' },
+        cwd: temp.path(),
+      }),
+    );
+    expect(filled.redact('p@ss-from-env-9a9a and p%40ss-from-env-9a9a')).toBe(`${REDACTED} and ${REDACTED}`);
+  });
+
   it('leave out values too short to tell from ordinary words', () => {
     expect(secretsOf('llm:\n  model: m\n  api_key: abc\n').size).toBe(0);
   });
