@@ -1,0 +1,99 @@
+import type { Message } from '../../src/llm/protocol.js';
+import type { OpIntent } from '../../src/turn_state/ledger_types.js';
+import type { TurnStore } from '../../src/turn_state/turn_store.js';
+import type { Lease } from '../../src/turn_state/turn_types.js';
+
+/** The same work on every backend: latency of each durable point of a step, and one long turn. */
+export const SAMPLES = 400;
+export const STEPS = 200;
+export const CALLS_PER_STEP = 3;
+
+/** Latencies in milliseconds per durable point. */
+export type Latencies = Record<string, number[]>;
+
+/** A realistic step: three calls with small inputs and results of about 1.5 kB each. */
+function step(n: number): { assistant: Message; intents: OpIntent[]; results: Message[]; resultText: string } {
+  const intents = Array.from({ length: CALLS_PER_STEP }, (_, i): OpIntent => ({
+    toolCallId: `call_${n}_${i}`,
+    toolName: 'web_fetch',
+    input: { url: `https://example.org/articles/${n}/${i}`, max_bytes: 4096 },
+    effect: 'read',
+  }));
+  const resultText = JSON.stringify({ status: 200, body: `Article ${n}: ${'lorem ipsum dolor sit amet '.repeat(55)}` });
+  return {
+    assistant: { role: 'assistant', content: [{ type: 'text', text: `Step ${n}: fetching three pages.` }, ...intents.map((i) => ({ type: 'tool_use' as const, id: i.toolCallId, name: i.toolName, input: i.input }))] },
+    intents,
+    results: [{ role: 'tool', content: intents.map((i) => ({ type: 'tool_result' as const, toolUseId: i.toolCallId, content: resultText, isError: false })) }],
+    resultText,
+  };
+}
+
+const loopState = (n: number) => ({ iteration: n, toolCallsUsed: n * CALLS_PER_STEP, emptyTurnRetried: false, continuations: 0, warnedRepeat: false, finalNudgeSent: false });
+
+async function time(samples: number[], work: () => Promise<unknown>): Promise<void> {
+  const started = performance.now();
+  await work();
+  samples.push(performance.now() - started);
+}
+
+/** The `q` quantile of `samples`, to three decimals. */
+export function quantile(samples: readonly number[], q: number): string {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0).toFixed(3);
+}
+
+/** Drives one store through the workload; message ids are unique per store. */
+export class StoreWorkload {
+  #admissions = 0;
+
+  constructor(private readonly store: TurnStore) {}
+
+  async admit(): Promise<Lease> {
+    this.#admissions += 1;
+    const admission = await this.store.admit({
+      identity: { source: 'bench', channelId: 'c', messageId: `m-${this.#admissions}` },
+      requesterId: 'u',
+      messageDigest: 'd',
+      start: { transcript: [], state: {} },
+    });
+    if (admission.disposition !== 'admitted') throw new Error(admission.disposition);
+    return admission.lease;
+  }
+
+  /** {@link SAMPLES} one-step turns, timing each durable point. */
+  async latencies(): Promise<Latencies> {
+    const results: Latencies = { admission: [], 'WI-1 (3-call batch)': [], 'WI-2 RUNNING': [], 'WI-3 settle': [], 'WI-4 checkpoint': [] };
+    for (let i = 0; i < SAMPLES; i++) {
+      let lease: Lease | undefined;
+      await time(results['admission'] ?? [], async () => (lease = await this.admit()));
+      if (lease === undefined) throw new Error('no lease');
+      const owned = lease;
+      const s = step(1);
+      await time(results['WI-1 (3-call batch)'] ?? [], () => this.store.recordModelTurn(owned, { step: 1, assistant: s.assistant, intents: s.intents }));
+      const key = { turnId: owned.turnId, step: 1, toolCallId: s.intents[0]?.toolCallId ?? '' };
+      await time(results['WI-2 RUNNING'] ?? [], () => this.store.moveOp(owned, key, { to: 'RUNNING' }));
+      await time(results['WI-3 settle'] ?? [], () => this.store.moveOp(owned, key, { to: 'APPLIED', result: s.resultText }));
+      await time(results['WI-4 checkpoint'] ?? [], () => this.store.checkpoint(owned, { append: s.results, state: loopState(1), progressed: true }));
+      await this.store.finish(owned, 'TERMINAL_COMPLETED');
+    }
+    return results;
+  }
+
+  /** One {@link STEPS}-step turn with every durable point; resolves to its turn id. */
+  async longTurn(): Promise<string> {
+    const lease = await this.admit();
+    await this.store.checkpoint(lease, { append: [{ role: 'user', content: [{ type: 'text', text: 'Summarise these 600 articles.' }] }], state: loopState(0), progressed: false });
+    for (let n = 1; n <= STEPS; n++) {
+      const s = step(n);
+      await this.store.setRecoveryDeadline(lease, Date.now() + 300_000);
+      await this.store.recordModelTurn(lease, { step: n, assistant: s.assistant, intents: s.intents });
+      for (const intent of s.intents) {
+        const key = { turnId: lease.turnId, step: n, toolCallId: intent.toolCallId };
+        await this.store.moveOp(lease, key, { to: 'RUNNING' });
+        await this.store.moveOp(lease, key, { to: 'APPLIED', result: s.resultText });
+      }
+      await this.store.checkpoint(lease, { append: s.results, state: loopState(n), progressed: true });
+    }
+    return lease.turnId;
+  }
+}
