@@ -5,6 +5,7 @@ import type { Transport } from '../conversation/transport.js';
 import type { FaultInjector } from '../engine/fault_points.js';
 import { intakeFor, type BotServices } from './bot_services.js';
 import { keepHouse } from './housekeeping.js';
+import { tellReclaimed } from './interrupted_notices.js';
 import { catchUpAfterRestart } from './restart_catch_up.js';
 
 /** Where the process's shutdown signals come from. */
@@ -38,10 +39,12 @@ export async function runBot(transport: Transport, run: BotRun): Promise<void> {
   });
   const { sink, messages } = await transport.connect();
   const intake = intakeFor(config, services, { clock, logger, sink, source: messages, faults: run.faults });
-  const announce = (): Promise<void> =>
-    intake.announceResolutions(transport.source).catch((error: unknown) => logger.error({ err: error }, 'resolved turns could not be announced: the next housekeeping round tries again'));
+  const announce = async (reclaimed: readonly string[] = []): Promise<void> => {
+    if (services.store !== undefined) await tellReclaimed(services.store, sink, transport.source, reclaimed, logger);
+    await intake.announceResolutions(transport.source).catch((error: unknown) => logger.error({ err: error }, 'resolved turns could not be announced: the next housekeeping round tries again'));
+  };
   const stopHousekeeping = new AbortController();
-  const housekeeping = keepHouse(services, clock, config.turn_state.housekeeping_interval_seconds * 1000, stopHousekeeping.signal, announce);
+  const housekeeping = keepHouse(services.store, clock, config.turn_state.housekeeping_interval_seconds * 1000, stopHousekeeping.signal, announce);
   const caughtUp = catchUpAfterRestart(services, sink, transport.source, logger);
   await intake.restoreInbox(transport.source);
   // Verdicts given while the bot was stopped are told at once.

@@ -2,6 +2,7 @@ import type { ReplySink } from '../conversation/transport.js';
 import { deliverPendingReplies } from '../conversation/reply_delivery.js';
 import type { Logger } from '../core/logger.js';
 import type { BotServices } from './bot_services.js';
+import { tellInterrupted } from './interrupted_notices.js';
 
 /**
  * What a transport owes its channels from before a restart: each turn the start-up sweep found
@@ -10,16 +11,7 @@ import type { BotServices } from './bot_services.js';
  */
 export async function catchUpAfterRestart(services: BotServices, sink: ReplySink, source: string, logger: Logger): Promise<void> {
   for (const turn of services.interrupted) {
-    if (turn.identity.source !== source) continue;
-    sink.post({
-      type: 'message',
-      channelId: turn.identity.channelId,
-      inReplyTo: turn.identity.messageId,
-      turn: turn.turnId,
-      kind: 'notice',
-      notice: 'interrupted',
-      text: 'The bot restarted while working on a request; its work is saved. Type `resume` to continue it.',
-    });
+    if (turn.identity.source === source) tellInterrupted(sink, turn, 'restart');
   }
   if (services.store !== undefined) await deliverPendingReplies(services.store, services.pendingReplies, source, sink, logger);
 }

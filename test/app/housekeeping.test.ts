@@ -1,53 +1,57 @@
 import { describe, expect, it } from 'vitest';
-import type { BotServices } from '../../src/app/bot_services.js';
 import { keepHouse } from '../../src/app/housekeeping.js';
+import type { StartupSweepResult, TurnStore } from '../../src/turn_state/turn_store.js';
 import { ManualClock } from '../support/manual_clock.js';
+import { useTempDir } from '../support/temp_dir.js';
+import { admitNew, openTestStore, storeWith, TEST_TIMINGS } from '../support/turn_store.js';
 
-/** Services whose store records each sweep; the first lease sweep fails. */
-function sweepingServices(): { readonly services: BotServices; readonly sweeps: string[] } {
-  const sweeps: string[] = [];
-  let leaseSweeps = 0;
-  const store = {
-    sweepExpiredLeases: () => {
-      leaseSweeps += 1;
-      sweeps.push(`leases ${leaseSweeps}`);
-      return leaseSweeps === 1 ? Promise.reject(new Error('store busy')) : Promise.resolve(0);
-    },
-    sweepRetention: () => {
-      sweeps.push('retention');
-      return Promise.resolve();
-    },
-  };
-  return { services: { store } as unknown as BotServices, sweeps };
-}
+const tmp = useTempDir();
 
 describe('keepHouse', () => {
-  it('sweeps and announces resolved turns every interval, goes on after a failed sweep, and stops when the signal aborts', async () => {
-    const clock = new ManualClock();
+  it('every interval reclaims turns whose lease expired and hands their ids on, goes on after a failed sweep, and stops when the signal aborts', async () => {
+    const { store: real, clock } = openTestStore(tmp.path());
+    let leaseSweeps = 0;
+    const store: TurnStore = storeWith(real, 'sweepExpiredLeases', (): Promise<StartupSweepResult> => {
+      leaseSweeps += 1;
+      return leaseSweeps === 1 ? Promise.reject(new Error('store busy')) : real.sweepExpiredLeases();
+    });
+    const lapsed = await admitNew(real, 'lapsed');
+    const announced: (readonly string[])[] = [];
     const controller = new AbortController();
-    const { services, sweeps } = sweepingServices();
-    const housekeeping = keepHouse(services, clock, 60_000, controller.signal, () => {
-      sweeps.push('announce');
+    const housekeeping = keepHouse(store, clock, TEST_TIMINGS.leaseTtlMs, controller.signal, (reclaimed) => {
+      announced.push(reclaimed);
       return Promise.resolve();
     });
     await clock.whenSleeping();
-    expect(sweeps).toEqual([]);
-    await clock.advance(60_000);
-    expect(sweeps).toEqual(['leases 1', 'announce']);
-    await clock.advance(60_000);
-    expect(sweeps).toEqual(['leases 1', 'announce', 'leases 2', 'retention', 'announce']);
+    expect(announced).toEqual([]);
+
+    await clock.advance(TEST_TIMINGS.leaseTtlMs);
+    expect(announced).toEqual([[]]);
+    expect((await real.getTurn(lapsed.turnId))?.status).toBe('ACTIVE');
+    await clock.advance(TEST_TIMINGS.leaseTtlMs);
+    expect(announced).toEqual([[], [lapsed.turnId]]);
+    expect((await real.getTurn(lapsed.turnId))?.status).toBe('SUSPENDED');
+    await clock.advance(TEST_TIMINGS.leaseTtlMs);
+    expect(announced).toEqual([[], [lapsed.turnId], []]);
+
     controller.abort();
     await housekeeping;
-    await clock.advance(60_000);
-    expect(sweeps).toHaveLength(5);
+    await clock.advance(TEST_TIMINGS.leaseTtlMs);
+    expect(announced).toHaveLength(3);
+    await real.close();
   });
 
   it('waits quietly without a store', async () => {
     const clock = new ManualClock();
     const controller = new AbortController();
-    const housekeeping = keepHouse({ store: undefined } as unknown as BotServices, clock, 1_000, controller.signal, () => Promise.resolve());
+    const announced: (readonly string[])[] = [];
+    const housekeeping = keepHouse(undefined, clock, 1_000, controller.signal, (reclaimed) => {
+      announced.push(reclaimed);
+      return Promise.resolve();
+    });
     await clock.advance(3_000);
     controller.abort();
     await expect(housekeeping).resolves.toBeUndefined();
+    expect(announced).toEqual([[], [], []]);
   });
 });
