@@ -208,6 +208,26 @@ describe('holdfast migrate --to postgres', () => {
     expect(await onSchema(connection, 'SELECT schema_name FROM information_schema.schemata WHERE schema_name = $1', [connection.schema])).toEqual([]);
   });
 
+  it('refuses with status 3 a store another version of the program left, which it would have to change to read', async () => {
+    const clock = new ManualClock();
+    await stoppedStoreIn(temp.path(), clock);
+    const dbPath = storePathIn(temp.path());
+    const db = new BetterSqlite3(dbPath);
+    const current = db.pragma('user_version', { simple: true }) as number;
+    db.pragma(`user_version = ${current - 1}`);
+    db.close();
+    const connection = freshPgConnection();
+
+    const run = await runCliIn(temp.path(), ['migrate', '--to', 'postgres', '--config', configFor(connection)], { clock });
+
+    expect(run).toEqual({
+      status: 3,
+      stdout: '',
+      stderr: `holdfast: the store ${dbPath} is at schema version ${current - 1}, not this program's ${current}: start the bot of this version on it once, stop it, then migrate\n`,
+    });
+    expect(await onSchema(connection, 'SELECT schema_name FROM information_schema.schemata WHERE schema_name = $1', [connection.schema])).toEqual([]);
+  });
+
   it('exits 2 without turn_state.postgres, without a store file, or without --to postgres', async () => {
     const clock = new ManualClock();
     const noStore = await runCliIn(temp.path(), ['migrate', '--to', 'postgres', '--config', configFor(freshPgConnection())], { clock });
