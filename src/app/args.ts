@@ -17,6 +17,7 @@ export const USAGE = `Usage: holdfast [options]
        holdfast turns list|show|resolve ...   inspect saved turns, give verdicts on uncertain calls
        holdfast doctor                        check the configuration and the store
        holdfast backup PATH                   copy the store while the bot runs
+       holdfast migrate --to postgres         copy a stopped bot's store into PostgreSQL
 
 Runs the Holdfast chat bot: on Discord when discord.token is configured, else in this terminal.
 The operator commands work beside the running bot; each takes --config PATH and --help.
@@ -29,8 +30,8 @@ Options:
   -v, --version   print the version and exit
 
 Exit status: 0 on success, 1 on a runtime failure, 2 for bad arguments or configuration;
-the operator commands also exit 3 for a turn or call that does not exist or a verdict not allowed,
-and doctor 1 when something needs attention.
+the operator commands also exit 3 for a turn or call that does not exist, a verdict not allowed
+or a migration refused, and doctor 1 when something needs attention.
 `;
 
 type Flag = 'console' | 'jsonl' | 'help' | 'version';

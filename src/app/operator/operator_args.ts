@@ -16,7 +16,8 @@ export type OperatorCommand =
       readonly json: boolean;
     }
   | { readonly kind: 'doctor'; readonly configPath?: string; readonly json: boolean }
-  | { readonly kind: 'backup'; readonly configPath?: string; readonly path: string };
+  | { readonly kind: 'backup'; readonly configPath?: string; readonly path: string }
+  | { readonly kind: 'migrate'; readonly configPath?: string; readonly to: 'postgres' };
 
 /** What an operator command line came to: a command to run, a help text to print, or a usage error and the help that goes with it. */
 export type OperatorArgs =
@@ -25,7 +26,7 @@ export type OperatorArgs =
   | { readonly kind: 'error'; readonly error: string; readonly topic: UsageTopic };
 
 /** The first words that make the program an operator command instead of the bot. */
-export const OPERATOR_COMMANDS = ['turns', 'doctor', 'backup'] as const;
+export const OPERATOR_COMMANDS = ['turns', 'doctor', 'backup', 'migrate'] as const;
 
 /** Whether `argv` asks for an operator command rather than the bot. */
 export function isOperatorCommand(argv: readonly string[]): boolean {
@@ -45,7 +46,7 @@ const CONFIG: OptionSpec = { kind: 'value' };
 const JSON_FLAG: OptionSpec = { kind: 'flag' };
 const HELP: OptionSpec = { kind: 'flag' };
 
-/** Parses an operator command line (`argv` starts with `turns`, `doctor` or `backup`); never throws. */
+/** Parses an operator command line (`argv` starts with `turns`, `doctor`, `backup` or `migrate`); never throws. */
 export function parseOperatorArgs(argv: readonly string[]): OperatorArgs {
   const [first, second, ...rest] = argv;
   if (first === 'turns') {
@@ -61,6 +62,7 @@ export function parseOperatorArgs(argv: readonly string[]): OperatorArgs {
   }
   const tail = second === undefined ? rest : [second, ...rest];
   if (first === 'doctor') return withOptions(tail, 'doctor', { '--json': JSON_FLAG }, doctor);
+  if (first === 'migrate') return withOptions(tail, 'migrate', { '--to': { kind: 'value' } }, migrate);
   return withOptions(tail, 'backup', {}, backup);
 }
 
@@ -137,4 +139,13 @@ function backup(options: ParsedOptions, config: { configPath?: string }): Built 
   if (!given.ok) return given;
   const [path = ''] = given.values;
   return { ok: true, command: { kind: 'backup', ...config, path } };
+}
+
+function migrate(options: ParsedOptions, config: { configPath?: string }): Built {
+  const none = positionals(options, []);
+  if (!none.ok) return none;
+  const to = valueOf(options, '--to');
+  if (to === undefined) return { ok: false, error: 'migrate needs --to postgres' };
+  if (to !== 'postgres') return { ok: false, error: `cannot migrate to '${to}' (expected postgres)` };
+  return { ok: true, command: { kind: 'migrate', ...config, to } };
 }

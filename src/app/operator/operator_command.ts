@@ -10,6 +10,7 @@ import { configuredSecrets, logRedactor } from '../config_secrets.js';
 import { EXIT, type ExitStatus } from '../exit_status.js';
 import { backup } from './backup.js';
 import { doctor } from './doctor.js';
+import { migrateToPostgres } from './migrate_to_postgres.js';
 import { parseOperatorArgs, type OperatorCommand } from './operator_args.js';
 import type { OperatorContext } from './operator_context.js';
 import { openOperatorStore, type StoreAccess } from './operator_store_access.js';
@@ -28,7 +29,8 @@ export interface OperatorIo {
 
 /**
  * `holdfast turns …`, `holdfast doctor` and `holdfast backup`: parses the command, loads the
- * configuration, opens the store beside the running bot (no lock, no sweep) and runs the command.
+ * configuration, opens the store beside the running bot (no lock, no sweep) and runs the command;
+ * `holdfast migrate` opens the store its own way.
  * Returns the exit status: bad arguments, bad configuration and a store that is off or does not
  * exist are status 2, one problem a line.
  */
@@ -57,6 +59,11 @@ export async function runOperatorCommand(argv: readonly string[], io: OperatorIo
   }
   const secrets = configuredSecrets(loaded);
   const logger = createLogger(loaded.config.logging, { stream: io.stderr, isTTY: io.stderr.isTTY === true }, logRedactor(secrets));
+  if (command.kind === 'migrate') {
+    const out = (text: string): unknown => io.stdout.write(text);
+    const err = (text: string): unknown => io.stderr.write(text);
+    return migrateToPostgres({ config: loaded.config, cwd: io.cwd, clock, logger, redact: (text) => secrets.redact(text), out, err });
+  }
   const store = openOperatorStore(loaded.config, io.cwd, { clock, logger, secrets });
   try {
     if (command.kind === 'doctor') return await doctor({ config: loaded.config, source: loaded.source, store, clock, logger }, command.json, (text) => io.stdout.write(text));
@@ -71,7 +78,7 @@ export async function runOperatorCommand(argv: readonly string[], io: OperatorIo
 }
 
 /** A command that needs the store: refused with status 2 when there is none, 1 when it cannot be used. */
-function onStore(command: Exclude<OperatorCommand, { kind: 'doctor' }>, store: StoreAccess, io: OperatorIo, now: number): Promise<ExitStatus> {
+function onStore(command: Exclude<OperatorCommand, { kind: 'doctor' | 'migrate' }>, store: StoreAccess, io: OperatorIo, now: number): Promise<ExitStatus> {
   const fail = (status: ExitStatus, message: string): Promise<ExitStatus> => {
     io.stderr.write(`holdfast: ${message}\n`);
     return Promise.resolve(status);

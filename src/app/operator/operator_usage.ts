@@ -1,5 +1,5 @@
 /** The help texts of the operator commands, one per command and one for `holdfast turns`. */
-export type UsageTopic = 'turns' | 'turns_list' | 'turns_show' | 'turns_resolve' | 'doctor' | 'backup';
+export type UsageTopic = 'turns' | 'turns_list' | 'turns_show' | 'turns_resolve' | 'doctor' | 'backup' | 'migrate';
 
 const COMMON = `  --config PATH   the configuration file (default: $HOLDFAST_CONFIG, else ./config.yml if it exists)
   -h, --help      print this help and exit`;
@@ -86,6 +86,23 @@ Exit status: 0 on success, 1 when the copy could not be written, 2 for bad argum
 configuration, no store file, or a PATH that already exists.
 `;
 
+const MIGRATE = `Usage: holdfast migrate --to postgres [--config PATH]
+
+Copies the SQLite store at turn_state.db_path, with its blobs, into the PostgreSQL database at
+turn_state.postgres (url and schema), in one transaction: every turn, call, reply, inbox entry,
+history entry and memory note, ids and states unchanged. Stop the bot first; the schema must hold
+no rows yet. Prints each table's count, checked against the SQLite store. The SQLite file is
+only read; set turn_state.backend to postgres afterwards to run the bot on the copy.
+
+Options:
+  --to postgres   where to copy the store (the one choice there is)
+${COMMON}
+
+Exit status: 0 on success, 1 when the copy failed (the schema is left without a row of it),
+2 for bad arguments or configuration (no turn_state.postgres, no store file), 3 while a bot holds
+the store, when the schema already holds rows, or when the store is at another schema version.
+`;
+
 const TURNS = `Usage: holdfast turns list [--status S]... [--channel C] [--json] [--config PATH]
        holdfast turns show TURN [--json] [--config PATH]
        holdfast turns resolve TURN CALL (--applied [--result TEXT] | --not-applied [--note TEXT]) [--json] [--config PATH]
@@ -102,6 +119,7 @@ export const OPERATOR_USAGE: Readonly<Record<UsageTopic, string>> = {
   turns_resolve: RESOLVE,
   doctor: DOCTOR,
   backup: BACKUP,
+  migrate: MIGRATE,
 };
 
 /** How each topic's command is written, for `Try 'holdfast … --help'`. */
@@ -112,4 +130,5 @@ export const TOPIC_COMMAND: Readonly<Record<UsageTopic, string>> = {
   turns_resolve: 'holdfast turns resolve',
   doctor: 'holdfast doctor',
   backup: 'holdfast backup',
+  migrate: 'holdfast migrate',
 };

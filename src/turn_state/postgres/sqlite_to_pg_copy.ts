@@ -1,0 +1,137 @@
+import type { Database } from 'better-sqlite3';
+import { marked } from '../../core/marked.js';
+import { blobDigest, type BlobStore } from '../blob_store.js';
+import { COPIED_TABLES, sqliteColumn, type CopiedTable } from './copied_tables.js';
+import type { PgQueryable } from './pg_pool.js';
+
+/** How many rows a table (or `blobs`) holds. */
+export interface TableCount {
+  readonly table: string;
+  readonly count: number;
+}
+
+/** Rows sent in one INSERT, and the characters of text after which a batch goes early. */
+const BATCH_ROWS = 500;
+const BATCH_CHARS = 4_000_000;
+
+const NOT_EMPTY = marked<TargetNotEmptyError>('TargetNotEmptyError');
+const MISMATCH = marked<CopyMismatchError>('CopyMismatchError');
+
+/** The PostgreSQL schema already holds a store: a copy would mix two installations. */
+export class TargetNotEmptyError extends Error {
+  override readonly name = 'TargetNotEmptyError';
+
+  constructor(readonly occupied: readonly TableCount[]) {
+    super(`it already holds rows (${occupied.map((entry) => `${entry.table}: ${entry.count}`).join(', ')})`);
+    NOT_EMPTY.mark(this);
+  }
+}
+
+export const isTargetNotEmptyError = NOT_EMPTY.is;
+
+/** A table holds another number of rows in PostgreSQL than in the SQLite file after the copy. */
+export class CopyMismatchError extends Error {
+  override readonly name = 'CopyMismatchError';
+
+  constructor(
+    readonly table: string,
+    readonly expected: number,
+    readonly found: number,
+  ) {
+    super(`${table} holds ${found} rows in PostgreSQL where the SQLite store holds ${expected}`);
+    MISMATCH.mark(this);
+  }
+}
+
+export const isCopyMismatchError = MISMATCH.is;
+
+/**
+ * Copies a stopped SQLite store — every row of {@link COPIED_TABLES}, ids and states as they are,
+ * and every blob of its blob directory (`undefined` when it has none) — into `target`, a
+ * connection inside a transaction that the caller commits, and checks that each table and the
+ * blobs then hold as many rows as the SQLite store. The file is read in one read transaction.
+ * @returns the count of each table, then of `blobs`.
+ * @throws {TargetNotEmptyError} when any table of the target holds a row; nothing is written then.
+ * @throws {CopyMismatchError} when a count differs after the copy.
+ * @throws when a blob's bytes do not match its name, or PostgreSQL refuses a row.
+ */
+export async function copySqliteToPg(source: Database, blobs: BlobStore | undefined, target: PgQueryable): Promise<TableCount[]> {
+  await refuseOccupied(target);
+  source.exec('BEGIN');
+  try {
+    const blobCount = await copyBlobs(blobs, target);
+    const counts: TableCount[] = [];
+    for (const table of COPIED_TABLES) {
+      await copyRows(source, table, target);
+      if (table.identity !== undefined) await continueNumbering(source, table, table.identity, target);
+      counts.push(await verifiedCount(table.name, countIn(source, table.name), target));
+    }
+    counts.push(await verifiedCount('blobs', blobCount, target));
+    return counts;
+  } finally {
+    source.exec('COMMIT');
+  }
+}
+
+/** Locks every table of the target against other writers until the transaction ends, and refuses one that holds a row. */
+async function refuseOccupied(target: PgQueryable): Promise<void> {
+  const names = ['blobs', ...COPIED_TABLES.map((table) => table.name)];
+  await target.query(`LOCK TABLE ${names.join(', ')} IN SHARE ROW EXCLUSIVE MODE`);
+  const { rows } = await target.query<TableCount>(names.map((name) => `SELECT '${name}' AS "table", count(*) AS count FROM ${name}`).join(' UNION ALL '));
+  const occupied = rows.filter((row) => row.count > 0);
+  if (occupied.length > 0) throw new TargetNotEmptyError(occupied);
+}
+
+async function copyBlobs(blobs: BlobStore | undefined, target: PgQueryable): Promise<number> {
+  const digests = blobs?.list() ?? [];
+  for (const digest of digests) {
+    const bytes = blobs?.get(digest) ?? Buffer.alloc(0);
+    if (blobDigest(bytes) !== digest) throw new Error(`blob ${digest} is damaged: its bytes do not match its name`);
+    await target.query('INSERT INTO blobs (digest, bytes) VALUES ($1, $2)', [digest, bytes]);
+  }
+  return digests.length;
+}
+
+async function copyRows(source: Database, table: CopiedTable, target: PgQueryable): Promise<void> {
+  const rows = source
+    .prepare(`SELECT ${table.columns.map((column) => sqliteColumn(table, column)).join(', ')} FROM ${table.name} ORDER BY ${table.order}`)
+    .raw(true)
+    .iterate() as IterableIterator<unknown[]>;
+  let batch: unknown[][] = [];
+  let chars = 0;
+  for (const row of rows) {
+    batch.push(row);
+    chars += row.reduce<number>((sum, value) => sum + (typeof value === 'string' ? value.length : 8), 0);
+    if (batch.length === BATCH_ROWS || chars >= BATCH_CHARS) {
+      await insertRows(table, batch, target);
+      batch = [];
+      chars = 0;
+    }
+  }
+  if (batch.length > 0) await insertRows(table, batch, target);
+}
+
+async function insertRows(table: CopiedTable, rows: readonly unknown[][], target: PgQueryable): Promise<void> {
+  const width = table.columns.length;
+  const tuples = rows.map((_, row) => `(${table.columns.map((__, column) => `$${row * width + column + 1}`).join(', ')})`);
+  const overriding = table.identity === undefined ? '' : ' OVERRIDING SYSTEM VALUE';
+  await target.query(`INSERT INTO ${table.name} (${table.columns.join(', ')})${overriding} VALUES ${tuples.join(', ')}`, rows.flat());
+}
+
+/** Makes PostgreSQL number the table's next row after every number SQLite gave, so that no id is given twice. */
+async function continueNumbering(source: Database, table: CopiedTable, identity: NonNullable<CopiedTable['identity']>, target: PgQueryable): Promise<void> {
+  const highest = source.prepare<[], { top: number | null }>(`SELECT max(${table.sourceOf?.[identity.column] ?? identity.column}) AS top FROM ${table.name}`).get()?.top ?? 0;
+  const given = identity.autoincrement ? (source.prepare<[string], { seq: number }>('SELECT seq FROM sqlite_sequence WHERE name = ?').get(table.name)?.seq ?? 0) : 0;
+  await target.query('SELECT setval(pg_get_serial_sequence($1, $2), $3, false)', [table.name, identity.column, Math.max(highest, given) + 1]);
+}
+
+function countIn(source: Database, table: string): number {
+  return source.prepare<[], { count: number }>(`SELECT count(*) AS count FROM ${table}`).get()?.count ?? 0;
+}
+
+async function verifiedCount(table: string, expected: number, target: PgQueryable): Promise<TableCount> {
+  const { rows } = await target.query<{ count: number }>(`SELECT count(*) AS count FROM ${table}`);
+  const found = rows[0]?.count ?? 0;
+  if (found !== expected) throw new CopyMismatchError(table, expected, found);
+  return { table, count: found };
+}

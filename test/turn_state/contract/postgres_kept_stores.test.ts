@@ -1,0 +1,51 @@
+import type pg from 'pg';
+import { pino } from 'pino';
+import { migratePg } from '../../../src/turn_state/postgres/pg_migrate.js';
+import { PgHistoryStore } from '../../../src/turn_state/postgres/pg_history_store.js';
+import { PgMemoryStore } from '../../../src/turn_state/postgres/pg_memory_store.js';
+import { openPgPool } from '../../../src/turn_state/postgres/pg_pool.js';
+import { PG_MIGRATIONS } from '../../../src/turn_state/postgres/pg_schema.js';
+import { ManualClock } from '../../support/manual_clock.js';
+import { callsAfter, databaseFollows, freshPgConnection } from '../../support/postgres_schema.js';
+import { describeHistoryStoreContract } from './history_store_contract.js';
+import type { KeptHarness, MakeKeptHarness } from './kept_contract_harness.js';
+import { describeMemoryStoreContract } from './memory_store_contract.js';
+
+/** The history and memory ports on a schema of their own, the database's clock following the test's. */
+const postgresHarness: MakeKeptHarness = async () => {
+  const clock = new ManualClock();
+  const connection = freshPgConnection();
+  const options = { logger: pino({ level: 'silent' }), clock };
+  let pool: pg.Pool = openPgPool(connection);
+  await migratePg(pool, connection.schema, PG_MIGRATIONS);
+  const followed = await databaseFollows(connection, clock);
+  const sync = (): Promise<void> => followed.sync();
+  const storesOn = (on: pg.Pool) => ({
+    history: callsAfter(new PgHistoryStore(on, options), sync),
+    memory: callsAfter(new PgMemoryStore(on, options), sync),
+  });
+  let stores = storesOn(pool);
+  const harness: KeptHarness = {
+    get history() {
+      return stores.history;
+    },
+    get memory() {
+      return stores.memory;
+    },
+    clock,
+    durable: true,
+    reopen: async () => {
+      await pool.end();
+      pool = openPgPool(connection);
+      stores = storesOn(pool);
+    },
+    close: async () => {
+      await followed.close();
+      await pool.end();
+    },
+  };
+  return harness;
+};
+
+describeHistoryStoreContract('PostgreSQL', postgresHarness);
+describeMemoryStoreContract('PostgreSQL', postgresHarness);
