@@ -16,7 +16,8 @@ export class PendingBlobs implements BlobSink {
   }
 
   async writeTo(db: PgQueryable): Promise<void> {
-    for (const [digest, bytes] of this.#bytes) {
+    // In digest order, so that two writers storing the same blobs lock them in the same order and never deadlock.
+    for (const [digest, bytes] of [...this.#bytes].sort(([a], [b]) => (a < b ? -1 : 1))) {
       await db.query('INSERT INTO blobs (digest, bytes) VALUES ($1, $2) ON CONFLICT (digest) DO NOTHING', [digest, Buffer.from(bytes)]);
     }
     this.#bytes.clear();
