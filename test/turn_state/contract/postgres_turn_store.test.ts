@@ -33,8 +33,8 @@ async function makePgHarness(): Promise<Harness> {
   await migratePg(pool, connection.schema, PG_MIGRATIONS);
   const followed = await databaseFollows(connection, clock);
   const open = (on: pg.Pool): { turns: TurnStore; operator: OperatorStore } => ({
-    turns: callsAfter(pgTurnStoreOn(on, options), followed.sync),
-    operator: callsAfter(pgOperatorStoreOn(on, options), followed.sync),
+    turns: callsAfter(pgTurnStoreOn(on, options), () => followed.sync()),
+    operator: callsAfter(pgOperatorStoreOn(on, options), () => followed.sync()),
   });
   let store: { turns: TurnStore; operator: OperatorStore } | undefined = open(pool);
   const current = (): { turns: TurnStore; operator: OperatorStore } => {
