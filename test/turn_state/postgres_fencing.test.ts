@@ -1,7 +1,9 @@
 import pg from 'pg';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+import { blobDigest } from '../../src/turn_state/blob_store.js';
 import { isStaleTurnError } from '../../src/turn_state/errors.js';
+import { PendingBlobs } from '../../src/turn_state/postgres/pg_blobs.js';
 import { migratePg } from '../../src/turn_state/postgres/pg_migrate.js';
 import { openPgPool, type PgConnection } from '../../src/turn_state/postgres/pg_pool.js';
 import { PG_MIGRATIONS } from '../../src/turn_state/postgres/pg_schema.js';
@@ -162,5 +164,31 @@ describe('several processes on one PostgreSQL store', () => {
     expect(lease.expiresAt).toBeGreaterThan(clockOfA.now());
     expect(isStaleTurnError(refused)).toBe(true);
     expect((await a.loadResumable(lease.turnId))?.checkpoint?.state).toEqual({});
+  });
+
+  it("never collects a blob that another process's write in progress is storing again", async () => {
+    const { a, b, connection } = await twoProcesses();
+    const picture = Buffer.from('a picture both turns were sent');
+    const image = { type: 'image' as const, mediaType: 'image/png', source: { kind: 'base64' as const, data: picture.toString('base64') } };
+    const ended = await admitted(a, 'm-ended');
+    await a.checkpoint(ended, { append: [{ role: 'user', content: [image] }], state: {}, progressed: true });
+    await a.finish(ended, 'TERMINAL_COMPLETED');
+    const writing = await admitted(a, 'm-writing');
+    const writer = await sessionOn(connection);
+    try {
+      await writer.query('BEGIN');
+      const blobs = new PendingBlobs();
+      blobs.put(picture);
+      await blobs.writeTo(writer);
+
+      expect((await b.sweepRetention()).deletedBlobs).toBe(0);
+
+      await writer.query(`INSERT INTO blob_refs (turn_id, digest, owner) VALUES ($1, $2, 'transcript')`, [writing.turnId, blobDigest(picture)]);
+      await writer.query('COMMIT');
+    } finally {
+      await writer.end();
+    }
+    expect(await onSchema(connection, 'SELECT digest FROM blobs')).toEqual([{ digest: blobDigest(picture) }]);
+    expect((await b.sweepRetention()).deletedBlobs).toBe(0);
   });
 });

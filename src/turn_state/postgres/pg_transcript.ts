@@ -56,6 +56,7 @@ interface CheckpointRow {
   created_at: number;
 }
 
+/** The newest of a turn's checkpoints, or `undefined` when it has none (a terminal turn's were dropped). */
 export async function latestCheckpoint(db: PgQueryable, turnId: string): Promise<CheckpointRecord | undefined> {
   const { rows } = await db.query<CheckpointRow>('SELECT seq, transcript_length, state, created_at FROM checkpoints WHERE turn_id = $1 ORDER BY seq DESC LIMIT 1', [turnId]);
   const row = rows[0];
