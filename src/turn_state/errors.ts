@@ -5,6 +5,7 @@ const UNAVAILABLE = marked<TurnStateUnavailable>('TurnStateUnavailable');
 const ILLEGAL_MOVE = marked<IllegalOpMoveError>('IllegalOpMoveError');
 const INTENT = marked<LedgerIntentError>('LedgerIntentError');
 const UNDECODABLE = marked<UndecodableTurnError>('UndecodableTurnError');
+const OWN_TOOLS_BACKUP = marked<BackupWithOwnToolsError>('BackupWithOwnToolsError');
 
 /** A fenced write changed nothing: the writer's lease is no longer the turn's. It must stop, not retry. */
 export class StaleTurnError extends Error {
@@ -71,11 +72,28 @@ export function decodedPart<T>(turnId: string, part: TurnPart, decode: () => T):
   }
 }
 
+/**
+ * The store cannot copy itself: it lives in a database server that is backed up with that
+ * server's own tool, which the operator runs instead of `holdfast backup`.
+ */
+export class BackupWithOwnToolsError extends Error {
+  override readonly name = 'BackupWithOwnToolsError';
+
+  constructor(
+    readonly backend: 'postgres',
+    readonly tool: 'pg_dump',
+  ) {
+    super(`the PostgreSQL store is backed up with PostgreSQL's own tools, not copied by holdfast backup: run ${tool} against turn_state.postgres.url (its schema holds the whole store)`);
+    OWN_TOOLS_BACKUP.mark(this);
+  }
+}
+
 export const isStaleTurnError = STALE_TURN.is;
 export const isUndecodableTurnError = UNDECODABLE.is;
 export const isTurnStateUnavailable = UNAVAILABLE.is;
 export const isIllegalOpMoveError = ILLEGAL_MOVE.is;
 export const isLedgerIntentError = INTENT.is;
+export const isBackupWithOwnToolsError = OWN_TOOLS_BACKUP.is;
 
 /**
  * Whether a store call's error is the store's answer rather than its failure: a superseded

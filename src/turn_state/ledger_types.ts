@@ -1,4 +1,5 @@
 import type { JsonObject } from '../llm/protocol.js';
+import { LedgerIntentError } from './errors.js';
 
 /** Where one tool call's effect stands (DESIGN §6). */
 export const OP_STATES = [
@@ -43,6 +44,25 @@ export const VERDICT_PRIOR_STATE: OpState = 'MANUAL_RESOLUTION_REQUIRED';
 
 export function isLegalMove(from: OpState, to: OpState): boolean {
   return LEGAL_PRIOR_STATES[to].includes(from);
+}
+
+/**
+ * Rejects a batch with an empty or duplicate call id before anything is recorded or run
+ * (DESIGN §6): the whole batch goes back to the model instead.
+ * @throws {LedgerIntentError}
+ */
+export function validateIntents(intents: readonly OpIntent[]): void {
+  const seen = new Set<string>();
+  for (const intent of intents) {
+    if (intent.toolCallId === '') throw new LedgerIntentError('empty_id', '');
+    if (seen.has(intent.toolCallId)) throw new LedgerIntentError('duplicate_id', intent.toolCallId);
+    seen.add(intent.toolCallId);
+  }
+}
+
+/** An op's key as messages name it: `turn/step/call`. */
+export function describeOpKey(key: OpKey): string {
+  return `${key.turnId}/${key.step}/${key.toolCallId}`;
 }
 
 /** Ops that keep their rows forever: their outcome is still in question. */

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { blobDirectoryFor } from '../../turn_state/sqlite/open.js';
 import { causeOf } from '../../turn_state/sqlite/file.js';
+import { isBackupWithOwnToolsError } from '../../turn_state/errors.js';
 import { EXIT, type ExitStatus } from '../exit_status.js';
 import type { OperatorContext } from './operator_context.js';
 
@@ -16,7 +17,8 @@ export interface BackupRequest {
 /**
  * `holdfast backup PATH`: a consistent copy of the store, taken with SQLite's online backup while
  * the bot may be writing, and the blobs its rows refer to in `blobs/` beside the copy. An
- * existing PATH is never overwritten (status 2); a copy that could not be written is status 1.
+ * existing PATH is never overwritten (status 2); a copy that could not be written is status 1; a
+ * store that is backed up with its database server's own tools is status 2, naming the tool.
  */
 export async function backup(context: OperatorContext, request: BackupRequest): Promise<ExitStatus> {
   const path = resolve(request.cwd, request.path);
@@ -27,6 +29,10 @@ export async function backup(context: OperatorContext, request: BackupRequest): 
   try {
     await context.operator.backup(path);
   } catch (error) {
+    if (isBackupWithOwnToolsError(error)) {
+      context.err(`holdfast: ${error.message}\n`);
+      return EXIT.usage;
+    }
     context.err(`holdfast: the backup to ${path} could not be written: ${causeOf(error)}\n`);
     return EXIT.failure;
   }

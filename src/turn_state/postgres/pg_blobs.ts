@@ -3,8 +3,9 @@ import type { PgQueryable } from './pg_pool.js';
 
 /**
  * The blobs a write puts, held until {@link PendingBlobs.writeTo} stores them as `blobs` rows in
- * the write's transaction, before any row that refers to them: bytes already stored under the
- * same digest are not written again.
+ * the write's transaction, before any row that refers to them. Bytes already stored under the
+ * same digest are not written again, but their row is locked until the write commits, so that
+ * blob collection (which skips locked rows) cannot delete it before the reference is stored.
  */
 export class PendingBlobs implements BlobSink {
   readonly #bytes = new Map<string, Uint8Array>();
@@ -18,7 +19,7 @@ export class PendingBlobs implements BlobSink {
   async writeTo(db: PgQueryable): Promise<void> {
     // In digest order, so that two writers storing the same blobs lock them in the same order and never deadlock.
     for (const [digest, bytes] of [...this.#bytes].sort(([a], [b]) => (a < b ? -1 : 1))) {
-      await db.query('INSERT INTO blobs (digest, bytes) VALUES ($1, $2) ON CONFLICT (digest) DO NOTHING', [digest, Buffer.from(bytes)]);
+      await db.query('INSERT INTO blobs (digest, bytes) VALUES ($1, $2) ON CONFLICT (digest) DO UPDATE SET bytes = blobs.bytes', [digest, Buffer.from(bytes)]);
     }
     this.#bytes.clear();
   }

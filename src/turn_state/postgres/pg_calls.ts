@@ -20,11 +20,14 @@ export class PgCalls {
     private readonly clock: Clock,
   ) {}
 
-  /** `work` in one transaction, committed when it resolves and rolled back when it rejects, without the error translation. */
-  async inTransaction<T>(work: (db: PgQueryable) => Promise<T>): Promise<T> {
+  /**
+   * `work` in one transaction opened by `begin`, committed when it resolves and rolled back when
+   * it rejects, without the error translation.
+   */
+  async inTransaction<T>(work: (db: PgQueryable) => Promise<T>, begin = 'BEGIN'): Promise<T> {
     const client = await this.pool.connect();
     try {
-      await client.query('BEGIN');
+      await client.query(begin);
       try {
         const result = await work(client);
         await client.query('COMMIT');
@@ -54,6 +57,11 @@ export class PgCalls {
   /** A read on the pool. */
   read<T>(operation: string, work: (db: PgQueryable) => Promise<T>): Promise<T> {
     return this.translated(operation, () => work(this.pool));
+  }
+
+  /** A read of several statements that must agree with each other: one read-only snapshot. */
+  snapshot<T>(operation: string, work: (db: PgQueryable) => Promise<T>): Promise<T> {
+    return this.translated(operation, () => this.inTransaction(work, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY'));
   }
 
   /** A sweep: a write whose counts are logged for the operators (DESIGN §10). */

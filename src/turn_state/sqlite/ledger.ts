@@ -2,27 +2,13 @@ import type { Database } from 'better-sqlite3';
 import type { BlobStore } from '../blob_store.js';
 import { callFingerprint, idempotencyKey } from '../call_fingerprint.js';
 import { decodedPart, IllegalOpMoveError, LedgerIntentError, StaleTurnError } from '../errors.js';
-import { LEGAL_PRIOR_STATES, type OpIntent, type OpKey, type OpMove, type OpRecord } from '../ledger_types.js';
+import { describeOpKey, LEGAL_PRIOR_STATES, type OpIntent, type OpKey, type OpMove, type OpRecord } from '../ledger_types.js';
 import { scrubJsonText, scrubSecrets } from '../scrub.js';
 import { FENCE, fenceHolds, fenceParams } from './fence.js';
 import { opFromRow, type OpRow } from '../turn_rows.js';
 import { statement } from './statements.js';
 import { INLINE_LIMIT_BYTES } from '../stored_message.js';
 import type { Lease } from '../turn_types.js';
-
-/**
- * Rejects a batch with an empty or duplicate call id before anything is recorded or run
- * (DESIGN §6): the whole batch goes back to the model instead.
- * @throws {LedgerIntentError}
- */
-export function validateIntents(intents: readonly OpIntent[]): void {
-  const seen = new Set<string>();
-  for (const intent of intents) {
-    if (intent.toolCallId === '') throw new LedgerIntentError('empty_id', '');
-    if (seen.has(intent.toolCallId)) throw new LedgerIntentError('duplicate_id', intent.toolCallId);
-    seen.add(intent.toolCallId);
-  }
-}
 
 /** The tool-call ledger's rows in SQLite; every write runs inside the caller's write transaction. */
 export class SqliteLedger {
@@ -74,7 +60,7 @@ export class SqliteLedger {
           ).run({ ...fenceParams(lease, now), step: key.step, toolCallId: key.toolCallId, to: move.to, ...detail }).changes;
     if (changes === 0) {
       if (!fenceHolds(this.db, lease, now)) throw new StaleTurnError(lease.turnId, `move op to ${move.to}`);
-      throw new IllegalOpMoveError(describeKey(key), this.get(key)?.state, move.to);
+      throw new IllegalOpMoveError(describeOpKey(key), this.get(key)?.state, move.to);
     }
     return this.require(key);
   }
@@ -91,7 +77,7 @@ export class SqliteLedger {
 
   require(key: OpKey): OpRecord {
     const op = this.get(key);
-    if (op === undefined) throw new IllegalOpMoveError(describeKey(key), undefined, 'read');
+    if (op === undefined) throw new IllegalOpMoveError(describeOpKey(key), undefined, 'read');
     return op;
   }
 
@@ -105,10 +91,6 @@ export class SqliteLedger {
     statement(this.db, `INSERT OR IGNORE INTO blob_refs (turn_id, digest, owner) VALUES (?, ?, 'op')`).run(turnId, digest);
     return { result: null, resultBlob: digest, error: null };
   }
-}
-
-function describeKey(key: OpKey): string {
-  return `${key.turnId}/${key.step}/${key.toolCallId}`;
 }
 
 function isPrimaryKeyViolation(error: unknown): boolean {
