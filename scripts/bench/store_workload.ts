@@ -97,3 +97,14 @@ export class StoreWorkload {
     return lease.turnId;
   }
 }
+
+/** What one backend measured: latencies, and the long turn's sizes and bytes written (by each measure the backend has). */
+export interface BackendFigures {
+  readonly name: string;
+  readonly latencies: Latencies;
+  readonly turn: {
+    readonly transcript: number;
+    readonly ledger: number;
+    readonly written: readonly { readonly what: string; readonly bytes: number; readonly means: string }[];
+  };
+}

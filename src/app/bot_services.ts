@@ -1,9 +1,9 @@
-import { resolve } from 'node:path';
 import type { FaultInjector } from '../engine/fault_points.js';
 import { Intake } from '../conversation/intake.js';
 import type { MessageSource, ReplySink } from '../conversation/transport.js';
 import { isConfigError } from '../config/problems.js';
 import type { Config } from './config_schema.js';
+import { openChosenStore } from './store_choice.js';
 import type { Clock } from '../core/clock.js';
 import { RandomIds } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
@@ -20,9 +20,6 @@ import type { HistoryStore } from '../turn_state/history_store.js';
 import type { MemoryStore } from '../turn_state/memory_store.js';
 import { redactingHistoryStore, redactingMemoryStore, redactingOperatorStore, redactingTurnStore } from '../turn_state/redacting_stores.js';
 import type { OperatorStore } from '../turn_state/operator_store.js';
-import { openSqliteStore } from '../turn_state/sqlite/open_store.js';
-import { isStoreInUseError, lockStoreFile, type StoreLock } from '../turn_state/sqlite/store_lock.js';
-import { turnStoreTimings } from '../turn_state/store_options.js';
 import type { TurnStore } from '../turn_state/turn_store.js';
 import type { PendingReply } from '../turn_state/reply_types.js';
 import type { TurnRecord } from '../turn_state/turn_types.js';
@@ -52,9 +49,9 @@ export interface ServiceInstruments {
 const UNINSTRUMENTED: ServiceInstruments = { turnStore: (store) => store, provider: (provider) => provider };
 
 /**
- * Opens everything the bot needs, relative to `cwd`: the one store file (turns, history, memory
- * notes), held by this process until `close` (DESIGN §7.7), importing the previous layout's files
- * on its first open, and writing none of `secrets`. A store that is off or cannot open leaves
+ * Opens everything the bot needs, relative to `cwd`: the store `turn_state.backend` names (turns,
+ * history, memory notes) — the SQLite file held by this process until `close`, or the PostgreSQL
+ * database shared with the bot's other processes (DESIGN §7.7) — writing none of `secrets`. A store that is off or cannot open leaves
  * durability off and history and notes in memory, loudly; a missing model leaves `provider`
  * undefined so that each message can be told what to configure. `instruments` wrap the turn
  * store and the model before anything uses them.
@@ -69,17 +66,8 @@ export async function openBotServices(
   instruments: ServiceInstruments = UNINSTRUMENTED,
 ): Promise<BotServices> {
   const ids = new RandomIds();
-  const dbPath = resolve(cwd, config.turn_state.db_path);
-  const lock = config.turn_state.enabled ? lockStore(dbPath, clock, logger) : undefined;
-  const opened = openSqliteStore({
-    enabled: config.turn_state.enabled,
-    dbPath,
-    baseDir: cwd,
-    clock,
-    ids,
-    logger: logger.child({ component: 'turn_state' }),
-    ...turnStoreTimings(config.turn_state),
-  });
+  const chosen = await openChosenStore(config.turn_state, { cwd, clock, ids, logger, shards: null });
+  const { opened } = chosen;
   const store = opened.turns === undefined ? undefined : instruments.turnStore(redactingTurnStore(opened.turns, secrets));
   const operator = opened.operator === undefined ? undefined : redactingOperatorStore(opened.operator, secrets);
   const history = redactingHistoryStore(opened.history, secrets);
@@ -118,28 +106,10 @@ export async function openBotServices(
     recovery,
     interrupted,
     pendingReplies,
-    close: async () => {
-      await opened.close();
-      lock?.release();
-    },
+    close: () => chosen.close(),
   };
 }
 
-/**
- * Takes the store file for this process before anything reads or sweeps it. A file another bot
- * process holds stops the start; a lock that cannot be made is said loudly, and the store opener
- * then finds the file as unusable as the lock found it.
- * @throws {StoreInUseError} when another bot process holds the file.
- */
-function lockStore(dbPath: string, clock: Clock, logger: Logger): StoreLock | undefined {
-  try {
-    return lockStoreFile(dbPath, clock.now());
-  } catch (error) {
-    if (isStoreInUseError(error)) throw error;
-    logger.child({ component: 'turn_state' }).error({ err: error, dbPath }, 'the store file could not be locked: a second bot process on it would not be refused');
-    return undefined;
-  }
-}
 
 /** The intake pipeline over the bot's services, for a transport's sink and message source. */
 export function intakeFor(config: Config, services: BotServices, deps: { clock: Clock; logger: Logger; sink: ReplySink; source: MessageSource; faults: FaultInjector }): Intake {

@@ -1,4 +1,6 @@
 import type { Database } from 'better-sqlite3';
+import type { Clock } from '../../core/clock.js';
+import type { Logger } from '../../core/logger.js';
 import { BlobStore } from '../blob_store.js';
 import type { TurnStore } from '../turn_store.js';
 import { causeOf } from './file.js';
@@ -18,12 +20,11 @@ export interface SqliteStoreOptions extends SqliteTurnStoreOptions {
   readonly baseDir: string;
 }
 
-function storeOn(db: Database, durable: { turns: TurnStore; operator: OperatorStore } | undefined, options: SqliteStoreOptions): OpenedStore {
+function storeOn(db: Database, durable: { turns: TurnStore; operator: OperatorStore }, options: SqliteStoreOptions): OpenedStore {
   return {
-    turns: durable?.turns,
-    operator: durable?.operator,
-    // In memory, attachments stay inline: nothing goes to disk.
-    history: new SqliteHistoryStore(db, options.clock, durable === undefined ? undefined : BlobStore.open(blobDirectoryFor(options.dbPath))),
+    turns: durable.turns,
+    operator: durable.operator,
+    history: new SqliteHistoryStore(db, options.clock, BlobStore.open(blobDirectoryFor(options.dbPath))),
     memory: new SqliteMemoryStore(db, options.clock),
     close() {
       if (db.open) db.close();
@@ -60,6 +61,25 @@ export function openSqliteStore(options: SqliteStoreOptions): OpenedStore {
   } else {
     options.logger.warn('turn_state.enabled is false: turns are not durable (an interrupted reply is lost), and history and memory notes last only until the bot stops');
   }
+  return memoryOnlyStore(options);
+}
+
+/**
+ * The fallback when no durable store opens, whichever backend was asked for: no turn store, and
+ * history and memory notes in an in-memory database until the bot stops — said in the log.
+ */
+export function memoryOnlyStore(options: { readonly clock: Clock; readonly logger: Logger }): OpenedStore {
   options.logger.warn('conversation history and memory notes are kept in memory only');
-  return storeOn(openInMemoryTurnDatabase(), undefined, options);
+  const db = openInMemoryTurnDatabase();
+  return {
+    turns: undefined,
+    operator: undefined,
+    // In memory, attachments stay inline: nothing goes to disk.
+    history: new SqliteHistoryStore(db, options.clock, undefined),
+    memory: new SqliteMemoryStore(db, options.clock),
+    close() {
+      if (db.open) db.close();
+      return Promise.resolve();
+    },
+  };
 }

@@ -1,0 +1,59 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openBotServices, type BotServices } from '../../src/app/bot_services.js';
+import { configSchema } from '../../src/app/config_schema.js';
+import { NO_SECRETS } from '../../src/core/secret_values.js';
+import { LEVEL, LogLines } from '../support/log_lines.js';
+import { ManualClock } from '../support/manual_clock.js';
+import { freshPgConnection, onSchema } from '../support/postgres_schema.js';
+import { useTempDir } from '../support/temp_dir.js';
+import { admissionFor } from '../support/turn_store.js';
+
+describe('the bot services on a PostgreSQL store', () => {
+  const temp = useTempDir();
+  const opened: BotServices[] = [];
+  afterEach(async () => {
+    for (const services of opened.splice(0)) await services.close();
+  });
+
+  async function open(url: string, schema: string): Promise<{ services: BotServices; logs: LogLines }> {
+    const logs = new LogLines('info');
+    const config = configSchema.parse({ turn_state: { backend: 'postgres', postgres: { url, schema } } });
+    const services = await openBotServices(config, temp.path(), new ManualClock(), logs.logger, NO_SECRETS);
+    opened.push(services);
+    return { services, logs };
+  }
+
+  it('share one database between two processes, each registered, with nothing written beside the working directory', async () => {
+    const { url, schema } = freshPgConnection();
+    const first = await open(url, schema);
+    const second = await open(url, schema);
+
+    const admitted = await first.services.store?.admit(admissionFor('m-1'));
+    expect(admitted?.disposition).toBe('admitted');
+    expect((await second.services.store?.admit(admissionFor('m-1')))?.disposition).toBe('in_progress');
+    await first.services.history.append('discord:c1', { role: 'user', text: 'hello from one process' });
+    expect((await second.services.history.read('discord:c1')).entries.map((entry) => entry.text)).toEqual(['hello from one process']);
+
+    const instances = await onSchema<{ pid: number; stopped_at: string | null }>({ url, schema, poolSize: 1 }, 'SELECT pid, stopped_at FROM instances');
+    expect(instances).toEqual([
+      { pid: process.pid, stopped_at: null },
+      { pid: process.pid, stopped_at: null },
+    ]);
+    expect(first.logs.withMessage('the store is the PostgreSQL database, shared with the other processes of this bot')).toHaveLength(1);
+    await first.services.close();
+    expect((await onSchema<{ stopped: number }>({ url, schema, poolSize: 1 }, 'SELECT COUNT(*)::INTEGER AS stopped FROM instances WHERE stopped_at IS NOT NULL'))[0]).toEqual({ stopped: 1 });
+    expect(existsSync(join(temp.path(), 'data'))).toBe(false);
+  });
+
+  it('answer without durability, loudly, when the database cannot be reached', async () => {
+    const { services, logs } = await open('postgres://holdfast:wrong@127.0.0.1:1/none', 'holdfast');
+
+    expect(services.store).toBeUndefined();
+    expect(await services.history.append('console:console', { role: 'user', text: 'hello' })).toBe(1);
+    const failure = logs.withMessage('the PostgreSQL store could not open: turns are NOT durable, and history and memory notes are lost at restart, until this is fixed');
+    expect(failure).toEqual([expect.objectContaining({ level: LEVEL.error, schema: 'holdfast', cause: expect.stringContaining('ECONNREFUSED') as unknown })]);
+    expect(logs.withMessage('conversation history and memory notes are kept in memory only')).toHaveLength(1);
+  });
+});
