@@ -64,7 +64,7 @@ export async function runOperatorCommand(argv: readonly string[], io: OperatorIo
     const err = (text: string): unknown => io.stderr.write(text);
     return migrateToPostgres({ config: loaded.config, cwd: io.cwd, clock, logger, redact: (text) => secrets.redact(text), out, err });
   }
-  const store = openOperatorStore(loaded.config, io.cwd, { clock, logger, secrets });
+  const store = await openOperatorStore(loaded.config, io.cwd, { clock, logger, secrets });
   try {
     if (command.kind === 'doctor') return await doctor({ config: loaded.config, source: loaded.source, store, clock, logger }, command.json, (text) => io.stdout.write(text));
     return await onStore(command, store, io, clock.now());
@@ -73,7 +73,7 @@ export async function runOperatorCommand(argv: readonly string[], io: OperatorIo
     io.stderr.write(`holdfast: ${error.message}\n`);
     return EXIT.failure;
   } finally {
-    if (store.kind === 'opened') store.close();
+    if (store.kind === 'opened') await store.close();
   }
 }
 

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { pino } from 'pino';
+import { SystemClock } from '../../../src/core/system_clock.js';
+import { openPostgresStore, type OpenedPgStore } from '../../../src/turn_state/postgres/open_pg_store.js';
+import type { PgConnection } from '../../../src/turn_state/postgres/pg_pool.js';
+import { ManualClock } from '../../support/manual_clock.js';
+import { DistinctIds, parkedTurn, runCliIn } from '../../support/operator_cli.js';
+import { freshPgConnection } from '../../support/postgres_schema.js';
+import { useTempDir } from '../../support/temp_dir.js';
+import { TEST_TIMINGS } from '../../support/turn_store.js';
+
+describe('the operator commands on a PostgreSQL store', () => {
+  const temp = useTempDir();
+
+  function configFor(connection: PgConnection): string {
+    return temp.write('config.yml', `llm:\n  model: test-model\nturn_state:\n  backend: postgres\n  postgres:\n    url: ${connection.url}\n    schema: ${connection.schema}\n`);
+  }
+
+  async function storeOn(connection: PgConnection): Promise<OpenedPgStore> {
+    return openPostgresStore({ connection, clock: new SystemClock(), ids: new DistinctIds(), logger: pino({ level: 'silent' }), shards: null, ...TEST_TIMINGS });
+  }
+
+  const where = (connection: PgConnection): string => `PostgreSQL schema ${connection.schema} at ${new URL(connection.url).host}${new URL(connection.url).pathname}`;
+
+  it('list, resolve and check the shared store while it is in use, and refuse to copy it', async () => {
+    const connection = freshPgConnection();
+    const config = configFor(connection);
+    const store = await storeOn(connection);
+    if (store.turns === undefined) throw new Error('no turn store');
+    const turn = await parkedTurn(store.turns, 'm-1', [{ id: 'w1' }]);
+    const clock = new ManualClock();
+
+    const list = await runCliIn(temp.path(), ['turns', 'list', '--json', '--config', config], { clock });
+    expect(list.status).toBe(0);
+    expect(list.stdout).toContain(`"id":"${turn}"`);
+    expect(list.stdout).toContain('"status":"AWAITING_RESOLUTION"');
+
+    const resolved = await runCliIn(temp.path(), ['turns', 'resolve', turn.slice(0, 8), 'w1', '--applied', '--result', 'T-42', '--config', config], { clock });
+    expect(resolved.status).toBe(0);
+    expect((await store.operator?.turnDetail(turn))?.ops[0]).toMatchObject({ state: 'RESOLVED_APPLIED', verdict: { text: 'T-42' } });
+    expect((await store.turns.getTurn(turn))?.status).toBe('SUSPENDED');
+
+    const doctor = await runCliIn(temp.path(), ['doctor', '--config', config], { clock });
+    expect(doctor.stdout).toContain(`store: ${where(connection)}: integrity ok\n`);
+    expect(doctor.stdout).not.toContain(new URL(connection.url).password);
+
+    const backup = await runCliIn(temp.path(), ['backup', 'copy.sqlite3', '--config', config], { clock });
+    expect(backup).toEqual({
+      status: 2,
+      stdout: '',
+      stderr: `holdfast: the PostgreSQL store is backed up with PostgreSQL's own tools, not copied by holdfast backup: run pg_dump against turn_state.postgres.url (its schema holds the whole store)\n`,
+    });
+    await store.close();
+  });
+
+  it('say a schema the bot never created does not exist, and create nothing', async () => {
+    const connection = freshPgConnection();
+
+    const run = await runCliIn(temp.path(), ['turns', 'list', '--config', configFor(connection)]);
+
+    expect(run.status).toBe(2);
+    expect(run.stderr).toBe(`holdfast: the store ${where(connection)} does not exist (the bot creates it at its first start; is this the bot's configuration and working directory?)\n`);
+    const store = await storeOn(connection);
+    expect(await store.operator?.listTurns({})).toEqual([]);
+    await store.close();
+  });
+});
