@@ -45,8 +45,8 @@ export async function runBot(transport: Transport, run: BotRun): Promise<void> {
   };
   const stopHousekeeping = new AbortController();
   const housekeeping = keepHouse(services.store, clock, config.turn_state.housekeeping_interval_seconds * 1000, stopHousekeeping.signal, announce);
-  const caughtUp = catchUpAfterRestart(services, sink, transport.source, logger);
-  await intake.restoreInbox(transport.source);
+  const caughtUp = catchUpAfterRestart(services, sink, transport, logger);
+  await intake.restoreInbox(transport);
   // Verdicts given while the bot was stopped are told at once.
   await announce();
   const ended = await Promise.race([transport.listen((inbound) => intake.submit(inbound), (change) => intake.follow(change)).then(() => 'ended' as const), signalled]);

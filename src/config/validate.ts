@@ -38,6 +38,7 @@ function toProblems(schema: z.core.$ZodType, issue: z.core.$ZodIssue, filledAt: 
     });
   }
   const got = filled === undefined ? describe(issue.input) : `the value of ${describe(filled.template)}`;
+  if (issue.code === 'invalid_union') return unionProblems(schema, issue, path, filledAt, got);
   if (issue.code === 'invalid_type') {
     const expected: string = issue.expected;
     return [{ kind: 'invalid_value', path, message: `expected ${TYPE_WORDS[expected] ?? expected}, got ${got}` }];
@@ -47,6 +48,26 @@ function toProblems(schema: z.core.$ZodType, issue: z.core.$ZodIssue, filledAt: 
   }
   // A custom rule's message already says what is wrong with the values it names.
   return [{ kind: 'invalid_value', path, message: issue.code === 'custom' ? withReferences(issue.message, filled) : `${issue.message}; got ${got}` }];
+}
+
+/**
+ * A value that fits none of a union's forms: when its type picks one form (a mapping where the
+ * forms are a word or a mapping), what is wrong inside that form; else the forms it may take.
+ */
+function unionProblems(schema: z.core.$ZodType, issue: z.core.$ZodIssueInvalidUnion, path: KeyPath, filledAt: ReadonlyMap<string, FilledString>, got: string): ConfigProblem[] {
+  const isOtherForm = (inner: z.core.$ZodIssue): boolean => inner.path.length === 0 && (inner.code === 'invalid_type' || inner.code === 'invalid_value');
+  const fitting = issue.errors.filter((inner) => !inner.every(isOtherForm));
+  const [form] = fitting;
+  if (fitting.length === 1 && form !== undefined) return form.flatMap((inner) => toProblems(schema, { ...inner, path: [...path, ...inner.path] }, filledAt));
+  const forms = issue.errors.flatMap((inner) => inner.filter(isOtherForm).map(formWords));
+  return [{ kind: 'invalid_value', path, message: `expected ${forms.join(' or ')}, got ${got}` }];
+}
+
+/** What a union's form expected, from the issue of a value that is not of that form. */
+function formWords(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'invalid_value') return issue.values.map(describe).join(' or ');
+  if (issue.code === 'invalid_type') return TYPE_WORDS[issue.expected] ?? issue.expected;
+  return issue.message;
 }
 
 /** `message` with every value the environment supplied for `filled` written as the reference it came from. */
@@ -79,6 +100,7 @@ interface SchemaDef {
   readonly in?: z.core.$ZodType;
   readonly element?: z.core.$ZodType;
   readonly shape?: Readonly<Record<string, z.core.$ZodType>>;
+  readonly options?: readonly z.core.$ZodType[];
 }
 
 const defOf = (schema: z.core.$ZodType): SchemaDef => schema._zod.def;
@@ -87,7 +109,7 @@ const defOf = (schema: z.core.$ZodType): SchemaDef => schema._zod.def;
 function knownKeys(schema: z.core.$ZodType, path: KeyPath): string[] {
   let def = defOf(schema);
   for (let step = 0; ; ) {
-    const inner = def.innerType ?? def.in;
+    const inner = def.innerType ?? def.in ?? def.options?.find((option) => defOf(option).shape !== undefined);
     if (inner !== undefined) {
       def = defOf(inner);
       continue;

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { IdFactory } from '../core/ids.js';
 import { inboundFromText } from '../conversation/command_words.js';
-import type { Transport } from '../conversation/transport.js';
+import { everyChannelOf, type Transport } from '../conversation/transport.js';
 import { readConsoleLines } from './console_adapter.js';
 import { ConsoleScreen, type ConsoleOutput } from './console_screen.js';
 import { jsonLinesSink, textSink } from './console_sink.js';
@@ -29,7 +29,7 @@ export function consoleTransport(options: ConsoleTransportOptions): Transport {
   const sink = screen === undefined ? jsonLinesSink(options.output) : textSink(screen);
   let reading = false;
   return {
-    source: 'console',
+    ...everyChannelOf('console'),
     connect() {
       sink.ready();
       return Promise.resolve({ sink, messages: consoleMessageSource });

@@ -2,7 +2,7 @@ import { assertNever } from '../core/assert_never.js';
 import type { Logger } from '../core/logger.js';
 import type { TurnStore } from '../turn_state/turn_store.js';
 import { decodeInbound } from './inbound_codec.js';
-import type { InboundMessage } from './transport.js';
+import type { InboundMessage, ServedChannels } from './transport.js';
 
 /**
  * Where a queued message is kept until its turn starts (DESIGN §8.1): in the store's inbox, in
@@ -57,12 +57,14 @@ export interface WaitingMessage {
 }
 
 /**
- * The messages of `source` that were accepted and never started, oldest first. An entry this
- * code cannot read is logged and dropped: it cannot be answered.
+ * The messages of `channels` that were accepted and never started, oldest first, in the channels
+ * this process serves: the others' stay in the inbox, untouched, for the process that serves
+ * them (DESIGN §7.7). An entry this code cannot read is logged and dropped: it cannot be answered.
  */
-export async function waitingMessages(store: TurnStore, source: string, logger: Logger): Promise<WaitingMessage[]> {
+export async function waitingMessages(store: TurnStore, channels: ServedChannels, logger: Logger): Promise<WaitingMessage[]> {
   const waiting: WaitingMessage[] = [];
-  for (const entry of await store.listInbox(source)) {
+  for (const entry of await store.listInbox(channels.source)) {
+    if (!(await channels.serves(entry.identity.channelId))) continue;
     const message = decodeInbound(entry.message);
     if (message === undefined) {
       logger.error({ inboxId: entry.id, channel: entry.identity.channelId, message: entry.identity.messageId }, 'an inbox entry is not a message this bot wrote: dropped unanswered');

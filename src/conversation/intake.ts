@@ -11,7 +11,7 @@ import { rejectTooLong } from './message_length.js';
 import { channelKey, postNotice } from './notices.js';
 import { operatorCommand } from './operator_commands.js';
 import { postResolved, resolvedNotice } from './resolution_notices.js';
-import type { Inbound, InboundMessage, MessageChange } from './transport.js';
+import type { Inbound, InboundMessage, MessageChange, ServedChannels } from './transport.js';
 import { TurnRunner, type TurnRun } from './turn_runner.js';
 
 /**
@@ -72,17 +72,18 @@ export class Intake {
   }
 
   /**
-   * Queues the messages of `source` that the last process accepted and never started (DESIGN
-   * §8.1), each in its channel's order and ahead of anything new; one whose resume window closed
-   * while it waited is answered `expired` instead. Call it once, before the transport's messages.
+   * Queues the messages that the last process accepted and never started in the channels this
+   * process serves (DESIGN §8.1, §7.7), each in its channel's order and ahead of anything new; one
+   * whose resume window closed while it waited is answered `expired` instead. Call it once,
+   * before the transport's messages.
    */
-  async restoreInbox(source: string): Promise<void> {
+  async restoreInbox(channels: ServedChannels): Promise<void> {
     const { deps } = this;
     if (deps.store === undefined) return;
     const windowMs = deps.config.turn_state.resume_ttl_hours * 3_600_000;
     let waiting: WaitingMessage[];
     try {
-      waiting = await waitingMessages(deps.store, source, deps.logger);
+      waiting = await waitingMessages(deps.store, channels, deps.logger);
     } catch (error) {
       deps.logger.error({ err: error }, 'the inbox could not be read: messages queued before the restart wait for the next start');
       return;

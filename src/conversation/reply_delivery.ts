@@ -1,7 +1,7 @@
 import type { Logger } from '../core/logger.js';
 import type { PendingReply, ReplyProgress } from '../turn_state/reply_types.js';
 import type { TurnStore } from '../turn_state/turn_store.js';
-import { isReplyUndeliverable, type FinalReply, type ReplySink } from './transport.js';
+import { isReplyUndeliverable, type FinalReply, type ReplySink, type ServedChannels } from './transport.js';
 
 /** Where a final reply's delivery ended, for the caller's log and tests. */
 export type DeliveryResult = 'delivered' | 'pending' | 'abandoned';
@@ -36,12 +36,14 @@ export async function deliverReply(store: TurnStore | undefined, sink: ReplySink
 }
 
 /**
- * Posts the replies of one transport (`source`) that a previous process stored but never saw
- * confirmed (read at start-up, before any new turn could add one), each from its first
- * unconfirmed part.
+ * Posts the replies that a previous process stored but never saw confirmed (read at start-up,
+ * before any new turn could add one) in the channels this process serves, each from its first
+ * unconfirmed part; the others' stay pending for the process that serves them (DESIGN §7.7).
  */
-export async function deliverPendingReplies(store: TurnStore, pending: readonly PendingReply[], source: string, sink: ReplySink, logger: Logger): Promise<DeliveryResult[]> {
-  const ours = pending.filter((reply) => reply.turn.identity.source === source);
+export async function deliverPendingReplies(store: TurnStore, pending: readonly PendingReply[], channels: ServedChannels, sink: ReplySink, logger: Logger): Promise<DeliveryResult[]> {
+  const ofSource = pending.filter((reply) => reply.turn.identity.source === channels.source);
+  const served = await Promise.all(ofSource.map((reply) => channels.serves(reply.turn.identity.channelId)));
+  const ours = ofSource.filter((_reply, index) => served[index] === true);
   if (ours.length > 0) logger.info({ replies: ours.length }, 'posting replies whose delivery was not confirmed before the restart');
   return Promise.all(
     ours.map(({ turn, text, partsDelivered }) =>

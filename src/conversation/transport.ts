@@ -160,13 +160,29 @@ export interface MessageSource {
   fetchOriginal(ref: OriginalRef): Promise<OriginalMessage | undefined>;
 }
 
+/** The channels of one transport that this process answers for (DESIGN §7.7). */
+export interface ServedChannels {
+  /** The `source` of the messages it hands over (`console`, `discord`). */
+  readonly source: string;
+  /**
+   * Whether this process serves `channelId`, once connected: work left in a channel it does not
+   * serve (a queued message, a reply to post) waits for the process that does. Discord: the
+   * channels of the servers its shards own, and direct messages with shard 0; the console:
+   * every channel. Never rejects: `false` when it cannot tell now.
+   */
+  serves(channelId: string): Promise<boolean>;
+}
+
+/** Every channel of `source`: one process is the whole bot. */
+export function everyChannelOf(source: string): ServedChannels {
+  return { source, serves: () => Promise.resolve(true) };
+}
+
 /**
  * One transport (DESIGN §2): it connects, hands typed commands to the conversation, and renders
  * what the bot says. The program drives every transport through the same lifecycle.
  */
-export interface Transport {
-  /** The `source` of the messages it hands over (`console`, `discord`). */
-  readonly source: string;
+export interface Transport extends ServedChannels {
   /** Connects (logs in); resolves with where the bot's events go and where past messages are read. */
   connect(): Promise<{ readonly sink: ReplySink; readonly messages: MessageSource }>;
   /**

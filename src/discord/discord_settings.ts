@@ -1,6 +1,20 @@
 import { z } from 'zod';
 import { ids, optionalSecret } from '../config/schema_parts.js';
 
+/** `discord.shards` given as a mapping: the shard ids this process runs, of how many in all. */
+const shardSplit = z
+  .strictObject({
+    ids: z.array(z.int().min(0, 'a shard id is 0 or more')).describe('The shard ids this process runs; each below `count`.'),
+    count: z.int().min(1, 'a bot has at least 1 shard').describe('How many shards the bot has in all, across every process that runs it.'),
+  })
+  .superRefine((split, context) => {
+    if (split.ids.length === 0) context.addIssue({ code: 'custom', path: ['ids'], message: 'list at least one shard id' });
+    split.ids.forEach((id, index) => {
+      if (split.ids.indexOf(id) !== index) context.addIssue({ code: 'custom', path: ['ids', index], message: `shard ${id} is listed twice` });
+      else if (split.count >= 1 && id >= split.count) context.addIssue({ code: 'custom', path: ['ids', index], message: `shard ${id} is not below count (${split.count}): shard ids run from 0 to ${split.count - 1}` });
+    });
+  });
+
 /** The `discord` section. */
 export const discordSection = z
   .strictObject({
@@ -10,6 +24,12 @@ export const discordSection = z
     api_url: z.url({ protocol: /^https?$/ }).optional().describe('The REST API root, for proxies and tests; Discord’s own by default.'),
     channels: ids('Channels where every message is for the bot, without a mention'),
     guild_ids: ids('Servers to register the slash commands in (instantly); empty registers them globally'),
+    shards: z
+      .union([z.literal('auto'), shardSplit])
+      .optional()
+      .describe(
+        'Which of the bot’s Discord shards this process runs. Absent: one process is the whole bot (one shard). `auto`: this process runs every shard, as many as Discord recommends. `{ ids: [0, 1], count: 4 }`: this process runs those shards of 4, and other processes on the same PostgreSQL store run the rest; it answers only in the servers its shards own (direct messages belong to shard 0).',
+      ),
     edit_interval_ms: z.int().positive().default(1500).describe('How often a streamed reply is edited, at most, in milliseconds.'),
     delivery_backoff_seconds: z
       .number()

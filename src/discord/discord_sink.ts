@@ -56,7 +56,8 @@ export function discordSink(options: DiscordSinkOptions): ReplySink {
   const notices = new NoticeMessages();
   const inOrder = (channelId: string, work: (channel: SendableChannel) => Promise<unknown>): Promise<void> =>
     queue.run(channelId, async () => {
-      const channel = await withDiscordRetry(options.delivery, () => client.channels.fetch(channelId));
+      // A channel of a server another shard owns has no server in this process's cache, yet Discord takes a post to it from any shard.
+      const channel = await withDiscordRetry(options.delivery, async () => (await client.channels.fetch(channelId)) ?? client.channels.fetch(channelId, { allowUnknownGuild: true }));
       if (channel === null || !channel.isTextBased() || !('send' in channel)) throw new Error(`channel ${channelId} cannot take messages`);
       await work(channel);
     });

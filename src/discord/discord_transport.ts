@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { Client, Events, GatewayIntentBits, Partials, Status, type Message, type OmitPartialGroupDMChannel, type PartialMessage } from 'discord.js';
+import { Client, Events, GatewayCloseCodes, GatewayIntentBits, Partials, Status, type Message, type OmitPartialGroupDMChannel, type PartialMessage } from 'discord.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { inboundFromText } from '../conversation/command_words.js';
@@ -11,9 +11,13 @@ import { discordSink } from './discord_sink.js';
 import { discordMessageSource } from './discord_source.js';
 import { InOrder } from './in_order.js';
 import { addressesBot, withoutBotMention } from './mention_policy.js';
+import { channelOwnership, shardOptions } from './shard_ownership.js';
 import { registerSlashCommands, slashCommand } from './slash_commands.js';
 
-/** Logging in to Discord failed (a refused token, an unreachable API): the program exits 2, like any other configuration problem. */
+/** The close code of a shard Discord refused: no shard of the count, or one already connected. */
+const INVALID_SHARD: number = GatewayCloseCodes.InvalidShard;
+
+/** Logging in to Discord failed (a refused token or shard, an unreachable API): the program exits 2, like any other configuration problem. */
 export class DiscordLoginError extends Error {
   override readonly name = 'DiscordLoginError';
 }
@@ -44,20 +48,28 @@ export function discordTransport(options: DiscordTransportOptions): Transport {
     intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.DirectMessages],
     // Edits and deletions of messages sent before this process started arrive as partial messages.
     partials: [Partials.Channel, Partials.Message],
+    ...shardOptions(discord.shards),
     ...(discord.api_url === undefined ? {} : { rest: { api: discord.api_url } }),
   });
   let bot: Client<true> | undefined;
+  let serves: ((channelId: string) => Promise<boolean>) | undefined;
   return {
     source: 'discord',
     async connect() {
       const ready = new Promise<Client<true>>((resolve) => client.once(Events.ClientReady, resolve));
+      const refusedShards: number[] = [];
+      client.on(Events.ShardDisconnect, (event, shardId) => {
+        if (event.code === INVALID_SHARD) refusedShards.push(shardId);
+      });
       try {
         await client.login(options.token);
       } catch (error) {
         await client.destroy();
-        throw new DiscordLoginError(`could not log in to Discord with discord.token${discord.api_url === undefined ? '' : ` at ${discord.api_url}`}: ${error instanceof Error ? error.message : String(error)}`);
+        const reason = loginFailure(error, refusedShards[0], client.options.shardCount ?? 1);
+        throw new DiscordLoginError(`could not log in to Discord with discord.token${discord.api_url === undefined ? '' : ` at ${discord.api_url}`}: ${reason}`);
       }
       bot = await ready;
+      serves = channelOwnership(bot, logger);
       const sink = discordSink({
         client: bot,
         clock,
@@ -93,6 +105,7 @@ export function discordTransport(options: DiscordTransportOptions): Transport {
       logger.info({ user: user.tag }, 'connected to Discord');
       await new Promise<void>((resolve) => stopping.signal.addEventListener('abort', () => resolve(), { once: true }));
     },
+    serves: (channelId) => serves?.(channelId) ?? Promise.resolve(false),
     stopInput: () => stopping.abort(),
     // The client stays "ready" through a dropped gateway connection; its shards say whether they are up.
     connected: () => client.isReady() && client.ws.shards.every((shard) => shard.status === Status.Ready),
@@ -101,6 +114,12 @@ export function discordTransport(options: DiscordTransportOptions): Transport {
       await client.destroy();
     },
   };
+}
+
+/** Why logging in failed: a shard Discord refused (another process runs it, DESIGN §7.7), else what discord.js said. */
+function loginFailure(error: unknown, refusedShard: number | undefined, shardCount: number): string {
+  if (refusedShard !== undefined) return `Discord refused shard ${refusedShard} of ${shardCount} (close code ${INVALID_SHARD}, invalid shard): check discord.shards, and that no other process runs that shard`;
+  return error instanceof Error ? error.message : String(error);
 }
 
 /** Hands the conversation every edit and deletion of a member's message, so that the history follows them (DESIGN §1). */

@@ -4,6 +4,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { inboundFromText } from '../../src/conversation/command_words.js';
 import type { ConversationDeps } from '../../src/conversation/conversation_deps.js';
 import { Intake } from '../../src/conversation/intake.js';
+import { everyChannelOf } from '../../src/conversation/transport.js';
 import type { HistoryStore } from '../../src/turn_state/history_store.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';
 import { chatText } from '../support/fake_llm/openai_chat.js';
@@ -53,7 +54,7 @@ describe('the inbox: messages accepted into a channel’s queue', () => {
 
     fake.enqueue(chatText('Answer to second.'));
     const again = intake();
-    await again.restoreInbox('console');
+    await again.restoreInbox(everyChannelOf('console'));
     await again.idle();
     expect(harness.current.replies()).toEqual(['Answer to second.']);
     expect(await store.listInbox('console')).toEqual([]);
@@ -63,12 +64,12 @@ describe('the inbox: messages accepted into a channel’s queue', () => {
     await shutDownWithQueued('second', 'third');
     await harness.current.store.clock.advance(24 * HOUR);
     const again = intake();
-    await again.restoreInbox('console');
+    await again.restoreInbox(everyChannelOf('console'));
     await again.idle();
     expect(harness.current.notices().filter((notice) => notice === 'expired')).toHaveLength(2);
     expect(fake.requests).toHaveLength(1);
 
-    await intake().restoreInbox('console');
+    await intake().restoreInbox(everyChannelOf('console'));
     expect(harness.current.notices().filter((notice) => notice === 'expired')).toHaveLength(2);
   });
 
@@ -76,7 +77,7 @@ describe('the inbox: messages accepted into a channel’s queue', () => {
     const lines: Record<string, unknown>[] = [];
     await harness.current.store.close();
     const bot = intake({ logger: errorLog(lines) });
-    await bot.restoreInbox('console');
+    await bot.restoreInbox(everyChannelOf('console'));
     submitted(bot, 'hello');
     await bot.idle();
     expect(harness.current.notices()).toEqual(['failed']);
@@ -91,7 +92,7 @@ describe('the inbox: messages accepted into a channel’s queue', () => {
   it('has nothing to answer after a start without durability: queued messages lived in memory only', async () => {
     await shutDownWithQueued('second');
     const again = intake({ store: undefined });
-    await again.restoreInbox('console');
+    await again.restoreInbox(everyChannelOf('console'));
     await again.idle();
     expect(harness.current.replies()).toEqual([]);
     expect(fake.requests).toHaveLength(1);
@@ -103,11 +104,27 @@ describe('the inbox: messages accepted into a channel’s queue', () => {
     await store.acceptInbound({ identity: { source: 'console', channelId: 'c1', messageId: 'm-1' }, message: harness.current.message('hello', 'ada', 'm-1') });
     fake.enqueue(chatText('Hello, Ada.'));
     const bot = intake({ logger: errorLog(lines) });
-    await bot.restoreInbox('console');
+    await bot.restoreInbox(everyChannelOf('console'));
     await bot.idle();
     expect(harness.current.replies()).toEqual(['Hello, Ada.']);
     expect(lines).toEqual([expect.objectContaining({ level: 50, message: 'odd', msg: 'an inbox entry is not a message this bot wrote: dropped unanswered' })]);
     expect(await store.listInbox('console')).toEqual([]);
+  });
+
+  it('leaves the entries of channels this process does not serve in the inbox, untouched, and answers the ones it serves', async () => {
+    const elsewhere = { ...harness.current.message('not for this process', 'ada', 'e-1'), channelId: 'c2' };
+    await store.acceptInbound({ identity: { source: 'console', channelId: 'c2', messageId: 'e-1' }, message: elsewhere });
+    await store.acceptInbound({ identity: { source: 'console', channelId: 'c2', messageId: 'e-2' }, message: { text: 42 } });
+    await store.acceptInbound({ identity: { source: 'console', channelId: 'c1', messageId: 'm-1' }, message: harness.current.message('hello', 'ada', 'm-1') });
+    const notServed = (await store.listInbox('console')).filter((entry) => entry.identity.channelId === 'c2');
+    fake.enqueue(chatText('Hello, Ada.'));
+    const bot = intake();
+    await bot.restoreInbox({ source: 'console', serves: (channelId) => Promise.resolve(channelId === 'c1') });
+    await bot.idle();
+    expect(harness.current.replies()).toEqual(['Hello, Ada.']);
+    expect(fake.requests).toHaveLength(1);
+    expect(await store.listInbox('console')).toEqual(notServed);
+    expect(notServed.map((entry) => entry.identity.messageId)).toEqual(['e-1', 'e-2']);
   });
 
   it('tells the user a message failed, logs why at ERROR, and keeps nothing of it when the history cannot be read', async () => {

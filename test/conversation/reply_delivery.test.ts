@@ -1,10 +1,10 @@
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ReplyUndeliverable, type FinalReply, type ReplySink } from '../../src/conversation/transport.js';
+import { everyChannelOf, ReplyUndeliverable, type FinalReply, type ReplySink } from '../../src/conversation/transport.js';
 import { deliverPendingReplies, deliverReply } from '../../src/conversation/reply_delivery.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';
 import { useTempDir } from '../support/temp_dir.js';
-import { admitNew, openTestStore } from '../support/turn_store.js';
+import { admissionFor, admitNew, openTestStore } from '../support/turn_store.js';
 import { storedReply } from '../support/stored_rows.js';
 
 const silent = pino({ level: 'silent' });
@@ -54,7 +54,7 @@ describe('final reply delivery', () => {
     expect(pending).toMatchObject([{ text: 'Part one. Part two. Part three.', partsDelivered: 2 }]);
 
     const after = transport(3);
-    expect(await deliverPendingReplies(store, pending, 'console', after, silent)).toEqual(['delivered']);
+    expect(await deliverPendingReplies(store, pending, everyChannelOf('console'), after, silent)).toEqual(['delivered']);
     expect(after.asked).toEqual([{ channelId: 'channel-1', inReplyTo: 'm1', turn: reply.turn, text: reply.text, partsDelivered: 2, redelivery: true }]);
     expect(await store.listPendingReplies()).toEqual([]);
   });
@@ -66,10 +66,23 @@ describe('final reply delivery', () => {
     expect(await store.listPendingReplies()).toEqual([]);
   });
 
+  it('posts only the pending replies of channels this process serves, and leaves the others pending for their own process', async () => {
+    await completed('m1', 'Hello.');
+    const other = await store.admit(admissionFor('m2', 'channel-2'));
+    if (other.disposition !== 'admitted') throw new Error(`not admitted: ${other.disposition}`);
+    await store.complete(other.lease, 'Hello there.');
+    const [notServed] = (await store.listPendingReplies()).filter((reply) => reply.turn.identity.channelId === 'channel-1');
+    const here = transport(1);
+    const served = { source: 'console', serves: (channelId: string) => Promise.resolve(channelId === 'channel-2') };
+    expect(await deliverPendingReplies(store, await store.listPendingReplies(), served, here, silent)).toEqual(['delivered']);
+    expect(here.asked.map((reply) => reply.text)).toEqual(['Hello there.']);
+    expect(await store.listPendingReplies()).toEqual([notServed]);
+  });
+
   it('leaves another transport’s pending replies to it', async () => {
     await completed('m1', 'Hello.');
     const discord = transport(1);
-    expect(await deliverPendingReplies(store, await store.listPendingReplies(), 'discord', discord, silent)).toEqual([]);
+    expect(await deliverPendingReplies(store, await store.listPendingReplies(), everyChannelOf('discord'), discord, silent)).toEqual([]);
     expect(discord.asked).toEqual([]);
     expect(await store.listPendingReplies()).toHaveLength(1);
   });

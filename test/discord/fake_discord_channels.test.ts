@@ -2,10 +2,11 @@ import { once } from 'node:events';
 import { Events, type Message } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeFakeClients, loggedIn, startFake } from '../support/fake_discord/clients.js';
+import { guildShard } from '../support/fake_discord/server.js';
 
 afterEach(closeFakeClients);
 
-describe('FakeDiscord with many text channels', () => {
+describe('FakeDiscord with many text channels and guilds', () => {
   it('shows every text channel in the guild, answers for each, and carries the guild on messages in any of them', async () => {
     const { fake, client } = await loggedIn({}, { channels: 3 });
     const { channelIds, guildId, user } = fake.world;
@@ -36,5 +37,14 @@ describe('FakeDiscord with many text channels', () => {
     const { channelIds, guildChannels, ...rest } = many.world;
     expect(one.world).toEqual({ ...rest, channelIds: [one.world.channelId], guildChannels: [guildChannels[0]] });
     expect(new Set([...channelIds, many.world.dmChannelId]).size).toBe(31);
+  });
+
+  it('keeps the ids of the one-guild world whatever the number of guilds, and puts each further guild on the next shard', async () => {
+    const one = await startFake({ channels: 2 });
+    const three = await startFake({ channels: 2, guilds: 3 });
+    const { guilds, channelIds, guildChannels, ...rest } = three.world;
+    expect(one.world).toEqual({ ...rest, guilds: guilds.slice(0, 1), channelIds: channelIds.slice(0, 2), guildChannels: guildChannels.slice(0, 2) });
+    expect(guilds.map((guild) => guildShard(guild.id, 3))).toEqual([0, 1, 2].map((step) => (guildShard(one.world.guildId, 3) + step) % 3));
+    expect(guildChannels.map((channel) => [channel.guildId, channel.name])).toEqual(guilds.flatMap((guild) => [[guild.id, 'general'], [guild.id, 'general-2']]));
   });
 });

@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import type { ConversationDeps } from '../../src/conversation/conversation_deps.js';
 import { Intake } from '../../src/conversation/intake.js';
-import type { MessageSource, ReplySink } from '../../src/conversation/transport.js';
+import type { MessageSource, ReplySink, Transport } from '../../src/conversation/transport.js';
 import { discordSection } from '../../src/discord/discord_settings.js';
 import { discordTransport } from '../../src/discord/discord_transport.js';
 import { FakeDiscord } from './fake_discord/server.js';
@@ -14,6 +14,20 @@ export interface DiscordConversation {
 }
 
 /**
+ * The Discord transport on `discord` (not yet connected), with `settings` added to its `discord`
+ * section; its own waits (typing, delivery retries) run on a manual clock that nothing advances.
+ */
+export function localDiscordTransport(discord: FakeDiscord, settings: Record<string, unknown> = {}): Transport {
+  return discordTransport({
+    discord: discordSection.parse({ token: FakeDiscord.TOKEN, api_url: discord.restUrl, ...settings }),
+    vision: false,
+    token: FakeDiscord.TOKEN,
+    clock: new ManualClock(),
+    logger: pino({ level: 'silent' }),
+  });
+}
+
+/**
  * The Discord transport connected to `discord`, handing its commands to an intake over the
  * dependencies `deps` makes from the transport's sink and message source. Unlike the whole
  * program, the conversation runs on whatever clocks `deps` names, so a test can drive a long
@@ -21,13 +35,7 @@ export interface DiscordConversation {
  * manual clock of their own that nothing advances.
  */
 export async function discordConversation(discord: FakeDiscord, deps: (sink: ReplySink, source: MessageSource) => ConversationDeps): Promise<DiscordConversation> {
-  const transport = discordTransport({
-    discord: discordSection.parse({ token: FakeDiscord.TOKEN, api_url: discord.restUrl }),
-    vision: false,
-    token: FakeDiscord.TOKEN,
-    clock: new ManualClock(),
-    logger: pino({ level: 'silent' }),
-  });
+  const transport = localDiscordTransport(discord);
   const { sink, messages } = await transport.connect();
   const intake = new Intake(deps(sink, messages));
   void transport.listen((inbound) => intake.submit(inbound));

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach } from 'vitest';
 import { runDiscordBot, type InProcessBot } from './discord_bot.js';
-import { FakeDiscord } from './fake_discord/server.js';
+import { FakeDiscord, type FakeDiscordOptions } from './fake_discord/server.js';
 import { FakeLLMServer } from './fake_llm/server.js';
 import { useTempDir } from './temp_dir.js';
 
@@ -16,11 +16,11 @@ export interface DiscordWorld {
 }
 
 /**
- * For each test of the enclosing `describe`: a fresh local Discord and fake model, a temp
- * directory, and a bot started with `start`; after the test the bot is stopped and everything
- * closed and removed.
+ * For each test of the enclosing `describe`: a fresh local Discord (started with `options`) and
+ * fake model, a temp directory, and a bot started with `start`; after the test the bot is stopped
+ * and everything closed and removed.
  */
-export function useDiscordWorld(): DiscordWorld {
+export function useDiscordWorld(options: FakeDiscordOptions = {}): DiscordWorld {
   const temp = useTempDir();
   let discord: FakeDiscord | undefined;
   let fake: FakeLLMServer | undefined;
@@ -32,7 +32,7 @@ export function useDiscordWorld(): DiscordWorld {
     return running?.done;
   };
   beforeEach(async () => {
-    discord = await FakeDiscord.start();
+    discord = await FakeDiscord.start(options);
     fake = await FakeLLMServer.start();
   });
   afterEach(async () => {

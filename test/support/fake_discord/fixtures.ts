@@ -92,15 +92,24 @@ export interface GuildChannel {
   readonly position: number;
 }
 
+/** A guild of the fake world. */
+export interface Guild {
+  readonly id: string;
+  readonly name: string;
+}
+
 /** The ids of everything in the fake world, fixed at start so tests can refer to them. */
 export interface World {
   readonly applicationId: string;
   readonly bot: UserJson;
+  /** The first guild, where {@link World.user} holds {@link World.roleId}. */
   readonly guildId: string;
   readonly guildName: string;
-  /** The guild's first text channel, `general`. */
+  /** Every guild, the first one first; the others' ids are the first's plus 1, 2, … milliseconds, so that they fall on other shards. */
+  readonly guilds: readonly Guild[];
+  /** The first guild's first text channel, `general`. */
   readonly channelId: string;
-  /** The ids of the guild's text channels in order, {@link World.channelId} first. */
+  /** The ids of the guilds' text channels in order, guild by guild, {@link World.channelId} first. */
   readonly channelIds: readonly string[];
   /** Every guild text channel with the guild it belongs to, in the order of {@link World.channelIds}. */
   readonly guildChannels: readonly GuildChannel[];
@@ -112,10 +121,11 @@ export interface World {
 
 /**
  * Creates the bot, the guild, its first channel, a role, a user holding that role and their DM
- * channel, then the guild's further `channelCount - 1` text channels (`general-2`, …), so the
- * ids of a world with one channel are the same whatever the count.
+ * channel, then the guild's further `channelCount - 1` text channels (`general-2`, …), then each
+ * further guild of `guildCount` with `channelCount` text channels, so the ids of a world with one
+ * guild and one channel are the same whatever the counts.
  */
-export function createWorld(ids: SnowflakeCounter, channelCount = 1): World {
+export function createWorld(ids: SnowflakeCounter, channelCount = 1, guildCount = 1): World {
   const botId = ids.next();
   const guildId = ids.next();
   const channelId = ids.next();
@@ -124,11 +134,19 @@ export function createWorld(ids: SnowflakeCounter, channelCount = 1): World {
   const dmChannelId = ids.next();
   const guildChannels: GuildChannel[] = [{ id: channelId, guildId, name: 'general', position: 0 }];
   for (let position = 1; position < channelCount; position += 1) guildChannels.push({ id: ids.next(), guildId, name: `general-${position + 1}`, position });
+  const guilds: Guild[] = [{ id: guildId, name: 'Fake Guild' }];
+  for (let index = 1; index < guildCount; index += 1) {
+    // A snowflake's bits above the 22nd are its creation time in milliseconds: Discord routes a guild to a shard by them.
+    const guild = { id: (BigInt(guildId) + (BigInt(index) << 22n)).toString(), name: `Fake Guild ${index + 1}` };
+    guilds.push(guild);
+    for (let position = 0; position < channelCount; position += 1) guildChannels.push({ id: ids.next(), guildId: guild.id, name: position === 0 ? 'general' : `general-${position + 1}`, position });
+  }
   return {
     applicationId: botId,
     bot: user(botId, 'holdfast-bot', true),
     guildId,
     guildName: 'Fake Guild',
+    guilds,
     channelId,
     channelIds: guildChannels.map((channel) => channel.id),
     guildChannels,
@@ -158,19 +176,19 @@ export function member(roles: readonly string[]): MemberJson {
   return { roles, joined_at: FIXED_TIMESTAMP, nick: null, deaf: false, mute: false, flags: 0 };
 }
 
-/** The READY event's `d`: one unavailable guild that GUILD_CREATE fills in. */
-export function readyPayload(world: World, sessionId: string, gatewayUrl: string): Record<string, unknown> {
+/** The READY event's `d` for one shard (`[id, count]`): its guilds, unavailable until GUILD_CREATE fills them in. */
+export function readyPayload(world: World, sessionId: string, gatewayUrl: string, shard: readonly [number, number], guilds: readonly Guild[]): Record<string, unknown> {
   return {
     v: 10,
     user: { ...world.bot, verified: true, mfa_enabled: false, flags: 0 },
-    guilds: [{ id: world.guildId, unavailable: true }],
+    guilds: guilds.map((guild) => ({ id: guild.id, unavailable: true })),
     session_id: sessionId,
     resume_gateway_url: gatewayUrl,
     application: { id: world.applicationId, flags: 0 },
     private_channels: [],
     relationships: [],
     presences: [],
-    shard: [0, 1],
+    shard,
   };
 }
 

@@ -2,14 +2,20 @@ import type { Server } from 'node:http';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { readyPayload, type SnowflakeCounter, type World } from './fixtures.js';
 import { guildCreatePayload } from './guild.js';
+import { identifiedShard, receives, sameShard, type Shard } from './shards.js';
 
 /** Gateway opcodes the fake speaks. */
 const Op = { Dispatch: 0, Heartbeat: 1, Identify: 2, Hello: 10, HeartbeatAck: 11 } as const;
+
+/** Discord's close codes the fake uses: a refused token; a shard that is no shard, or already connected. */
+const Close = { AuthenticationFailed: 4004, InvalidShard: 4010 } as const;
 
 /** What a client sent in IDENTIFY. */
 export interface Identify {
   readonly token: string;
   readonly intents: number;
+  /** The shard it named, `undefined` when its `shard` field is no shard; `[0, 1]` when it named none. */
+  readonly shard: Shard | undefined;
 }
 
 /** A frame from the client; only IDENTIFY's `d` is read. */
@@ -21,11 +27,13 @@ interface GatewayFrame {
 interface IdentifyData {
   readonly token?: unknown;
   readonly intents?: unknown;
+  readonly shard?: unknown;
 }
 
-/** One identified connection and its dispatch sequence number. */
+/** One identified connection, the shard it runs and its dispatch sequence number. */
 interface Session {
   readonly socket: WebSocket;
+  readonly shard: Shard;
   seq: number;
 }
 
@@ -42,7 +50,12 @@ export interface GatewayOptions {
   readonly onConnection: () => void;
 }
 
-/** The WebSocket half of the fake: HELLO, heartbeats, IDENTIFY → READY + GUILD_CREATE, dispatches. */
+/**
+ * The WebSocket half of the fake: HELLO, heartbeats, IDENTIFY → READY + a GUILD_CREATE for each
+ * guild of the identified shard, and each guild's dispatches to the connection of the shard that
+ * owns it (direct messages to shard 0). A second IDENTIFY of a shard already connected is
+ * refused with close code 4010, which discord.js does not retry.
+ */
 export class FakeGateway {
   readonly #wss: WebSocketServer;
   readonly #options: GatewayOptions;
@@ -55,9 +68,9 @@ export class FakeGateway {
     this.#wss.on('connection', (socket) => this.#accept(socket));
   }
 
-  /** Sends a dispatch event (op 0) to every identified connection. */
-  dispatch(event: string, data: unknown): void {
-    for (const session of this.#sessions) this.#send(session, event, data);
+  /** Sends a dispatch event (op 0) of `guildId` (`undefined` for a direct message) to the connections of the shard that owns it. */
+  dispatch(event: string, data: unknown, guildId: string | undefined): void {
+    for (const session of this.#sessions.filter((s) => receives(s.shard, guildId))) this.#send(session, event, data);
   }
 
   /** How many connections it accepted so far (a client that reconnects makes a new one). */
@@ -67,6 +80,7 @@ export class FakeGateway {
 
   /** Closes every connection with `code`, as Discord does when it drops a client; the client may reconnect. */
   drop(code: number): void {
+    this.#sessions.splice(0);
     for (const socket of this.#wss.clients) socket.close(code, 'dropped');
   }
 
@@ -98,16 +112,22 @@ export class FakeGateway {
 
   #identify(socket: WebSocket, data: IdentifyData): void {
     const token = typeof data.token === 'string' ? data.token : '';
-    this.#options.onIdentify({ token, intents: typeof data.intents === 'number' ? data.intents : 0 });
+    const shard = identifiedShard(data.shard);
+    this.#options.onIdentify({ token, intents: typeof data.intents === 'number' ? data.intents : 0, shard });
     if (token !== this.#options.token) {
-      socket.close(4004, 'Authentication failed.');
+      socket.close(Close.AuthenticationFailed, 'Authentication failed.');
       return;
     }
-    const session: Session = { socket, seq: 0 };
+    if (shard === undefined || this.#sessions.some((session) => sameShard(session.shard, shard))) {
+      socket.close(Close.InvalidShard, 'Invalid shard.');
+      return;
+    }
+    const session: Session = { socket, shard, seq: 0 };
     this.#sessions.push(session);
     const { world, ids, url } = this.#options;
-    this.#send(session, 'READY', readyPayload(world, `session-${ids.next()}`, url()));
-    this.#send(session, 'GUILD_CREATE', guildCreatePayload(world));
+    const guilds = world.guilds.filter((guild) => receives(shard, guild.id));
+    this.#send(session, 'READY', readyPayload(world, `session-${ids.next()}`, url(), shard, guilds));
+    for (const guild of guilds) this.#send(session, 'GUILD_CREATE', guildCreatePayload(world, guild));
   }
 
   #send(session: Session, event: string, data: unknown): void {

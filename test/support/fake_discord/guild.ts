@@ -1,5 +1,5 @@
 import { guildChannelPayload } from './channels.js';
-import { FIXED_TIMESTAMP, member, type World } from './fixtures.js';
+import { FIXED_TIMESTAMP, member, type Guild, type World } from './fixtures.js';
 
 /** The permissions every role grants: View Channel, Send Messages and Read Message History. */
 export const PERMISSIONS = '68608';
@@ -21,11 +21,17 @@ function role(id: string, name: string, position: number): Record<string, unknow
   };
 }
 
-/** The GUILD_CREATE event's `d`: the guild with roles, its text channels and two members. */
-export function guildCreatePayload(world: World): Record<string, unknown> {
+/** The roles the world's user holds in `guildId`: the Helper role in the first guild, none elsewhere. */
+export function userRoles(world: World, guildId: string): string[] {
+  return guildId === world.guildId ? [world.roleId] : [];
+}
+
+/** The GUILD_CREATE event's `d`: the guild with roles (Helper in the first guild only), its text channels and two members. */
+export function guildCreatePayload(world: World, guild: Guild): Record<string, unknown> {
+  const helper = guild.id === world.guildId ? [role(world.roleId, 'Helper', 1)] : [];
   return {
-    id: world.guildId,
-    name: world.guildName,
+    id: guild.id,
+    name: guild.name,
     icon: null,
     splash: null,
     discovery_splash: null,
@@ -52,14 +58,14 @@ export function guildCreatePayload(world: World): Record<string, unknown> {
     application_id: null,
     features: [],
     // @everyone's id is the guild's id.
-    roles: [role(world.guildId, '@everyone', 0), role(world.roleId, 'Helper', 1)],
+    roles: [role(guild.id, '@everyone', 0), ...helper],
     emojis: [],
     stickers: [],
-    channels: world.guildChannels.filter((channel) => channel.guildId === world.guildId).map((channel) => guildChannelPayload(channel, null)),
+    channels: world.guildChannels.filter((channel) => channel.guildId === guild.id).map((channel) => guildChannelPayload(channel, null)),
     threads: [],
     members: [
       { ...member([]), user: world.bot },
-      { ...member([world.roleId]), user: world.user },
+      { ...member(userRoles(world, guild.id)), user: world.user },
     ],
     member_count: 2,
     large: false,

@@ -16,21 +16,24 @@ export interface InteractionFields {
   readonly name: string;
   readonly options: readonly CommandOptionJson[];
   readonly channelId: string;
+  /** The guild of the channel. */
+  readonly guildId: string;
   readonly user: UserJson;
   readonly roles: readonly string[];
 }
 
-/** A guild chat-input command interaction (INTERACTION_CREATE type 2) in the world's guild. */
+/** A guild chat-input command interaction (INTERACTION_CREATE type 2). */
 export function interactionPayload(world: World, fields: InteractionFields): Record<string, unknown> {
+  const { guildId } = fields;
   return {
     id: fields.id,
     application_id: world.applicationId,
     type: 2,
-    data: { id: fields.commandId, name: fields.name, type: 1, options: fields.options, guild_id: world.guildId },
-    guild_id: world.guildId,
-    guild: { id: world.guildId, locale: 'en-US', features: [] },
+    data: { id: fields.commandId, name: fields.name, type: 1, options: fields.options, guild_id: guildId },
+    guild_id: guildId,
+    guild: { id: guildId, locale: 'en-US', features: [] },
     channel_id: fields.channelId,
-    channel: { id: fields.channelId, type: 0, guild_id: world.guildId, name: guildChannel(world, fields.channelId)?.name ?? 'general', flags: 0 },
+    channel: { id: fields.channelId, type: 0, guild_id: guildId, name: guildChannel(world, fields.channelId)?.name ?? 'general', flags: 0 },
     member: { ...member(fields.roles), user: fields.user, permissions: PERMISSIONS },
     token: fields.token,
     version: 1,
@@ -38,7 +41,7 @@ export function interactionPayload(world: World, fields: InteractionFields): Rec
     locale: 'en-US',
     guild_locale: 'en-US',
     entitlements: [],
-    authorizing_integration_owners: { '0': world.guildId },
+    authorizing_integration_owners: { '0': guildId },
     context: 0,
     attachment_size_limit: 8_388_608,
   };

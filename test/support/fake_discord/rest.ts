@@ -10,6 +10,8 @@ export interface RestState {
   /** Every message the fake knows, by id; deleting one removes it. */
   readonly messages: Map<string, MessageJson>;
   readonly gatewayUrl: () => string;
+  /** The shard count `GET /gateway/bot` recommends. */
+  readonly recommendedShards: number;
 }
 
 /** One REST request: the path after `/api/v10` split on `/`, the query, and the parsed JSON body. */
@@ -31,7 +33,7 @@ export function route(state: RestState, request: RestRequest): HttpReply {
   const body = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as MessageBody;
   switch (`${method} ${segments.length} ${first ?? ''}`) {
     case 'GET 2 gateway':
-      return a === 'bot' ? { status: 200, body: gatewayBot(state.gatewayUrl()) } : notFound();
+      return a === 'bot' ? { status: 200, body: gatewayBot(state.gatewayUrl(), state.recommendedShards) } : notFound();
     case 'GET 2 channels':
       return getChannel(state, a ?? '');
     case 'POST 3 users':
@@ -59,11 +61,12 @@ export function route(state: RestState, request: RestRequest): HttpReply {
   }
 }
 
-function gatewayBot(url: string): unknown {
+function gatewayBot(url: string, shards: number): unknown {
   return {
     url,
-    shards: 1,
-    session_start_limit: { total: 1000, remaining: 1000, reset_after: 0, max_concurrency: 1 },
+    shards,
+    // As for the largest bots: every shard may identify at once, so a client running several does not wait 5 s between them.
+    session_start_limit: { total: 1000, remaining: 1000, reset_after: 0, max_concurrency: 16 },
   };
 }
 

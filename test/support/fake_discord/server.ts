@@ -5,6 +5,7 @@ import { ATTACHMENTS_PATH, AttachmentStore } from './attachments.js';
 import { FailureQueue, failureReply, type Failure } from './failures.js';
 import { EDITED_TIMESTAMP, SnowflakeCounter, createWorld, guildOf, member, messagePayload, user, type MessageJson, type UserJson, type World } from './fixtures.js';
 import { FakeGateway, type Identify } from './gateway.js';
+import { userRoles } from './guild.js';
 import { notFound, parseBody, readBody, writeReply, type HttpReply } from './http.js';
 import { interactionPayload } from './interactions.js';
 import { channelMessages } from './messages.js';
@@ -14,18 +15,24 @@ import type { DispatchedInteraction, SlashCommand, UserMessage } from './user_in
 
 export type { AttachmentFile } from './attachments.js';
 export type { Failure } from './failures.js';
-export type { AttachmentJson, GuildChannel, MessageJson, MessageReferenceJson, UserJson, World } from './fixtures.js';
+export type { AttachmentJson, Guild, GuildChannel, MessageJson, MessageReferenceJson, UserJson, World } from './fixtures.js';
 export type { Identify } from './gateway.js';
 export type { CommandOptionJson } from './interactions.js';
 export type { ReceivedRequest, RecordedRequest } from './requests.js';
+import { guildShard } from './shards.js';
+export { guildShard, type Shard } from './shards.js';
 export type { DispatchedInteraction, SlashCommand, UserMessage } from './user_input.js';
 
 /** Options for {@link FakeDiscord.start}. */
 export interface FakeDiscordOptions {
   /** The only token the gateway accepts (default {@link FakeDiscord.TOKEN}). */
   readonly token?: string;
-  /** How many text channels the guild has (default 1); their ids are `world.channelIds`. */
+  /** How many text channels each guild has (default 1); their ids are `world.channelIds`. */
   readonly channels?: number;
+  /** How many guilds the bot is in (default 1): `world.guilds`, on consecutive shards of any count. */
+  readonly guilds?: number;
+  /** How many shards `GET /gateway/bot` recommends (default 1), for a client started with `shards: 'auto'`. */
+  readonly shards?: number;
 }
 
 const API_PREFIX = '/api/v10/';
@@ -33,7 +40,8 @@ const API_PREFIX = '/api/v10/';
 /**
  * A real Discord stand-in on 127.0.0.1: REST under `/api/v10`, attachment downloads under
  * `/attachments` and a WebSocket gateway on the same port, enough for the real discord.js
- * `Client` to log in, receive guild and direct messages, and answer.
+ * `Client` to log in, receive guild and direct messages, and answer. Each guild's events go to
+ * the shard that owns it, and direct messages to shard 0, as Discord routes them.
  */
 export class FakeDiscord {
   /** The token {@link FakeDiscord.start} accepts unless told otherwise. */
@@ -41,8 +49,9 @@ export class FakeDiscord {
 
   /** Every IDENTIFY, in arrival order. */
   readonly identifies: Identify[] = [];
-  /** The bot, the guild, its channels, role and user, and the user's DM channel. */
+  /** The bot, the guilds, their channels, the role and user, and the user's DM channel. */
   readonly world: World;
+  readonly #recommendedShards: number;
 
   readonly #ids = new SnowflakeCounter();
   readonly #messages = new Map<string, MessageJson>();
@@ -54,8 +63,9 @@ export class FakeDiscord {
   readonly #gatewayConditions = new Conditions();
   #port = 0;
 
-  private constructor(token: string, channelCount: number) {
-    this.world = createWorld(this.#ids, channelCount);
+  private constructor(token: string, options: FakeDiscordOptions) {
+    this.world = createWorld(this.#ids, options.channels ?? 1, options.guilds ?? 1);
+    this.#recommendedShards = options.shards ?? 1;
     this.#server = createServer((req, res) => void this.#handle(req, res));
     this.#gateway = new FakeGateway({
       server: this.#server,
@@ -70,7 +80,7 @@ export class FakeDiscord {
 
   /** Starts the fake on a random free port. */
   static async start(options: FakeDiscordOptions = {}): Promise<FakeDiscord> {
-    const fake = new FakeDiscord(options.token ?? FakeDiscord.TOKEN, options.channels ?? 1);
+    const fake = new FakeDiscord(options.token ?? FakeDiscord.TOKEN, options);
     await new Promise<void>((resolve) => fake.#server.listen(0, '127.0.0.1', resolve));
     fake.#port = (fake.#server.address() as AddressInfo).port;
     return fake;
@@ -102,7 +112,7 @@ export class FakeDiscord {
 
   /**
    * Sends MESSAGE_CREATE from a user and stores the message; returns its id. A message in one of
-   * the guild's text channels carries `guild_id` and `member`; one anywhere else is a DM and carries neither.
+   * the guilds' text channels carries `guild_id` and `member`; one anywhere else is a DM and carries neither.
    */
   dispatchMessage(message: UserMessage): Promise<string> {
     const { world } = this;
@@ -113,18 +123,18 @@ export class FakeDiscord {
       channelId: message.channelId,
       guildId,
       author,
-      member: guildId === undefined ? undefined : member(author.id === world.user.id ? [world.roleId] : []),
+      member: guildId === undefined ? undefined : member(author.id === world.user.id ? userRoles(world, guildId) : []),
       content: message.content,
       mentions: message.mentionsBot === true ? [world.bot] : [],
       attachments: this.#attachments.add(this.#ids, this.#origin, message.attachments ?? []),
     });
     this.#messages.set(payload.id, payload);
-    this.#gateway.dispatch('MESSAGE_CREATE', this.#event(payload));
+    this.#gateway.dispatch('MESSAGE_CREATE', this.#event(payload), guildId);
     return Promise.resolve(payload.id);
   }
 
   /**
-   * Sends INTERACTION_CREATE for a guild slash command. Its answers arrive as
+   * Sends INTERACTION_CREATE for a slash command in a guild channel. Its answers arrive as
    * `POST /interactions/:id/:token/callback` and `PATCH /webhooks/:appId/:token/messages/@original`.
    */
   dispatchInteraction(command: SlashCommand): Promise<DispatchedInteraction> {
@@ -133,17 +143,20 @@ export class FakeDiscord {
     const author = userId === world.user.id ? world.user : user(userId, `user-${userId}`, false);
     const id = this.#ids.next();
     const token = `interaction-token-${id}`;
+    const channelId = command.channelId ?? world.channelId;
+    const guildId = guildOf(world, channelId) ?? world.guildId;
     const payload = interactionPayload(world, {
       id,
       token,
       commandId: this.#ids.next(),
       name: command.name,
       options: command.options ?? [],
-      channelId: command.channelId ?? world.channelId,
+      channelId,
+      guildId,
       user: author,
-      roles: userId === world.user.id ? [world.roleId] : [],
+      roles: userId === world.user.id ? userRoles(world, guildId) : [],
     });
-    this.#gateway.dispatch('INTERACTION_CREATE', payload);
+    this.#gateway.dispatch('INTERACTION_CREATE', payload, guildId);
     return Promise.resolve({ id, token });
   }
 
@@ -153,7 +166,7 @@ export class FakeDiscord {
     if (message === undefined) throw new Error(`no message ${id}`);
     message.content = content;
     message.edited_timestamp = EDITED_TIMESTAMP;
-    this.#gateway.dispatch('MESSAGE_UPDATE', this.#event(message));
+    this.#gateway.dispatch('MESSAGE_UPDATE', this.#event(message), message.guild_id);
   }
 
   /** Forgets a stored message, so `GET` answers 10008 Unknown Message, and sends MESSAGE_DELETE. */
@@ -162,14 +175,21 @@ export class FakeDiscord {
     if (message === undefined) return;
     this.#messages.delete(id);
     const { guild_id: guildId } = message;
-    this.#gateway.dispatch('MESSAGE_DELETE', { id, channel_id: message.channel_id, ...(guildId === undefined ? {} : { guild_id: guildId }) });
+    this.#gateway.dispatch('MESSAGE_DELETE', { id, channel_id: message.channel_id, ...(guildId === undefined ? {} : { guild_id: guildId }) }, guildId);
   }
 
   /** Forgets stored messages of one channel at once, as a moderator's purge does, and sends MESSAGE_DELETE_BULK. */
   deleteUserMessages(channelId: string, ids: readonly string[]): void {
     for (const id of ids) this.#messages.delete(id);
     const guildId = guildOf(this.world, channelId);
-    this.#gateway.dispatch('MESSAGE_DELETE_BULK', { ids, channel_id: channelId, ...(guildId === undefined ? {} : { guild_id: guildId }) });
+    this.#gateway.dispatch('MESSAGE_DELETE_BULK', { ids, channel_id: channelId, ...(guildId === undefined ? {} : { guild_id: guildId }) }, guildId);
+  }
+
+  /** The first text channel of a guild that shard `id` of `count` receives. */
+  channelOnShard(id: number, count: number): string {
+    const channel = this.world.guildChannels.find((c) => guildShard(c.guildId, count) === id);
+    if (channel === undefined) throw new Error(`no guild is on shard ${id} of ${count}: start the fake with more guilds`);
+    return channel.id;
   }
 
   /** The stored message with this id, if any. */
@@ -238,7 +258,7 @@ export class FakeDiscord {
 
   #answer(request: ReceivedRequest, versioned: boolean, query: URLSearchParams): HttpReply {
     if (versioned) {
-      const state = { world: this.world, ids: this.#ids, messages: this.#messages, gatewayUrl: () => this.gatewayUrl };
+      const state = { world: this.world, ids: this.#ids, messages: this.#messages, gatewayUrl: () => this.gatewayUrl, recommendedShards: this.#recommendedShards };
       return route(state, { method: request.method, segments: request.path.split('/').slice(1), query, body: request.body });
     }
     return request.path.startsWith(ATTACHMENTS_PATH) ? this.#attachments.serve(request.method, request.path) : notFound();
