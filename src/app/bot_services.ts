@@ -54,7 +54,8 @@ const UNINSTRUMENTED: ServiceInstruments = { turnStore: (store) => store, provid
  * database shared with the bot's other processes (DESIGN §7.7) — writing none of `secrets`. A store that is off or cannot open leaves
  * durability off and history and notes in memory, loudly; a missing model leaves `provider`
  * undefined so that each message can be told what to configure. `instruments` wrap the turn
- * store and the model before anything uses them.
+ * store and the model before anything uses them; `shards` names the Discord shards this process
+ * serves, for the PostgreSQL store's registry of processes.
  * @throws {StoreInUseError} when another bot process holds the store file.
  */
 export async function openBotServices(
@@ -64,9 +65,10 @@ export async function openBotServices(
   logger: Logger,
   secrets: SecretValues,
   instruments: ServiceInstruments = UNINSTRUMENTED,
+  shards: string | null = null,
 ): Promise<BotServices> {
   const ids = new RandomIds();
-  const chosen = await openChosenStore(config.turn_state, { cwd, clock, ids, logger, shards: null });
+  const chosen = await openChosenStore(config.turn_state, { cwd, clock, ids, logger, shards });
   const { opened } = chosen;
   const store = opened.turns === undefined ? undefined : instruments.turnStore(redactingTurnStore(opened.turns, secrets));
   const operator = opened.operator === undefined ? undefined : redactingOperatorStore(opened.operator, secrets);

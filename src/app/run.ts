@@ -10,6 +10,7 @@ import { createLogger, type LogOutput } from '../core/logger.js';
 import type { Readable } from 'node:stream';
 import { RandomIds } from '../core/ids.js';
 import { SystemClock } from '../core/system_clock.js';
+import { describeShards } from '../discord/shard_ownership.js';
 import { chooseAdapter, describeAdapterChoice } from './adapter_choice.js';
 import { configuredSecrets, logRedactor } from './config_secrets.js';
 import { missingApiKey } from './missing_api_key.js';
@@ -84,7 +85,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   const metrics = BotMetrics.of(config.metrics, clock);
   let services;
   try {
-    services = await openBotServices(config, io.cwd, clock, logger, secrets, metrics?.instruments);
+    services = await openBotServices(config, io.cwd, clock, logger, secrets, metrics?.instruments, choice.kind === 'discord' ? describeShards(config.discord.shards) : null);
   } catch (error) {
     if (!isStoreInUseError(error)) throw error;
     logs.close();

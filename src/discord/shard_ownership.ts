@@ -12,6 +12,13 @@ export function shardOptions(shards: DiscordSettings['shards']): Pick<ClientOpti
   return { shards: [...shards.ids], shardCount: shards.count };
 }
 
+/** `discord.shards` as the store's registry of processes shows it: `auto`, `0,1 of 4`, or `null` for one process that is the whole bot. */
+export function describeShards(shards: DiscordSettings['shards']): string | null {
+  if (shards === undefined) return null;
+  if (shards === 'auto') return 'auto';
+  return `${shards.ids.join(',')} of ${shards.count}`;
+}
+
 /** The shard that receives a server's events, as Discord routes them: `(guild_id >> 22) % count`. */
 export function shardOfGuild(guildId: string, count: number): number {
   return Number((BigInt(guildId) >> 22n) % BigInt(count));

@@ -38,12 +38,12 @@ function quoted(name: string, text: string): string {
 }
 
 /** The failure of a wait that ran out: what was awaited, for how long, and the output seen. */
-function missed(what: string, deadlineMs: number, stdout: string, stderr: string): Error {
+export function missed(what: string, deadlineMs: number, stdout: string, stderr: string): Error {
   return new Error(`waited ${deadlineMs} ms for ${what}, in vain\n${quoted('stdout', stdout)}\n${quoted('stderr', stderr)}`);
 }
 
 /** `promise`, or a rejection by `fail()` once `deadlineMs` passed first. */
-function withDeadline<T>(promise: Promise<T>, deadlineMs: number, fail: () => Error, onMissed: () => void = () => undefined): Promise<T> {
+export function withDeadline<T>(promise: Promise<T>, deadlineMs: number, fail: () => Error, onMissed: () => void = () => undefined): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
