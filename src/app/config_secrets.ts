@@ -33,9 +33,9 @@ export function logRedactor(secrets: SecretValues): Redactor {
   return { redact: (text) => scrubText(secrets.redact(text)) };
 }
 
-/** The password of a connection URL, as written (percent-encoded) and as sent; none when it has none. */
+/** The password of a connection URL (validated as one), as written (percent-encoded) and as sent; none when it has none. */
 function urlPassword(url: string): string[] {
-  const password = URL.canParse(url) ? new URL(url).password : '';
+  const password = new URL(url).password;
   if (password === '') return [];
   try {
     return [password, decodeURIComponent(password)];

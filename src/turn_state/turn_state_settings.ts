@@ -14,6 +14,7 @@ export const postgresSection = z
     url: z
       .string()
       .regex(/^postgres(ql)?:\/\//, 'a PostgreSQL URL starts with postgres:// or postgresql://')
+      .refine((url) => URL.canParse(url), 'not a URL that can be read: check its host and percent-encoding')
       .describe('The connection URL, `postgres://user:password@host:5432/database`; usually `${DATABASE_URL}`. Its password is redacted like every secret.'),
     pool_size: z.number().int().min(2).max(100).default(10).describe('Connections each process keeps open at most.'),
     schema: z

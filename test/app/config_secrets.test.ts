@@ -59,6 +59,11 @@ tools:
     expect(filled.redact('p@ss-from-env-9a9a and p%40ss-from-env-9a9a')).toBe(`${REDACTED} and ${REDACTED}`);
   });
 
+  it('keep a PostgreSQL password whose percent-encoding is broken as written', () => {
+    const broken = secretsOf('turn_state:\n  backend: postgres\n  postgres:\n    url: postgres://bot:pass-100%zz-7b7b@db.internal/holdfast\n');
+    expect(broken.redact('used pass-100%zz-7b7b')).toBe(`used ${REDACTED}`);
+  });
+
   it('leave out values too short to tell from ordinary words', () => {
     expect(secretsOf('llm:\n  model: m\n  api_key: abc\n').size).toBe(0);
   });
