@@ -85,12 +85,16 @@ const TYPE_WORDS: Readonly<Partial<Record<string, string>>> = {
   boolean: 'true or false',
 };
 
+/** The password of a `scheme://user:password@host` URL, wherever one sits in a value. */
+const URL_PASSWORD = /(\/\/[^/:@\s]*:)[^@\s/]*@/g;
+
 function describe(value: unknown): string {
   if (value === undefined) return 'nothing';
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object') return 'a mapping';
-  const text = JSON.stringify(value);
+  // A value quoted back never shows a password written into a URL.
+  const text = JSON.stringify(typeof value === 'string' ? value.replace(URL_PASSWORD, '$1***@') : value);
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 

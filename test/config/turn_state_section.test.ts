@@ -29,16 +29,16 @@ describe('turn_state.backend and turn_state.postgres', () => {
     });
   });
 
-  it('refuses postgres without its section, a URL that is not PostgreSQL’s or cannot be read, and a schema name it would have to quote, naming the key and never the value', () => {
+  it('refuses postgres without its section, a URL that is not PostgreSQL’s or cannot be read, and a schema name it would have to quote, naming the key and never a password', () => {
     expect(configProblems(postgres(''))).toEqual(['c.yml:2:3: turn_state.postgres: backend postgres needs turn_state.postgres with its url']);
     expect(configProblems(postgres('  postgres:\n    url: mysql://bot:hunter2@db/app\n'))).toEqual([
-      'c.yml:4:10: turn_state.postgres.url: a PostgreSQL URL starts with postgres:// or postgresql://',
+      'c.yml:4:10: turn_state.postgres.url: a PostgreSQL URL starts with postgres:// or postgresql://; got "mysql://bot:***@db/app"',
     ]);
     expect(configProblems(postgres('  postgres:\n    url: "postgres://bot:hunter2@[db"\n'))).toEqual([
       'c.yml:4:10: turn_state.postgres.url: not a URL that can be read: check its host and percent-encoding',
     ]);
     expect(configProblems(postgres('  postgres:\n    url: postgres://db/app\n    schema: Holdfast-Bot\n'))).toEqual([
-      'c.yml:5:13: turn_state.postgres.schema: a schema name is lower-case letters, digits and underscores, not starting with a digit',
+      'c.yml:5:13: turn_state.postgres.schema: a schema name is lower-case letters, digits and underscores, not starting with a digit; got "Holdfast-Bot"',
     ]);
   });
 });
