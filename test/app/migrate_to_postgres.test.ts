@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import type pg from 'pg';
 import { pino } from 'pino';
@@ -225,6 +225,20 @@ describe('holdfast migrate --to postgres', () => {
       stdout: '',
       stderr: `holdfast: the store ${dbPath} is at schema version ${current - 1}, not this program's ${current}: start the bot of this version on it once, stop it, then migrate\n`,
     });
+    expect(await onSchema(connection, 'SELECT schema_name FROM information_schema.schemata WHERE schema_name = $1', [connection.schema])).toEqual([]);
+  });
+
+  it('fails with status 1, naming the file, when the store file is not a database, and creates nothing', async () => {
+    const dbPath = storePathIn(temp.path());
+    mkdirSync(dirname(dbPath), { recursive: true });
+    writeFileSync(dbPath, 'this is not a SQLite database, only some text that is long enough to be read as a header');
+    const connection = freshPgConnection();
+
+    const run = await runCliIn(temp.path(), ['migrate', '--to', 'postgres', '--config', configFor(connection)]);
+
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain(dbPath);
+    expect(run.stderr).toContain('file is not a database');
     expect(await onSchema(connection, 'SELECT schema_name FROM information_schema.schemata WHERE schema_name = $1', [connection.schema])).toEqual([]);
   });
 

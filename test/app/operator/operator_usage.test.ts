@@ -38,6 +38,7 @@ describe('the operator commands’ usage', () => {
     [['turns', 'show', 'a', 'b'], "unexpected argument 'b'", 'holdfast turns show'],
     [['doctor', 'now'], "unexpected argument 'now'", 'holdfast doctor'],
     [['backup', 'a', 'b'], "unexpected argument 'b'", 'holdfast backup'],
+    [['migrate', 'now', '--to', 'postgres'], "unexpected argument 'now'", 'holdfast migrate'],
   ])('%j exits 2 naming the problem and the help to read', async (argv, error, command) => {
     expect(await runCliIn(temp.path(), argv)).toEqual({ status: 2, stdout: '', stderr: `holdfast: ${error}\nTry '${command} --help' for the options.\n` });
   });
