@@ -1,7 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startProgram, useBackgroundPrograms, type BackgroundProgram } from '../support/background_program.js';
+import { startProgram, type BackgroundProgram } from '../support/background_program.js';
+import { useProgramsKilledAfterEach } from '../support/program.js';
 import { discordConfigYaml, type BotMessageBody } from '../support/discord_bot.js';
 import type { RecordedRequest } from '../support/fake_discord/server.js';
 import { FakeDiscord } from '../support/fake_discord/server.js';
@@ -27,7 +28,7 @@ describe('two bot processes, shard 0 and shard 1 of 2, on one PostgreSQL store',
     await fake.close();
     await discord.close();
   });
-  const track = useBackgroundPrograms();
+  const track = useProgramsKilledAfterEach<BackgroundProgram>();
 
   /** Starts the bot running shard `id` of 2 in a working directory of its own. */
   async function shard(id: number, url: string, schema: string): Promise<BackgroundProgram> {

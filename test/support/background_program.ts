@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import { afterEach } from 'vitest';
 import { Conditions } from './conditions.js';
 import { missed, PROGRAM, WAIT_DEADLINE_MS, withDeadline, type ProgramOptions } from './program.js';
 
@@ -34,20 +33,5 @@ export function startProgram(args: readonly string[], options: ProgramOptions): 
     get exited() {
       return withDeadline(closed, deadlineMs, fail('the program to exit'));
     },
-  };
-}
-
-/** For the tests of the calling `describe`: hands back each program it is given, killed after the test if it still runs. */
-export function useBackgroundPrograms(): (program: BackgroundProgram) => BackgroundProgram {
-  const running: BackgroundProgram[] = [];
-  afterEach(async () => {
-    for (const program of running.splice(0)) {
-      program.kill('SIGKILL');
-      await program.exited;
-    }
-  });
-  return (program) => {
-    running.push(program);
-    return program;
   };
 }

@@ -175,8 +175,8 @@ export const isNotice =
  * For the tests of the calling `describe`: returns `track`, which hands back the program it is
  * given and kills it with SIGKILL after the test, if it still runs, waiting until it exited.
  */
-export function useProgramsKilledAfterEach(): (program: JsonLinesProgram) => JsonLinesProgram {
-  const running: JsonLinesProgram[] = [];
+export function useProgramsKilledAfterEach<P extends { kill(signal: NodeJS.Signals): void; readonly exited: Promise<unknown> } = JsonLinesProgram>(): (program: P) => P {
+  const running: P[] = [];
   afterEach(async () => {
     for (const program of running.splice(0)) {
       program.kill('SIGKILL');

@@ -1,33 +1,12 @@
 import type { Database } from 'better-sqlite3';
+import { CENSUS_SQL, censusFromRow, type CensusRow } from '../census_query.js';
 import type { StoreCensus } from '../operator_store.js';
 import { statement } from './statements.js';
-
-const CENSUS_SQL = `SELECT
-  (SELECT COUNT(*) FROM turns WHERE status = 'ACTIVE') AS active,
-  (SELECT COUNT(*) FROM turns WHERE status = 'SUSPENDED') AS suspended,
-  (SELECT COUNT(*) FROM turns WHERE status = 'AWAITING_RESOLUTION') AS awaiting_resolution,
-  (SELECT COUNT(*) FROM ops WHERE state = 'MANUAL_RESOLUTION_REQUIRED') AS calls_awaiting_verdict,
-  (SELECT COUNT(*) FROM replies WHERE state = 'pending') AS replies_pending`;
-
-interface CensusRow {
-  readonly active: number;
-  readonly suspended: number;
-  readonly awaiting_resolution: number;
-  readonly calls_awaiting_verdict: number;
-  readonly replies_pending: number;
-}
 
 /**
  * The counts an operator watches, read in one statement: live turns by status, calls waiting for
  * an operator's verdict, and final replies whose delivery was never confirmed.
  */
 export function storeCensus(db: Database): StoreCensus {
-  const row = statement(db, CENSUS_SQL).get() as CensusRow;
-  return {
-    active: row.active,
-    suspended: row.suspended,
-    awaitingResolution: row.awaiting_resolution,
-    callsAwaitingVerdict: row.calls_awaiting_verdict,
-    repliesPending: row.replies_pending,
-  };
+  return censusFromRow(statement(db, CENSUS_SQL).get() as CensusRow | undefined);
 }
