@@ -11,7 +11,11 @@ import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
 import type { FakeLLMServer } from '../support/fake_llm/server.js';
 import { useConversationHarness } from '../support/conversation_harness.js';
 import { serverProgram } from '../support/mcp_packages.js';
+import { McpTarget } from '../support/mcp_target.js';
 import { useTempDir } from '../support/temp_dir.js';
+import { deferred } from '../support/deferred.js';
+
+const never = new Promise<void>(() => undefined);
 
 interface SentRequest {
   readonly messages: { readonly role: string; readonly tool_call_id?: string; readonly content: unknown }[];
@@ -23,12 +27,15 @@ describe('MCP tools in a conversation', () => {
   const temp = useTempDir();
   let fake: FakeLLMServer;
   let servers: McpServers | undefined;
+  let target: McpTarget | undefined;
   beforeEach(() => {
     ({ fake } = harness.current);
   });
   afterEach(async () => {
     await servers?.close();
     servers = undefined;
+    await target?.close();
+    target = undefined;
   });
 
   /** An intake whose catalog holds the MCP servers `mcpYaml` configures (a `tools.mcp` list), started for real. */
@@ -79,5 +86,52 @@ describe('MCP tools in a conversation', () => {
     expect(read).toMatchObject({ role: 'tool', tool_call_id: 'r1' });
     expect(JSON.parse(String(read?.content))).toMatchObject({ entities: [entity] });
     expect(readFileSync(memoryFile, 'utf8')).toContain('prefers tea');
+  });
+
+  it('sends MCP’s cancellation for a running call on /stop, and the turn ends cancelled', async () => {
+    target = await McpTarget.start();
+    target.answer({ hold: never });
+    const bot = await intakeWith(`    - name: target\n      url: ${target.url}\n`);
+    fake.enqueue(chatToolCalls([{ id: 'r1', name: 'target__reader', args: '{"text":"slow"}' }]));
+    bot.submit(inboundFromText(harness.current.message('Look it up.')));
+    await target.whenCalls(1);
+    bot.submit(inboundFromText(harness.current.message('/stop')));
+    await target.whenCancelled(1);
+    await bot.idle();
+    expect(target.cancelled).toEqual(['reader']);
+    expect(harness.current.notices()).toEqual(['status', 'cancelled']);
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it('leaves a write cancelled by /stop to an operator, since it may have taken effect', async () => {
+    target = await McpTarget.start();
+    target.answer({ hold: never });
+    const bot = await intakeWith(`    - name: target\n      url: ${target.url}\n`);
+    fake.enqueue(chatToolCalls([{ id: 'w1', name: 'target__bare', args: '{"text":"send"}' }]));
+    bot.submit(inboundFromText(harness.current.message('Send it.')));
+    await target.whenCalls(1);
+    bot.submit(inboundFromText(harness.current.message('/stop')));
+    await target.whenCancelled(1);
+    await bot.idle();
+    expect(harness.current.notices()).toEqual(['status', 'manual_resolution']);
+    expect(target.calls).toHaveLength(1);
+  });
+
+  it('lets a running call finish when the bot shuts down, and keeps its result for the resume', async () => {
+    target = await McpTarget.start();
+    const released = deferred();
+    target.answer({ hold: released.promise });
+    const bot = await intakeWith(`    - name: target\n      url: ${target.url}\n`);
+    fake.enqueue(chatToolCalls([{ id: 'w1', name: 'target__bare', args: '{"text":"send"}' }]));
+    bot.submit(inboundFromText(harness.current.message('Send it.')));
+    await target.whenCalls(1);
+    const stopping = bot.shutdown();
+    released.resolve();
+    await stopping;
+    expect(harness.current.notices()).toEqual(['suspended']);
+    expect(target.cancelled).toEqual([]);
+    const [suspended] = await harness.current.store.turns.listSuspended({ source: 'console', channelId: 'c1' });
+    const ops = await harness.current.store.turns.listOps(suspended?.turnId ?? '');
+    expect(ops.map((op) => [op.toolName, op.state, op.result])).toEqual([['target__bare', 'APPLIED', 'bare released']]);
   });
 });

@@ -54,6 +54,7 @@ export function createMcpTool(server: ToolServer, listed: ListedTool, policy: To
     inputSchema: inputSchema as JsonObject,
     effect,
     timeoutMs: policy.timeoutSeconds * 1000,
+    cancellable: true,
     execute: async (input, context) => {
       const meta = effect === 'idempotent' ? { [IDEMPOTENCY_META_KEY]: context.idempotencyKey } : undefined;
       const attempt = await server.call(listed.name, input, meta, context.signal, policy.timeoutSeconds * 1000);
