@@ -16,6 +16,7 @@ import type { RecoveryRuntime } from '../recovery/generate_with_recovery.js';
 import { recoverySettings } from '../recovery/settings.js';
 import { SubsystemGuard } from '../recovery/subsystem_guard.js';
 import { deriveCatalog } from '../tools/catalog.js';
+import { McpServers } from '../tools/mcp/mcp_servers.js';
 import type { HistoryStore } from '../turn_state/history_store.js';
 import type { MemoryStore } from '../turn_state/memory_store.js';
 import { redactingHistoryStore, redactingMemoryStore, redactingOperatorStore, redactingTurnStore } from '../turn_state/redacting_stores.js';
@@ -31,6 +32,8 @@ export interface BotServices {
   readonly operator: OperatorStore | undefined;
   readonly history: HistoryStore;
   readonly memory: MemoryStore | undefined;
+  /** The MCP servers of `tools.mcp`, started with the bot and stopped by `close`. */
+  readonly mcp: McpServers;
   readonly provider: LLMProvider | undefined;
   readonly recovery: RecoveryRuntime;
   /** Turns the start-up sweep found interrupted: each channel is told once how to resume them. */
@@ -55,7 +58,8 @@ const UNINSTRUMENTED: ServiceInstruments = { turnStore: (store) => store, provid
  * durability off and history and notes in memory, loudly; a missing model leaves `provider`
  * undefined so that each message can be told what to configure. `instruments` wrap the turn
  * store and the model before anything uses them; `shards` names the Discord shards this process
- * serves, for the PostgreSQL store's registry of processes.
+ * serves, for the PostgreSQL store's registry of processes. The MCP servers of `tools.mcp` are
+ * started and have listed their tools (or failed, logged) before this returns.
  * @throws {StoreInUseError} when another bot process holds the store file.
  */
 export async function openBotServices(
@@ -91,6 +95,7 @@ export async function openBotServices(
     if (!isConfigError(error)) throw error;
     logger.warn({ problems: error.problems }, 'no model is configured: messages will be answered with what to set');
   }
+  const mcp = await McpServers.start(config.tools.mcp, { cwd, clock, logger });
   const settings = recoverySettings(config.llm_recovery);
   const recovery: RecoveryRuntime = {
     clock,
@@ -104,11 +109,15 @@ export async function openBotServices(
     operator,
     history,
     memory,
+    mcp,
     provider,
     recovery,
     interrupted,
     pendingReplies,
-    close: () => chosen.close(),
+    close: async () => {
+      await mcp.close();
+      await chosen.close();
+    },
   };
 }
 
@@ -122,7 +131,7 @@ export function intakeFor(config: Config, services: BotServices, deps: { clock: 
     history: services.history,
     provider: services.provider,
     recovery: services.recovery,
-    catalog: () => deriveCatalog(config.tools, { memory: services.memory }),
+    catalog: () => deriveCatalog(config.tools, { memory: services.memory, mcp: services.mcp }),
     ...deps,
   });
 }

@@ -5,18 +5,20 @@ import { isSensitiveKey } from '../core/sensitive_keys.js';
 import { scrubText } from '../turn_state/scrub.js';
 import type { Config } from './config_schema.js';
 
-/** Header names that carry credentials: `Authorization`, `X-Api-Key`, `X-Auth-Token`, `Cookie` … */
+/** Header and environment variable names that carry credentials: `Authorization`, `X-Api-Key`, `Cookie`, `GITHUB_TOKEN` … */
 const SECRET_HEADER = /auth|token|key|secret|passw|cookie|session|signature|credential/i;
 
 /**
  * Every secret value of the loaded configuration, to be redacted from the logs and the store: the
  * model's API keys, the Discord token, the values of credential headers sent to the model and by
- * each HTTP tool (whole, and word by word, so that `Bearer <token>` yields the token), and every
+ * each HTTP tool and MCP server, and of credential variables set for a stdio MCP server (whole,
+ * and word by word, so that `Bearer <token>` yields the token), and every
  * value the environment filled into a key with a secret name (`token: ${DISCORD_TOKEN}`,
  * `password: ${DB_PASSWORD}`), and the password of the PostgreSQL URL.
  */
 export function configuredSecrets({ config, filled }: Pick<LoadedConfig<Config>, 'config' | 'filled'>): SecretValues {
-  const headers = [config.llm.headers, ...config.tools.http.map((tool) => tool.headers)].flatMap((set) => Object.entries(set));
+  const mcp = config.tools.mcp.flatMap((server) => [server.headers ?? {}, server.env ?? {}]);
+  const headers = [config.llm.headers, ...config.tools.http.map((tool) => tool.headers), ...mcp].flatMap((set) => Object.entries(set));
   const headerValues = headers.filter(([name]) => SECRET_HEADER.test(name)).flatMap(([, value]) => [value, ...value.split(/\s+/)]);
   const fromEnvironment = filled.filter((string) => isSensitiveKey(nearestKey(string.path))).flatMap((string) => string.variables.map((variable) => variable.value));
   const keys = [config.llm.api_key, ...(config.llm.api_keys ?? []), config.discord.token].filter((key): key is string => key !== undefined);

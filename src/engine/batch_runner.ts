@@ -9,6 +9,7 @@ import { callArguments, WITHHELD_CALL, WITHHELD_RETRY, type BatchSource } from '
 import type { ChatTurn } from './chat_turn.js';
 import type { TurnDurability } from './durability.js';
 import type { FaultInjector } from './fault_points.js';
+import { isShutdownReason } from './shutdown_reason.js';
 import { assertNever } from '../core/assert_never.js';
 import { verdictResult } from './verdict_results.js';
 import type { TurnStats } from './turn_stats.js';
@@ -96,7 +97,7 @@ async function settle(plan: CallPlan, op: OpRecord, context: BatchContext): Prom
       }
       await context.durability.moveOp(key, { to: 'RUNNING' });
       context.faults.reach('after_wi2', context.step);
-      const outcome = await execute(plan.tool, op, input, context);
+      const outcome = await execute(plan.tool, op, input, context, 'first');
       context.faults.reach('after_tool', context.step);
       const recorded = await context.durability.moveOp(key, moveFor(outcome));
       context.faults.reach('after_wi3', context.step);
@@ -126,12 +127,12 @@ async function afterUncertain(plan: CallPlan & { kind: 'run' }, op: OpRecord, co
   switch (plan.tool.effect) {
     case 'read': {
       if (input === undefined) return { block: errorBlock(plan.use.id, WITHHELD_RETRY) };
-      const outcome = await execute(plan.tool, op, input, context);
+      const outcome = await execute(plan.tool, op, input, context, 'again');
       return { block: outcome.kind === 'result' ? resultBlock(plan, outcome.text) : errorBlock(plan.use.id, outcome.error) };
     }
     case 'idempotent': {
       if (input === undefined) return { block: errorBlock(plan.use.id, op.error ?? 'outcome unknown'), manual: op };
-      const outcome = await execute(plan.tool, op, input, context);
+      const outcome = await execute(plan.tool, op, input, context, 'again');
       if (outcome.kind === 'uncertain') return { block: errorBlock(plan.use.id, outcome.error), manual: op };
       const move: OpMove = outcome.kind === 'result' ? { to: 'RECONCILED_APPLIED', result: outcome.text } : { to: 'RECONCILED_FAILED', error: outcome.error };
       await context.durability.moveOp(key, move);
@@ -144,17 +145,33 @@ async function afterUncertain(plan: CallPlan & { kind: 'run' }, op: OpRecord, co
   }
 }
 
-async function execute(tool: Tool, op: OpRecord, input: JsonObject, context: BatchContext): Promise<ToolOutcome> {
+/** A call's first run, which /stop may cut short for a cancellable tool, or a re-run to settle an uncertain one, which it never does. */
+type Attempt = 'first' | 'again';
+
+async function execute(tool: Tool, op: OpRecord, input: JsonObject, context: BatchContext, attempt: Attempt): Promise<ToolOutcome> {
   const { turn } = context;
   context.stats?.toolCalled();
   const call = { toolCallId: op.toolCallId, toolName: tool.name, effect: tool.effect };
   context.onTool?.({ type: 'started', ...call });
+  // /stop reaches only a tool that can tell its target to stop; any other settles within its own timeout.
+  const stop = attempt === 'first' && tool.cancellable === true ? stopOnly(turn.signal) : undefined;
   try {
-    // /stop does not reach a tool whose effect has begun: it settles within its own timeout.
-    return await runTool(tool, input, { signal: new AbortController().signal, idempotencyKey: op.idempotencyKey, requesterId: turn.requester.userId, channel: { source: turn.identity.source, channelId: turn.identity.channelId }, logger: turn.logger }, context.clock);
+    return await runTool(tool, input, { signal: stop?.signal ?? new AbortController().signal, idempotencyKey: op.idempotencyKey, requesterId: turn.requester.userId, channel: { source: turn.identity.source, channelId: turn.identity.channelId }, logger: turn.logger }, context.clock);
   } finally {
+    stop?.release();
     context.onTool?.({ type: 'finished', ...call });
   }
+}
+
+/** A signal that aborts with the turn's on /stop, but not when the bot shuts down: then a running call settles and the turn is suspended after it. */
+function stopOnly(turnSignal: AbortSignal): { readonly signal: AbortSignal; release(): void } {
+  const controller = new AbortController();
+  const follow = (): void => {
+    if (!isShutdownReason(turnSignal.reason)) controller.abort(turnSignal.reason);
+  };
+  if (turnSignal.aborted) follow();
+  else turnSignal.addEventListener('abort', follow, { once: true });
+  return { signal: controller.signal, release: () => turnSignal.removeEventListener('abort', follow) };
 }
 
 function moveFor(outcome: ToolOutcome): OpMove {

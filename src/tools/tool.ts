@@ -14,7 +14,7 @@ export type ToolOutcome =
 
 /** What a tool knows about the call it serves. */
 export interface ToolContext {
-  /** Aborts on /stop and when the tool's timeout passes. */
+  /** Aborts when the tool's timeout passes, and on /stop for a {@link Tool.cancellable} tool. */
   readonly signal: AbortSignal;
   /** The op's stable key: the same on every attempt of this call, across crashes and resumes. */
   readonly idempotencyKey: string;
@@ -33,6 +33,11 @@ export interface Tool {
   readonly effect: EffectClass;
   /** How long one call may take before it is aborted. */
   readonly timeoutMs: number;
+  /**
+   * Whether /stop reaches a call that is running, through `ToolContext.signal`: true for a tool
+   * that can tell its target to stop (MCP's cancellation). Any other call settles within its timeout.
+   */
+  readonly cancellable?: boolean;
   /** Runs the call on input that already matches `inputSchema`; reports, never throws, what happened. */
   execute(input: JsonObject, context: ToolContext): Promise<ToolOutcome>;
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { seconds } from '../config/schema_parts.js';
 import { EFFECT_CLASSES } from '../turn_state/ledger_types.js';
+import { MCP_NAME_SEPARATOR, mcpServersSetting } from './mcp/mcp_settings.js';
 import { createUrlGuard } from './url_guard.js';
 
 /** The tools Holdfast brings; `tools.builtin` picks which are offered. */
@@ -68,11 +69,14 @@ export const toolsSection = z
       .prefault({})
       .describe('The `remember` and `recall` tools: notes per user or per channel, kept in the store file (`turn_state.db_path`).'),
     http: z.array(httpTool).default([]).describe('Tools defined here, each one HTTP endpoint.'),
+    mcp: mcpServersSetting,
   })
   .superRefine((tools, context) => {
     const taken = new Set<string>(tools.builtin);
     tools.http.forEach((tool, index) => {
       if (taken.has(tool.name)) context.addIssue({ code: 'custom', path: ['http', index, 'name'], message: `the tool name ${JSON.stringify(tool.name)} is already taken` });
+      const owner = tools.mcp.find((server) => tool.name.startsWith(server.name + MCP_NAME_SEPARATOR));
+      if (owner !== undefined) context.addIssue({ code: 'custom', path: ['http', index, 'name'], message: `names starting with ${JSON.stringify(owner.name + MCP_NAME_SEPARATOR)} belong to the MCP server ${JSON.stringify(owner.name)}` });
       taken.add(tool.name);
     });
   })

@@ -45,6 +45,20 @@ tools:
     for (const value of ['holdfast-bot-title', 'eu-central-region', 'application/json-seq', 'Bearer']) expect(secrets.redact(value)).toBe(value);
   });
 
+  it('include the credential headers of Streamable HTTP MCP servers and the credential variables set for stdio ones', () => {
+    const secrets = secretsOf(`tools:
+  mcp:
+    - name: github
+      command: npx
+      env: { GITHUB_PERSONAL_ACCESS_TOKEN: "\${WEATHER_TOKEN}", SLACK_BOT_TOKEN: literal-slack-token-1f1f, LOG_LEVEL: debug-verbose }
+    - name: tickets
+      url: https://mcp.example/tickets
+      headers: { Authorization: Bearer mcp-bearer-2c2c, X-Region: "\${REGION}" }
+`);
+    for (const value of ['weather-token-31bc', 'literal-slack-token-1f1f', 'Bearer mcp-bearer-2c2c', 'mcp-bearer-2c2c']) expect(secrets.redact(`[${value}]`), value).toBe(`[${REDACTED}]`);
+    for (const value of ['debug-verbose', 'eu-central-region']) expect(secrets.redact(value)).toBe(value);
+  });
+
   it('include the password of the PostgreSQL URL, whether written in the file or filled in from the environment', () => {
     const written = secretsOf('turn_state:\n  backend: postgres\n  postgres:\n    url: postgres://bot:pg-pass-4e4e@db.internal:5432/holdfast\n');
     expect(written.redact('password authentication failed, used pg-pass-4e4e')).toBe(`password authentication failed, used ${REDACTED}`);

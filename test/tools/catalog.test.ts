@@ -61,6 +61,10 @@ describe('the tool catalog', () => {
     expect(() => deriveCatalog(config('tools: { builtin: [recall] }').tools, { memory: undefined })).toThrow(/memory store is not open/);
   });
 
+  it('says so when MCP servers are configured but were not started', () => {
+    expect(() => deriveCatalog(config('tools: { builtin: [], mcp: [{ name: files, command: npx }] }').tools, { memory: undefined })).toThrow(/tools\.mcp names servers but they were not started/);
+  });
+
   it('reflects the configuration it is derived from: a tool removed from it is gone', () => {
     const before = deriveCatalog(config(WEATHER).tools, { memory: undefined });
     const after = deriveCatalog(config(WEATHER.replace(/ {4}- name: open_ticket[\s\S]*$/, '')).tools, { memory: undefined });
