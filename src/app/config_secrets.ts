@@ -14,7 +14,7 @@ const SECRET_HEADER = /auth|token|key|secret|passw|cookie|session|signature|cred
  * each HTTP tool and MCP server, and of credential variables set for a stdio MCP server (whole,
  * and word by word, so that `Bearer <token>` yields the token), and every
  * value the environment filled into a key with a secret name (`token: ${DISCORD_TOKEN}`,
- * `password: ${DB_PASSWORD}`), and the password of the PostgreSQL URL.
+ * `password: ${DB_PASSWORD}`), and the password of the PostgreSQL URL and of MCP servers' URLs.
  */
 export function configuredSecrets({ config, filled }: Pick<LoadedConfig<Config>, 'config' | 'filled'>): SecretValues {
   const mcp = config.tools.mcp.flatMap((server) => [server.headers ?? {}, server.env ?? {}]);
@@ -22,8 +22,8 @@ export function configuredSecrets({ config, filled }: Pick<LoadedConfig<Config>,
   const headerValues = headers.filter(([name]) => SECRET_HEADER.test(name)).flatMap(([, value]) => [value, ...value.split(/\s+/)]);
   const fromEnvironment = filled.filter((string) => isSensitiveKey(nearestKey(string.path))).flatMap((string) => string.variables.map((variable) => variable.value));
   const keys = [config.llm.api_key, ...(config.llm.api_keys ?? []), config.discord.token].filter((key): key is string => key !== undefined);
-  const database = config.turn_state.postgres === undefined ? [] : urlPassword(config.turn_state.postgres.url);
-  return SecretValues.of([...keys, ...headerValues, ...fromEnvironment, ...database]);
+  const urls = [config.turn_state.postgres?.url, ...config.tools.mcp.map((server) => server.url)].filter((url): url is string => url !== undefined);
+  return SecretValues.of([...keys, ...headerValues, ...fromEnvironment, ...urls.flatMap(urlPassword)]);
 }
 
 /**

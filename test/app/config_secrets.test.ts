@@ -45,7 +45,7 @@ tools:
     for (const value of ['holdfast-bot-title', 'eu-central-region', 'application/json-seq', 'Bearer']) expect(secrets.redact(value)).toBe(value);
   });
 
-  it('include the credential headers of Streamable HTTP MCP servers and the credential variables set for stdio ones', () => {
+  it('include the credential headers and URL passwords of Streamable HTTP MCP servers and the credential variables set for stdio ones', () => {
     const secrets = secretsOf(`tools:
   mcp:
     - name: github
@@ -54,8 +54,10 @@ tools:
     - name: tickets
       url: https://mcp.example/tickets
       headers: { Authorization: Bearer mcp-bearer-2c2c, X-Region: "\${REGION}" }
+    - name: wiki
+      url: https://bot:wiki-pass-6d6d@wiki.example/mcp
 `);
-    for (const value of ['weather-token-31bc', 'literal-slack-token-1f1f', 'Bearer mcp-bearer-2c2c', 'mcp-bearer-2c2c']) expect(secrets.redact(`[${value}]`), value).toBe(`[${REDACTED}]`);
+    for (const value of ['weather-token-31bc', 'literal-slack-token-1f1f', 'Bearer mcp-bearer-2c2c', 'mcp-bearer-2c2c', 'wiki-pass-6d6d']) expect(secrets.redact(`[${value}]`), value).toBe(`[${REDACTED}]`);
     for (const value of ['debug-verbose', 'eu-central-region']) expect(secrets.redact(value)).toBe(value);
   });
 
