@@ -3,6 +3,7 @@ import { loadConfigWith, parseConfigWith, type LoadConfigOptions, type LoadedCon
 import { renderJsonSchema } from '../config/json_schema.js';
 import { chatSection } from '../conversation/chat_settings.js';
 import { loggingSection } from '../core/logging_settings.js';
+import { accessSection } from '../discord/access_settings.js';
 import { discordSection } from '../discord/discord_settings.js';
 import type { Environment } from '../config/interpolate.js';
 import { llmSection } from '../llm/llm_settings.js';
@@ -27,6 +28,7 @@ export const configSchema = z
     tools: toolsSection.prefault({}),
     permissions: permissionsSection.prefault({}),
     metrics: metricsSection.prefault({}),
+    access: accessSection.prefault({}),
   })
   .describe('Holdfast configuration');
 
