@@ -7,7 +7,7 @@ import { marked } from '../core/marked.js';
  * Where a message was said, beyond its channel, as far as the transport knows: on Discord, the
  * server, the channel a thread belongs to, and the category of the channel (of the thread's
  * channel, for a thread). Nothing for a direct message or the console. The access rules
- * read a thread's channel from it.
+ * read a thread's channel from it, and it decides which `overrides` entry applies.
  */
 export interface MessagePlace {
   readonly guildId?: string;
@@ -160,6 +160,8 @@ export interface OriginalMessage {
   readonly authorId: string;
   /** {@link messageDigest} of its current text. */
   readonly digest: string;
+  /** Where it was said, for the `overrides` entry a resumed turn is shaped by; nowhere in particular when absent. */
+  readonly place?: MessagePlace;
 }
 
 /** A turn's original message, and its author and digest as they were when it was admitted. */
