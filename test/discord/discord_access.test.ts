@@ -137,4 +137,14 @@ describe('who may talk to the bot, and where (`access`), on the local Discord', 
     await world.discord.whenRequest((r) => r.method === 'PATCH' && r.path === `/webhooks/${world.discord.bot.id}/${allowed.token}/messages/@original`);
     expect(world.discord.requests.filter((r) => r.path.includes(refused.token)).map((r) => r.method)).toEqual(['POST']);
   });
+
+  it('logs a refusal Discord would not take, and still does not run the command', async () => {
+    const bot = await start(`access:\n  users:\n    deny: ["${OTHER_MEMBER}"]\n`);
+    world.discord.failNext((r) => r.method === 'POST' && r.path.startsWith('/interactions/'), { status: 400 });
+    await world.discord.dispatchInteraction({ name: 'status', userId: OTHER_MEMBER });
+    await bot.logged('could not refuse a slash command');
+    const allowed = await world.discord.dispatchInteraction({ name: 'status' });
+    await world.discord.whenRequest((r) => r.method === 'PATCH' && r.path === `/webhooks/${world.discord.bot.id}/${allowed.token}/messages/@original`);
+    expect(world.discord.requests.filter((r) => r.method === 'POST' && r.path.startsWith('/channels/'))).toEqual([]);
+  });
 });
