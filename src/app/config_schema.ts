@@ -2,13 +2,16 @@ import { z } from 'zod';
 import { loadConfigWith, parseConfigWith, type LoadConfigOptions, type LoadedConfig } from '../config/load.js';
 import { renderJsonSchema } from '../config/json_schema.js';
 import { chatSection } from '../conversation/chat_settings.js';
+import { overridesSection, unknownOverrideTools } from '../conversation/overrides_settings.js';
 import { loggingSection } from '../core/logging_settings.js';
+import { accessSection } from '../discord/access_settings.js';
 import { discordSection } from '../discord/discord_settings.js';
 import type { Environment } from '../config/interpolate.js';
 import { llmSection } from '../llm/llm_settings.js';
 import { llmRecoverySection } from '../recovery/settings.js';
 import { metricsSection } from './metrics/metrics_settings.js';
 import { permissionsSection } from '../tools/permissions_settings.js';
+import { configuredToolNames } from '../tools/configured_tool_names.js';
 import { toolsSection } from '../tools/tools_settings.js';
 import { turnStateSection } from '../turn_state/turn_state_settings.js';
 
@@ -27,6 +30,11 @@ export const configSchema = z
     tools: toolsSection.prefault({}),
     permissions: permissionsSection.prefault({}),
     metrics: metricsSection.prefault({}),
+    access: accessSection.prefault({}),
+    overrides: overridesSection,
+  })
+  .superRefine((config, context) => {
+    for (const { path, message } of unknownOverrideTools(config.overrides, configuredToolNames(config.tools))) context.addIssue({ code: 'custom', path: ['overrides', ...path], message });
   })
   .describe('Holdfast configuration');
 

@@ -19,6 +19,7 @@ import { openBotServices } from './bot_services.js';
 import { faultHookFrom } from './fault_hook.js';
 import { runBot, type SignalSource } from './lifecycle.js';
 import { consoleTransport } from '../console/console_transport.js';
+import { AccessPolicy } from '../discord/access_policy.js';
 import { DiscordLoginError, discordTransport } from '../discord/discord_transport.js';
 import { parseCliArgs, USAGE } from './args.js';
 import { isStoreInUseError } from '../turn_state/sqlite/store_lock.js';
@@ -95,7 +96,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   try {
     const transport =
       choice.kind === 'discord'
-        ? discordTransport({ discord: config.discord, vision: config.llm.vision, token: choice.token, clock, logger })
+        ? discordTransport({ discord: config.discord, vision: config.llm.vision, token: choice.token, access: new AccessPolicy(config.access, config.permissions), clock, logger })
         : consoleTransport({
             mode: choice.mode,
             input: io.stdin,

@@ -1,7 +1,6 @@
 import type { ConversationSettings } from './chat_settings.js';
 import type { Logger } from '../core/logger.js';
 import type { ToolCatalog } from '../tools/catalog.js';
-import { permittedTools } from '../tools/permissions.js';
 import type { TurnStore } from '../turn_state/turn_store.js';
 import type { ChatTurn } from '../engine/chat_turn.js';
 import { freshChatTurn, initialCheckpoint, type TurnDefaults } from '../engine/fresh_turn.js';
@@ -13,6 +12,7 @@ import type { ReconstructedParts } from '../engine/turn_codec.js';
 import { userContent } from './user_content.js';
 import { shortTurnId } from '../engine/call_label.js';
 import { assertNever } from '../core/assert_never.js';
+import { overrideAt, toolsOffered, type AppliedOverride } from './channel_overrides.js';
 
 export interface AdmissionDeps {
   readonly config: ConversationSettings;
@@ -21,11 +21,11 @@ export interface AdmissionDeps {
   readonly logger: Logger;
 }
 
-/** The prompt and caps a new turn gets from the configuration in force. */
-export function turnDefaults(config: ConversationSettings): TurnDefaults {
+/** The prompt and caps a new turn gets from the configuration in force: `chat`'s, shaped by the `overrides` entry `here`. */
+export function turnDefaults(config: ConversationSettings, here?: AppliedOverride): TurnDefaults {
   return {
-    systemPrompt: config.chat.system_prompt,
-    budgets: { maxIterations: config.chat.max_iterations, maxToolCalls: config.chat.max_tool_calls, maxContinuations: config.chat.max_continuations },
+    systemPrompt: here?.override.system_prompt ?? config.chat.system_prompt,
+    budgets: { maxIterations: here?.override.max_iterations ?? config.chat.max_iterations, maxToolCalls: config.chat.max_tool_calls, maxContinuations: config.chat.max_continuations },
   };
 }
 
@@ -49,23 +49,26 @@ export type MessageAdmission =
 
 /**
  * Admission (DESIGN §8): a message whose identity the store already holds never runs fresh; a new
- * one becomes a turn over `history` with the tools its requester may use here and the configured
- * budgets, stored with the user's message and that history in one transaction that also takes
- * the message out of the inbox (`inboxId`). With durability off the turn runs without a ledger.
+ * one becomes a turn over `history` with the prompt, budgets and tools of where it was said (the
+ * `overrides` entry that matches there, else `chat`; the tools its requester may use), stored with
+ * the user's message and that history in one transaction that also takes the message out of the
+ * inbox (`inboxId`). With durability off the turn runs without a ledger.
  */
 export async function admitMessage(message: InboundMessage, history: readonly Message[], inboxId: number | undefined, signal: AbortSignal, deps: AdmissionDeps): Promise<MessageAdmission> {
   const { config } = deps;
   const identity = { source: message.source, channelId: message.channelId, messageId: message.messageId };
   const requester = { userId: message.authorId, roleIds: message.authorRoleIds };
   const transcript = [...history, userMessage(message.text, config, message.attachments)];
-  const tools = permittedTools(deps.catalog().tools, config.permissions, requester, message.channelId);
+  const here = overrideAt(config.overrides, message.channelId, message.place);
+  const tools = toolsOffered(deps.catalog().tools, config, requester, message.channelId, here);
+  const defaults = turnDefaults(config, here);
   const fresh = (turnId: string): ChatTurn =>
-    freshChatTurn({ turnId, identity, requester, tools, signal, logger: deps.logger.child({ turn: turnId, channel: message.channelId }) }, turnDefaults(config), [...transcript]);
+    freshChatTurn({ turnId, identity, requester, tools, signal, logger: deps.logger.child({ turn: turnId, channel: message.channelId }) }, defaults, [...transcript]);
   if (deps.store === undefined) {
     const turnId = `${message.source}:${message.channelId}:${message.messageId}`;
     return { kind: 'admitted', turn: fresh(turnId), durability: noDurability(turnId) };
   }
-  const start = initialCheckpoint(turnDefaults(config), transcript);
+  const start = initialCheckpoint(defaults, transcript);
   const admission = await deps.store.admit({ identity, requesterId: message.authorId, messageDigest: messageDigest(message.text), start, ...(inboxId === undefined ? {} : { inboxId }) });
   switch (admission.disposition) {
     case 'admitted':

@@ -1,5 +1,6 @@
 import { shortTurnId } from '../engine/call_label.js';
 import { isAdmin } from '../tools/permissions.js';
+import { overrideAt, overrideLabel } from './channel_overrides.js';
 import type { ConversationDeps } from './conversation_deps.js';
 import { modelHealthLines } from './model_health.js';
 import { channelKey, postNotice } from './notices.js';
@@ -27,7 +28,8 @@ export function stopCommand(origin: InboundMessage, running: ReadonlyMap<string,
 /**
  * `/status`: what runs in the channel (its phase and for how long); the asker's saved requests
  * there, each with its short id for `/resume`, why it stopped, how long ago and when it expires;
- * their calls awaiting an operator's verdict; and any model that is overloaded or failing.
+ * their calls awaiting an operator's verdict; any model that is overloaded or failing; and, when
+ * `overrides` are configured, which entry applies here.
  */
 export async function statusCommand(origin: InboundMessage, running: ReadonlyMap<string, RunningTurn>, deps: Pick<ConversationDeps, 'config' | 'store' | 'operator' | 'sink' | 'recovery' | 'clock'>): Promise<void> {
   const turn = running.get(channelKey(origin));
@@ -37,6 +39,15 @@ export async function statusCommand(origin: InboundMessage, running: ReadonlyMap
     ...(await savedRequestLines(origin, deps)),
     ...(await parkedCallLines(origin, deps)),
     ...modelHealthLines(deps.recovery),
+    ...settingsLines(origin, deps),
   ];
   postNotice(deps.sink, origin, null, 'status', lines.join('\n'));
+}
+
+/** Which `overrides` entry shapes the turns where `origin` was said; nothing when none are configured. */
+function settingsLines(origin: InboundMessage, deps: Pick<ConversationDeps, 'config'>): string[] {
+  const { overrides } = deps.config;
+  if (overrides.length === 0) return [];
+  const here = overrideAt(overrides, origin.channelId, origin.place);
+  return [here === undefined ? 'Settings here: the defaults (no entry of `overrides` matches this channel).' : `Settings here: ${overrideLabel(here)}.`];
 }

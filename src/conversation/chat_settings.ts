@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { PermissionsSettings } from '../tools/permissions_settings.js';
+import type { OverrideSettings } from './overrides_settings.js';
 import type { TurnStateSettings } from '../turn_state/turn_state_settings.js';
 
 /** The `chat` section. */
@@ -26,9 +27,10 @@ export const chatSection = z
 /** The validated section, defaults filled in. */
 export type ChatSettings = z.output<typeof chatSection>;
 
-/** The sections the conversation reads: its own, the store's clocks, who may do what, and whether the model sees images. */
+/** The sections the conversation reads: its own and the overrides, the store's clocks, who may do what, and whether the model sees images. */
 export interface ConversationSettings {
   readonly chat: ChatSettings;
+  readonly overrides: readonly OverrideSettings[];
   readonly turn_state: TurnStateSettings;
   readonly permissions: PermissionsSettings;
   readonly llm: { readonly vision: boolean };

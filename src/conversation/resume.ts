@@ -7,12 +7,12 @@ import { runTurn, type RunDeps } from '../engine/run_turn.js';
 import { rejectUnresumable, type TurnEnding } from '../engine/terminal_writer.js';
 import { isInvalidCheckpointError } from '../engine/turn_codec.js';
 import type { ToolCatalog } from '../tools/catalog.js';
-import { permittedTools } from '../tools/permissions.js';
 import type { TurnStore } from '../turn_state/turn_store.js';
 import type { TurnRecord, TurnStatus } from '../turn_state/turn_types.js';
 import type { ResumableTurn } from '../turn_state/turn_store.js';
 import { isUndecodableTurnError } from '../turn_state/errors.js';
 import { turnDefaults } from './admission.js';
+import { overrideAt, toolsOffered } from './channel_overrides.js';
 import { resolvedNotice, stillAwaitingNotice } from './resolution_notices.js';
 import type { InboundMessage, MessageSource, NoticeKind } from './transport.js';
 
@@ -71,7 +71,8 @@ export async function resumeCommand(origin: InboundMessage, wanted: string | und
 
 /**
  * Resumes one suspended turn for `requester` (DESIGN §9): the original message is re-checked,
- * the payload restored and validated and the tools re-derived before the resume lease is taken;
+ * the payload restored and validated and the tools re-derived (with the `overrides` entry in force
+ * where the original was said) before the resume lease is taken;
  * one resumer wins. The resumed generation is the model's breaker's probe when the breaker is
  * not closed: the requester's resume claims the slot even before the cooldown ends, an automatic
  * one only once the breaker admits it; while another probe is in flight the turn stays as it
@@ -105,17 +106,19 @@ async function resume(turn: TurnRecord, requester: InboundMessage, askedBy: Resu
   }
   if (resumable === undefined || resumable.turn.status !== 'SUSPENDED') return alreadyContinued(turn);
   const asker = { userId: requester.authorId, roleIds: requester.authorRoleIds };
+  // The entry in force where the original was said gives the tools as the configuration says now; the prompt and caps were fixed at admission.
+  const here = overrideAt(config.overrides, turn.identity.channelId, original.place);
   const reconstructed = {
     turnId: turn.turnId,
     identity: turn.identity,
     requester: asker,
-    tools: permittedTools(deps.catalog().tools, config.permissions, asker, requester.channelId),
+    tools: toolsOffered(deps.catalog().tools, config, asker, requester.channelId, here),
     signal,
     logger: deps.logger.child({ turn: turn.turnId, channel: turn.identity.channelId }),
   };
   let restored;
   try {
-    restored = restoreFromLog(resumable, reconstructed, turnDefaults(config));
+    restored = restoreFromLog(resumable, reconstructed, turnDefaults(config, here));
   } catch (error) {
     if (!isInvalidCheckpointError(error)) throw error;
     return refuseDamaged(resumable.turn, error.problems, deps);

@@ -3,6 +3,19 @@ import type { TurnStatus } from '../turn_state/turn_types.js';
 import type { MessageAttachment } from './message_attachment.js';
 import { marked } from '../core/marked.js';
 
+/**
+ * Where a message was said, beyond its channel, as far as the transport knows: on Discord, the
+ * server, the channel a thread belongs to, and the category of the channel (of the thread's
+ * channel, for a thread). Nothing for a direct message or the console. The access rules
+ * read a thread's channel from it, and it decides which `overrides` entry applies.
+ */
+export interface MessagePlace {
+  readonly guildId?: string;
+  /** For a thread: the channel it belongs to. */
+  readonly parentChannelId?: string;
+  readonly categoryId?: string;
+}
+
 /** A message as a transport hands it to the intake pipeline. */
 export interface InboundMessage {
   readonly source: string;
@@ -14,6 +27,8 @@ export interface InboundMessage {
   readonly text: string;
   /** The files that came with the message, downloaded and checked by the transport; none when absent. */
   readonly attachments?: readonly MessageAttachment[];
+  /** Where it was said; nowhere in particular when absent. */
+  readonly place?: MessagePlace;
 }
 
 /**
@@ -145,6 +160,8 @@ export interface OriginalMessage {
   readonly authorId: string;
   /** {@link messageDigest} of its current text. */
   readonly digest: string;
+  /** Where it was said, for the `overrides` entry a resumed turn is shaped by; nowhere in particular when absent. */
+  readonly place?: MessagePlace;
 }
 
 /** A turn's original message, and its author and digest as they were when it was admitted. */

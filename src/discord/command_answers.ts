@@ -56,6 +56,11 @@ export class CommandAnswers {
     return true;
   }
 
+  /** Answers a command at once with `content`, to its user alone, and keeps nothing open: the command does not run. */
+  async refuse(interaction: ChatInputCommandInteraction, content: string): Promise<void> {
+    await interaction.reply({ content, flags: MessageFlags.Ephemeral, allowedMentions: SAFE_MENTIONS });
+  }
+
   #forgetExpired(): void {
     const now = this.clock.monotonicNow();
     for (const [id, command] of this.#open) if (now - command.openedAt >= ANSWERABLE_MS) this.#open.delete(id);

@@ -1,10 +1,12 @@
 import type { Client } from 'discord.js';
 import { messageDigest, type MessageSource } from '../conversation/transport.js';
 import { withoutBotMention } from './mention_policy.js';
+import { placeOf } from './message_place.js';
 
 /**
  * The original messages of turns, re-read from Discord before a resume: a deleted message
  * (Discord's "Unknown Message") comes back as `undefined`; an edited one has another digest.
+ * Each comes with where it was said, for the `overrides` entry of the resumed turn.
  */
 export function discordMessageSource(client: Client<true>): MessageSource {
   return {
@@ -13,7 +15,7 @@ export function discordMessageSource(client: Client<true>): MessageSource {
         const channel = await client.channels.fetch(ref.channelId);
         if (channel === null || !channel.isTextBased()) return undefined;
         const message = await channel.messages.fetch({ message: ref.messageId, force: true });
-        return { authorId: message.author.id, digest: messageDigest(withoutBotMention(message.content, client.user.id)) };
+        return { authorId: message.author.id, digest: messageDigest(withoutBotMention(message.content, client.user.id)), place: placeOf(channel, message.guildId) };
       } catch (error) {
         if (typeof error === 'object' && error !== null && 'code' in error && error.code === 10008) return undefined;
         throw error;

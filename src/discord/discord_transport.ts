@@ -4,6 +4,7 @@ import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { inboundFromText } from '../conversation/command_words.js';
 import type { Inbound, InboundMessage, MessageChange, Transport } from '../conversation/transport.js';
+import { speakerOf, type AccessPolicy } from './access_policy.js';
 import { attachmentSettings, withAttachments } from './attachments.js';
 import { CommandAnswers } from './command_answers.js';
 import type { DiscordSettings } from './discord_settings.js';
@@ -11,6 +12,7 @@ import { discordSink } from './discord_sink.js';
 import { discordMessageSource } from './discord_source.js';
 import { InOrder } from './in_order.js';
 import { addressesBot, withoutBotMention } from './mention_policy.js';
+import { placeOf } from './message_place.js';
 import { channelOwnership, shardOptions } from './shard_ownership.js';
 import { registerSlashCommands, slashCommand } from './slash_commands.js';
 
@@ -27,14 +29,21 @@ export interface DiscordTransportOptions {
   /** `llm.vision`: whether image attachments are downloaded for the model. */
   readonly vision: boolean;
   readonly token: string;
+  /** Who may talk to the bot, and where (`access`, `permissions.admins`). */
+  readonly access: AccessPolicy;
   readonly clock: Clock;
   readonly logger: Logger;
 }
 
+/** What a slash command's user is told when the access rules do not let them use the bot there. */
+export const ACCESS_REFUSED = 'You are not allowed to use this bot here.';
+
 /**
  * Discord as a transport: the discord.js client against `discord.api_url`; messages that address
  * the bot (DESIGN §2, mention policy) become typed commands, with their attachments downloaded
- * first and each channel's messages kept in order; the slash commands arrive typed.
+ * first and each channel's messages kept in order; the slash commands arrive typed. A message
+ * from someone the access rules do not let in is ignored before anything is downloaded, kept or
+ * answered; their slash command is refused to them alone.
  */
 export function discordTransport(options: DiscordTransportOptions): Transport {
   const { discord, clock } = options;
@@ -90,6 +99,11 @@ export function discordTransport(options: DiscordTransportOptions): Transport {
       client.on(Events.MessageCreate, (message: Message) => {
         const inbound = addressedMessage(message, user.id, discord.channels);
         if (inbound === undefined) return;
+        const refused = options.access.refusal(speakerOf(inbound, message.guildId === null));
+        if (refused !== undefined) {
+          logger.debug({ user: inbound.authorId, channel: inbound.channelId, reason: refused }, 'ignored a message: the access rules do not let its author talk to the bot here');
+          return;
+        }
         inOrder.push(message.channelId, Promise.resolve(withAttachments(inbound, [...message.attachments.values()], attachments, downloads)).then(inboundFromText));
       });
       if (follow !== undefined) followChanges(client, user.id, follow);
@@ -97,6 +111,12 @@ export function discordTransport(options: DiscordTransportOptions): Transport {
         if (!interaction.isChatInputCommand()) return;
         const command = slashCommand(interaction);
         if (command === undefined) return;
+        const refused = options.access.refusal(speakerOf(command.origin, interaction.guildId === null));
+        if (refused !== undefined) {
+          logger.debug({ user: command.origin.authorId, channel: command.origin.channelId, command: interaction.commandName, reason: refused }, 'refused a slash command: the access rules do not let its user talk to the bot here');
+          commands.refuse(interaction, ACCESS_REFUSED).catch((error: unknown) => logger.warn({ err: error, command: interaction.commandName }, 'could not refuse a slash command'));
+          return;
+        }
         // The command runs even when its acknowledgement fails (its answer then goes to the channel): a `/stop` must stop.
         commands.open(interaction).catch((error: unknown) => logger.warn({ err: error, command: interaction.commandName }, 'could not acknowledge a slash command'));
         submit(command);
@@ -157,5 +177,6 @@ function addressedMessage(message: Message, botId: string, channels: readonly st
     authorRoleIds: message.member?.roles.cache.map((role) => role.id) ?? [],
     messageId: message.id,
     text: withoutBotMention(message.content, botId),
+    place: placeOf(message.channel, message.guildId),
   };
 }

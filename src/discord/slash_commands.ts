@@ -1,5 +1,6 @@
 import { ApplicationCommandOptionType, InteractionContextType, type ApplicationCommandData, type ChatInputCommandInteraction, type Client } from 'discord.js';
 import type { Inbound, InboundMessage } from '../conversation/transport.js';
+import { placeOf } from './message_place.js';
 import { serverScope } from './server_scope.js';
 
 const text = ApplicationCommandOptionType.String as const;
@@ -62,7 +63,15 @@ export async function registerSlashCommands(client: Client<true>, guildIds: read
  */
 export function slashCommand(interaction: ChatInputCommandInteraction): Inbound | undefined {
   const roles = interaction.member === null ? [] : Array.isArray(interaction.member.roles) ? interaction.member.roles : [...interaction.member.roles.cache.keys()];
-  const origin: InboundMessage = { source: 'discord', channelId: interaction.channelId, authorId: interaction.user.id, authorRoleIds: roles, messageId: interaction.id, text: `/${interaction.commandName}` };
+  const origin: InboundMessage = {
+    source: 'discord',
+    channelId: interaction.channelId,
+    authorId: interaction.user.id,
+    authorRoleIds: roles,
+    messageId: interaction.id,
+    text: `/${interaction.commandName}`,
+    place: placeOf(interaction.channel, interaction.guildId),
+  };
   switch (interaction.commandName) {
     case 'stop':
       return { kind: 'stop', origin };

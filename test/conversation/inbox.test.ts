@@ -111,6 +111,17 @@ describe('the inbox: messages accepted into a channel’s queue', () => {
     expect(await store.listInbox('console')).toEqual([]);
   });
 
+  it('keeps where a queued message was said: after the restart its turn gets the prompt of the `overrides` entry for that place', async () => {
+    const queued = { ...harness.current.message('how do I reset it?', 'ada', 'm-1'), place: { guildId: 'g-1', categoryId: 'support' } };
+    await store.acceptInbound({ identity: { source: 'console', channelId: 'c1', messageId: 'm-1' }, message: queued });
+    fake.enqueue(chatText('Hold the button.'));
+    const bot = new Intake(harness.current.deps('overrides:\n  - match: { category_ids: [support] }\n    system_prompt: You answer support questions.\n'));
+    await bot.restoreInbox(everyChannelOf('console'));
+    await bot.idle();
+    expect(harness.current.replies()).toEqual(['Hold the button.']);
+    expect((fake.requests[0]?.body as { messages: { role: string; content: unknown }[] }).messages[0]).toEqual({ role: 'system', content: 'You answer support questions.' });
+  });
+
   it('leaves the entries of channels this process does not serve in the inbox, untouched, and answers the ones it serves', async () => {
     const elsewhere = { ...harness.current.message('not for this process', 'ada', 'e-1'), channelId: 'c2' };
     await store.acceptInbound({ identity: { source: 'console', channelId: 'c2', messageId: 'e-1' }, message: elsewhere });

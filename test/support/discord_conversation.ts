@@ -2,7 +2,10 @@ import { pino } from 'pino';
 import type { ConversationDeps } from '../../src/conversation/conversation_deps.js';
 import { Intake } from '../../src/conversation/intake.js';
 import type { MessageSource, ReplySink, Transport } from '../../src/conversation/transport.js';
+import { AccessPolicy } from '../../src/discord/access_policy.js';
+import { accessSection } from '../../src/discord/access_settings.js';
 import { discordSection } from '../../src/discord/discord_settings.js';
+import { permissionsSection } from '../../src/tools/permissions_settings.js';
 import { discordTransport } from '../../src/discord/discord_transport.js';
 import { FakeDiscord } from './fake_discord/server.js';
 import { ManualClock } from './manual_clock.js';
@@ -15,13 +18,14 @@ export interface DiscordConversation {
 
 /**
  * The Discord transport on `discord` (not yet connected), with `settings` added to its `discord`
- * section; its own waits (typing, delivery retries) run on a manual clock that nothing advances.
+ * section and everyone let in; its own waits (typing, delivery retries) run on a manual clock that nothing advances.
  */
 export function localDiscordTransport(discord: FakeDiscord, settings: Record<string, unknown> = {}): Transport {
   return discordTransport({
     discord: discordSection.parse({ token: FakeDiscord.TOKEN, api_url: discord.restUrl, ...settings }),
     vision: false,
     token: FakeDiscord.TOKEN,
+    access: new AccessPolicy(accessSection.parse({}), permissionsSection.parse({})),
     clock: new ManualClock(),
     logger: pino({ level: 'silent' }),
   });

@@ -1,4 +1,4 @@
-import { guildChannelPayload } from './channels.js';
+import { guildChannelPayload, placeChannelPayload } from './channels.js';
 import { FIXED_TIMESTAMP, member, type Guild, type World } from './fixtures.js';
 
 /** The permissions every role grants: View Channel, Send Messages and Read Message History. */
@@ -26,9 +26,14 @@ export function userRoles(world: World, guildId: string): string[] {
   return guildId === world.guildId ? [world.roleId] : [];
 }
 
-/** The GUILD_CREATE event's `d`: the guild with roles (Helper in the first guild only), its text channels and two members. */
+/**
+ * The GUILD_CREATE event's `d`: the guild with roles (Helper in the first guild only), its text
+ * channels (the first guild's category and the channel in it too), its active threads (the first
+ * guild's one) and two members.
+ */
 export function guildCreatePayload(world: World, guild: Guild): Record<string, unknown> {
   const helper = guild.id === world.guildId ? [role(world.roleId, 'Helper', 1)] : [];
+  const places = world.placeChannels.filter((channel) => channel.guildId === guild.id);
   return {
     id: guild.id,
     name: guild.name,
@@ -61,8 +66,11 @@ export function guildCreatePayload(world: World, guild: Guild): Record<string, u
     roles: [role(guild.id, '@everyone', 0), ...helper],
     emojis: [],
     stickers: [],
-    channels: world.guildChannels.filter((channel) => channel.guildId === guild.id).map((channel) => guildChannelPayload(channel, null)),
-    threads: [],
+    channels: [
+      ...world.guildChannels.filter((channel) => channel.guildId === guild.id).map((channel) => guildChannelPayload(channel, null)),
+      ...places.filter((channel) => channel.type !== 11).map((channel) => placeChannelPayload(channel, null)),
+    ],
+    threads: places.filter((channel) => channel.type === 11).map((channel) => placeChannelPayload(channel, null)),
     members: [
       { ...member([]), user: world.bot },
       { ...member(userRoles(world, guild.id)), user: world.user },

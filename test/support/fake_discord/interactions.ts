@@ -1,4 +1,5 @@
-import { guildChannel, member, type UserJson, type World } from './fixtures.js';
+import { channelPayload } from './channels.js';
+import { member, type UserJson, type World } from './fixtures.js';
 import { PERMISSIONS } from './guild.js';
 
 /** One option of a slash command, as INTERACTION_CREATE carries it (types: 3 string, 4 integer, 5 boolean). */
@@ -33,7 +34,7 @@ export function interactionPayload(world: World, fields: InteractionFields): Rec
     guild_id: guildId,
     guild: { id: guildId, locale: 'en-US', features: [] },
     channel_id: fields.channelId,
-    channel: { id: fields.channelId, type: 0, guild_id: guildId, name: guildChannel(world, fields.channelId)?.name ?? 'general', flags: 0 },
+    channel: channelPayload(world, fields.channelId, null) ?? { id: fields.channelId, type: 0, guild_id: guildId, name: 'general', flags: 0 },
     member: { ...member(fields.roles), user: fields.user, permissions: PERMISSIONS },
     token: fields.token,
     version: 1,

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Conditions } from '../conditions.js';
 import { ATTACHMENTS_PATH, AttachmentStore } from './attachments.js';
 import { FailureQueue, failureReply, type Failure } from './failures.js';
-import { EDITED_TIMESTAMP, SnowflakeCounter, createWorld, guildOf, member, messagePayload, user, type MessageJson, type UserJson, type World } from './fixtures.js';
+import { EDITED_TIMESTAMP, SnowflakeCounter, channelType, createWorld, guildOf, member, messagePayload, user, type MessageJson, type UserJson, type World } from './fixtures.js';
 import { FakeGateway, type Identify } from './gateway.js';
 import { userRoles } from './guild.js';
 import { notFound, parseBody, readBody, writeReply, type HttpReply } from './http.js';
@@ -15,7 +15,7 @@ import type { DispatchedInteraction, SlashCommand, UserMessage } from './user_in
 
 export type { AttachmentFile } from './attachments.js';
 export type { Failure } from './failures.js';
-export type { AttachmentJson, Guild, GuildChannel, MessageJson, MessageReferenceJson, UserJson, World } from './fixtures.js';
+export type { AttachmentJson, Guild, GuildChannel, MessageJson, MessageReferenceJson, PlaceChannel, UserJson, World } from './fixtures.js';
 export type { Identify } from './gateway.js';
 export type { CommandOptionJson } from './interactions.js';
 export type { ReceivedRequest, RecordedRequest } from './requests.js';
@@ -49,7 +49,7 @@ export class FakeDiscord {
 
   /** Every IDENTIFY, in arrival order. */
   readonly identifies: Identify[] = [];
-  /** The bot, the guilds, their channels, the role and user, and the user's DM channel. */
+  /** The bot, the guilds, their channels, the first guild's category and thread, the role and user, and the user's DM channel. */
   readonly world: World;
   readonly #recommendedShards: number;
 
@@ -112,7 +112,7 @@ export class FakeDiscord {
 
   /**
    * Sends MESSAGE_CREATE from a user and stores the message; returns its id. A message in one of
-   * the guilds' text channels carries `guild_id` and `member`; one anywhere else is a DM and carries neither.
+   * the guilds' channels or the thread carries `guild_id` and `member`; one anywhere else is a DM and carries neither.
    */
   dispatchMessage(message: UserMessage): Promise<string> {
     const { world } = this;
@@ -233,9 +233,9 @@ export class FakeDiscord {
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
   }
 
-  /** A message as a MESSAGE_CREATE or MESSAGE_UPDATE carries it: with the channel's type (0 guild text, 1 DM). */
+  /** A message as a MESSAGE_CREATE or MESSAGE_UPDATE carries it: with the channel's type (0 guild text, 1 DM, 11 thread). */
   #event(message: MessageJson): Record<string, unknown> {
-    return { ...message, channel_type: message.guild_id === undefined ? 1 : 0 };
+    return { ...message, channel_type: channelType(this.world, message.channel_id) };
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

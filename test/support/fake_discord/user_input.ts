@@ -1,7 +1,7 @@
 import type { AttachmentFile } from './attachments.js';
 import type { CommandOptionJson } from './interactions.js';
 
-/** A user message to dispatch as MESSAGE_CREATE: in one of the guild's text channels, or a DM in the world's DM channel. */
+/** A user message to dispatch as MESSAGE_CREATE: in one of the guilds' channels or the thread, or a DM in the world's DM channel. */
 export interface UserMessage {
   readonly channelId: string;
   readonly authorId: string;

@@ -1,0 +1,36 @@
+import { permittedTools, type Requester } from '../tools/permissions.js';
+import type { Tool } from '../tools/tool.js';
+import type { ConversationSettings } from './chat_settings.js';
+import type { OverrideSettings } from './overrides_settings.js';
+import type { MessagePlace } from './transport.js';
+
+/** The `overrides` entry in force somewhere, with its place in the list (1-based), as /status names it. */
+export interface AppliedOverride {
+  readonly number: number;
+  readonly override: OverrideSettings;
+}
+
+/**
+ * The first `overrides` entry whose every `match` key holds for a message said in `channelId` at
+ * `place`: a thread matches by its own id or its channel's, and by its channel's category.
+ */
+export function overrideAt(overrides: readonly OverrideSettings[], channelId: string, place: MessagePlace | undefined): AppliedOverride | undefined {
+  const holds = (listed: readonly string[] | undefined, ...ids: (string | undefined)[]): boolean => listed === undefined || ids.some((id) => id !== undefined && listed.includes(id));
+  const index = overrides.findIndex(({ match }) => holds(match.guild_ids, place?.guildId) && holds(match.channel_ids, channelId, place?.parentChannelId) && holds(match.category_ids, place?.categoryId));
+  const override = overrides[index];
+  return override === undefined ? undefined : { number: index + 1, override };
+}
+
+/** How /status names an entry: `override #2 (support channels)`. */
+export function overrideLabel(applied: AppliedOverride): string {
+  return `override #${applied.number}${applied.override.name === undefined ? '' : ` (${applied.override.name})`}`;
+}
+
+/**
+ * The tools offered to `requester` in `channelId`: of those the entry in force names (every tool
+ * without an entry or its `tools`), the ones the permissions let them use.
+ */
+export function toolsOffered(tools: readonly Tool[], config: ConversationSettings, requester: Requester, channelId: string, here: AppliedOverride | undefined): Tool[] {
+  const named = here?.override.tools;
+  return permittedTools(named === undefined ? tools : tools.filter((tool) => named.includes(tool.name)), config.permissions, requester, channelId);
+}
