@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isConfiguredToolName } from '../tools/configured_tool_names.js';
 
 /** A list of Discord ids that, when given, names at least one. */
 const someIds = (what: string) =>
@@ -52,6 +53,6 @@ export interface UnknownOverrideTool {
 export function unknownOverrideTools(overrides: readonly OverrideSettings[], configured: readonly string[]): UnknownOverrideTool[] {
   const known = configured.length === 0 ? 'no tools are configured' : `the configured tools are ${configured.join(', ')}`;
   return overrides.flatMap((override, entry) =>
-    (override.tools ?? []).flatMap((name, index) => (configured.includes(name) ? [] : [{ path: [entry, 'tools', index] as const, message: `no tool is called ${JSON.stringify(name)}: ${known}` }])),
+    (override.tools ?? []).flatMap((name, index) => (isConfiguredToolName(name, configured) ? [] : [{ path: [entry, 'tools', index] as const, message: `no tool is called ${JSON.stringify(name)}: ${known}` }])),
   );
 }

@@ -24,6 +24,15 @@ describe('overrides', () => {
     ]);
   });
 
+  it('takes the tools of a configured MCP server by their `<server>__` names, which it lists only once it runs', () => {
+    const withMcp = 'tools:\n  builtin: []\n  mcp:\n    - { name: wiki, url: "https://wiki.example/mcp" }\n';
+    expect(parseConfigText(`${withMcp}overrides:\n  - match: { channel_ids: ["9"] }\n    tools: [wiki__search]\n`, 'c.yml', {}).overrides[0]?.tools).toEqual(['wiki__search']);
+    expect(configProblems(`${withMcp}overrides:\n  - match: { channel_ids: ["9"] }\n    tools: [wiki__, docs__search]\n`)).toEqual([
+      'c.yml:7:13: overrides[0].tools[0]: no tool is called "wiki__": the configured tools are wiki__*',
+      'c.yml:7:21: overrides[0].tools[1]: no tool is called "docs__search": the configured tools are wiki__*',
+    ]);
+  });
+
   it('refuses a match that names nothing, an empty id list, an unknown match key and a cap below 1', () => {
     const text = `overrides:
   - match: {}
