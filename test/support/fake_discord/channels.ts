@@ -1,5 +1,6 @@
 import { assertNever } from '../../../src/core/assert_never.js';
-import { FIXED_TIMESTAMP, guildChannel, placeChannel, type GuildChannel, type PlaceChannel, type World } from './fixtures.js';
+import { FIXED_TIMESTAMP } from './fixtures.js';
+import { guildChannel, placeChannel, type GuildChannel, type PlaceChannel, type World } from './world.js';
 import { notFound, type HttpReply } from './http.js';
 import { channelMessages } from './messages.js';
 import type { RestState } from './rest.js';

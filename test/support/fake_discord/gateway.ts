@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import { readyPayload, type SnowflakeCounter, type World } from './fixtures.js';
+import { readyPayload, type SnowflakeCounter } from './fixtures.js';
+import { type World } from './world.js';
 import { guildCreatePayload } from './guild.js';
 import { identifiedShard, receives, sameShard, type Shard } from './shards.js';
 

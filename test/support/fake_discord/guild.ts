@@ -1,5 +1,6 @@
 import { guildChannelPayload, placeChannelPayload } from './channels.js';
-import { FIXED_TIMESTAMP, member, type Guild, type World } from './fixtures.js';
+import { FIXED_TIMESTAMP, member } from './fixtures.js';
+import { type Guild, type World } from './world.js';
 
 /** The permissions every role grants: View Channel, Send Messages and Read Message History. */
 export const PERMISSIONS = '68608';

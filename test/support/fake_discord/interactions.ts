@@ -1,5 +1,6 @@
 import { channelPayload } from './channels.js';
-import { member, type UserJson, type World } from './fixtures.js';
+import { member, type UserJson } from './fixtures.js';
+import { type World } from './world.js';
 import { PERMISSIONS } from './guild.js';
 
 /** One option of a slash command, as INTERACTION_CREATE carries it (types: 3 string, 4 integer, 5 boolean). */

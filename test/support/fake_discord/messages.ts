@@ -1,4 +1,5 @@
-import { EDITED_TIMESTAMP, guildOf, member, messagePayload, type MessageJson, type MessageReferenceJson } from './fixtures.js';
+import { EDITED_TIMESTAMP, member, messagePayload, type MessageJson, type MessageReferenceJson } from './fixtures.js';
+import { guildOf } from './world.js';
 import { contentTooLong, invalidForm, isContentTooLong, noContent, notFound, type HttpReply } from './http.js';
 import type { RestState } from './rest.js';
 

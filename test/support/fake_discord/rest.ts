@@ -1,5 +1,6 @@
 import { getChannel, openDm } from './channels.js';
-import type { MessageJson, SnowflakeCounter, World } from './fixtures.js';
+import type { MessageJson, SnowflakeCounter } from './fixtures.js';
+import type { World } from './world.js';
 import { noContent, notFound, type HttpReply } from './http.js';
 import { createMessage, interactionMessage, listMessages, messageById, type MessageBody } from './messages.js';
 

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { Conditions } from '../conditions.js';
 import { ATTACHMENTS_PATH, AttachmentStore } from './attachments.js';
 import { FailureQueue, failureReply, type Failure } from './failures.js';
-import { EDITED_TIMESTAMP, SnowflakeCounter, channelType, createWorld, guildOf, member, messagePayload, user, type MessageJson, type UserJson, type World } from './fixtures.js';
+import { SnowflakeCounter, member, messagePayload, user, type MessageJson, type UserJson } from './fixtures.js';
+import { createWorld, guildOf, type World } from './world.js';
 import { FakeGateway, type Identify } from './gateway.js';
 import { userRoles } from './guild.js';
 import { notFound, parseBody, readBody, writeReply, type HttpReply } from './http.js';
@@ -12,10 +13,12 @@ import { channelMessages } from './messages.js';
 import { RequestLog, type ReceivedRequest, type RecordedRequest } from './requests.js';
 import { route } from './rest.js';
 import type { DispatchedInteraction, SlashCommand, UserMessage } from './user_input.js';
+import { eventOf, UserMessageChanges } from './user_message_changes.js';
 
 export type { AttachmentFile } from './attachments.js';
 export type { Failure } from './failures.js';
-export type { AttachmentJson, Guild, GuildChannel, MessageJson, MessageReferenceJson, PlaceChannel, UserJson, World } from './fixtures.js';
+export type { AttachmentJson, MessageJson, MessageReferenceJson, UserJson } from './fixtures.js';
+export type { Guild, GuildChannel, PlaceChannel, World } from './world.js';
 export type { Identify } from './gateway.js';
 export type { CommandOptionJson } from './interactions.js';
 export type { ReceivedRequest, RecordedRequest } from './requests.js';
@@ -60,6 +63,7 @@ export class FakeDiscord {
   readonly #attachments = new AttachmentStore();
   readonly #server: Server;
   readonly #gateway: FakeGateway;
+  readonly #changes: UserMessageChanges;
   readonly #gatewayConditions = new Conditions();
   #port = 0;
 
@@ -76,6 +80,7 @@ export class FakeDiscord {
       onIdentify: (identify) => this.identifies.push(identify),
       onConnection: () => this.#gatewayConditions.changed(),
     });
+    this.#changes = new UserMessageChanges(this.world, this.#messages, this.#gateway);
   }
 
   /** Starts the fake on a random free port. */
@@ -129,7 +134,7 @@ export class FakeDiscord {
       attachments: this.#attachments.add(this.#ids, this.#origin, message.attachments ?? []),
     });
     this.#messages.set(payload.id, payload);
-    this.#gateway.dispatch('MESSAGE_CREATE', this.#event(payload), guildId);
+    this.#gateway.dispatch('MESSAGE_CREATE', eventOf(this.world, payload), guildId);
     return Promise.resolve(payload.id);
   }
 
@@ -162,27 +167,17 @@ export class FakeDiscord {
 
   /** Changes a stored message's content, as `GET` will return it, and sends MESSAGE_UPDATE. */
   editUserMessage(id: string, content: string): void {
-    const message = this.#messages.get(id);
-    if (message === undefined) throw new Error(`no message ${id}`);
-    message.content = content;
-    message.edited_timestamp = EDITED_TIMESTAMP;
-    this.#gateway.dispatch('MESSAGE_UPDATE', this.#event(message), message.guild_id);
+    this.#changes.edit(id, content);
   }
 
   /** Forgets a stored message, so `GET` answers 10008 Unknown Message, and sends MESSAGE_DELETE. */
   deleteUserMessage(id: string): void {
-    const message = this.#messages.get(id);
-    if (message === undefined) return;
-    this.#messages.delete(id);
-    const { guild_id: guildId } = message;
-    this.#gateway.dispatch('MESSAGE_DELETE', { id, channel_id: message.channel_id, ...(guildId === undefined ? {} : { guild_id: guildId }) }, guildId);
+    this.#changes.delete(id);
   }
 
   /** Forgets stored messages of one channel at once, as a moderator's purge does, and sends MESSAGE_DELETE_BULK. */
   deleteUserMessages(channelId: string, ids: readonly string[]): void {
-    for (const id of ids) this.#messages.delete(id);
-    const guildId = guildOf(this.world, channelId);
-    this.#gateway.dispatch('MESSAGE_DELETE_BULK', { ids, channel_id: channelId, ...(guildId === undefined ? {} : { guild_id: guildId }) }, guildId);
+    this.#changes.deleteMany(channelId, ids);
   }
 
   /** The first text channel of a guild that shard `id` of `count` receives. */
@@ -231,11 +226,6 @@ export class FakeDiscord {
     await this.#gateway.close();
     this.#server.closeAllConnections();
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
-  }
-
-  /** A message as a MESSAGE_CREATE or MESSAGE_UPDATE carries it: with the channel's type (0 guild text, 1 DM, 11 thread). */
-  #event(message: MessageJson): Record<string, unknown> {
-    return { ...message, channel_type: channelType(this.world, message.channel_id) };
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
