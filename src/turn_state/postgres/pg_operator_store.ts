@@ -5,6 +5,7 @@ import { BackupWithOwnToolsError } from '../errors.js';
 import type { OperatorStore, ReplyDelivery, StoreCensus, TurnDetail, TurnFilter, TurnOverview, VerdictOutcome, VerdictRequest } from '../operator_store.js';
 import type { ReplyState } from '../reply_types.js';
 import { turnFromRow, type TurnRow } from '../turn_rows.js';
+import { overviewFromRow, turnOverviewQuery, type OverviewRow } from '../turn_overview_query.js';
 import type { TurnRecord } from '../turn_types.js';
 import { named } from './named_params.js';
 import { PgCalls } from './pg_calls.js';
@@ -20,8 +21,6 @@ export interface PgOperatorStoreOptions {
   readonly clock: Clock;
   readonly logger: Logger;
 }
-
-type OverviewRow = TurnRow & { awaiting_verdict: number; reply_state: ReplyState | null };
 
 interface ReplyRow {
   state: ReplyState;
@@ -46,31 +45,9 @@ export class PgOperatorStore implements OperatorStore {
 
   listTurns(filter: TurnFilter): Promise<TurnOverview[]> {
     return this.#calls.read('list turns', async (db) => {
-      const where: string[] = [];
-      const params: Record<string, unknown> = {};
-      if (filter.statuses !== undefined) {
-        where.push('turns.status = ANY(@statuses)');
-        params['statuses'] = filter.statuses;
-      }
-      if (filter.source !== undefined) {
-        where.push('turns.source = @source');
-        params['source'] = filter.source;
-      }
-      if (filter.channelId !== undefined) {
-        where.push('turns.channel_id = @channelId');
-        params['channelId'] = filter.channelId;
-      }
-      if (filter.replyPending === true) where.push(`replies.state = 'pending'`);
-      const statement = named(
-        `SELECT turns.*, replies.state AS reply_state,
-           (SELECT COUNT(*) FROM ops WHERE ops.turn_id = turns.turn_id AND ops.state = 'MANUAL_RESOLUTION_REQUIRED') AS awaiting_verdict
-         FROM turns LEFT JOIN replies USING (turn_id)
-         ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`}
-         ORDER BY turns.created_at DESC, turns.admitted DESC`,
-        params,
-      );
-      const { rows } = await db.query<OverviewRow>(statement.text, statement.values);
-      return rows.map((row) => ({ turn: turnFromRow(row), callsAwaitingVerdict: row.awaiting_verdict, reply: row.reply_state }));
+      const { sql, params } = turnOverviewQuery(filter, 'admitted');
+      const statement = named(sql, params);
+      return (await db.query<OverviewRow>(statement.text, statement.values)).rows.map(overviewFromRow);
     });
   }
 

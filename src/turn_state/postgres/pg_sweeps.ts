@@ -1,11 +1,8 @@
 import { assertNever } from '../../core/assert_never.js';
-import type { JsonObject } from '../../llm/protocol.js';
-import type { EffectClass } from '../ledger_types.js';
-import type { StartupSweepResult, UncertainCall } from '../turn_store.js';
+import type { StartupSweepResult } from '../turn_store.js';
 import { named } from './named_params.js';
 import type { PgQueryable } from './pg_pool.js';
-
-const INTERRUPTED = 'interrupted while running: the effect may or may not have happened';
+import { INTERRUPTED, uncertainCallOf, type RunningOpRow } from '../interrupted_calls.js';
 
 /**
  * Which ACTIVE turns have no live owner (DESIGN §7.7): at a process's start, the turns it owned
@@ -56,30 +53,4 @@ export async function suspendOwnerless(db: PgQueryable, now: number, which: Owne
     [turnIds, now],
   );
   return { suspendedTurns: suspended.rowCount ?? 0, unknownOps: unknown.rowCount ?? 0, turnIds, uncertainCalls: running.map(uncertainCallOf) };
-}
-
-/** A RUNNING op a sweep is about to make OUTCOME_UNKNOWN, with its turn's channel and requester. */
-interface RunningOpRow {
-  turn_id: string;
-  step: number;
-  tool_call_id: string;
-  tool_name: string;
-  effect: EffectClass;
-  input: string;
-  channel_id: string;
-  requester_id: string;
-}
-
-function uncertainCallOf(row: RunningOpRow): UncertainCall {
-  return {
-    turnId: row.turn_id,
-    step: row.step,
-    toolCallId: row.tool_call_id,
-    channelId: row.channel_id,
-    requesterId: row.requester_id,
-    toolName: row.tool_name,
-    effect: row.effect,
-    input: JSON.parse(row.input) as JsonObject,
-    error: INTERRUPTED,
-  };
 }

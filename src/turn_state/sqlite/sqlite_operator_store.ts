@@ -11,11 +11,10 @@ import { SqliteLedger } from './ledger.js';
 import { blobDirectoryFor } from './open.js';
 import { recordVerdict } from './resolution.js';
 import { turnFromRow, type TurnRow } from '../turn_rows.js';
+import { overviewFromRow, turnOverviewQuery, type OverviewRow } from '../turn_overview_query.js';
 import { statement } from './statements.js';
 import type { StoreCalls } from './store_calls.js';
 import { turnById } from './turn_reads.js';
-
-type OverviewRow = TurnRow & { awaiting_verdict: number; reply_state: ReplyState | null };
 
 /** The operators' view of the store file (DESIGN §9.1), on the connection the turn store uses. */
 export class SqliteOperatorStore implements OperatorStore {
@@ -32,30 +31,8 @@ export class SqliteOperatorStore implements OperatorStore {
 
   listTurns(filter: TurnFilter): Promise<TurnOverview[]> {
     return this.calls.run('list turns', () => {
-      const where: string[] = [];
-      const params: Record<string, unknown> = {};
-      if (filter.statuses !== undefined) {
-        where.push(`turns.status IN (${filter.statuses.map((_, i) => `@status${i}`).join(', ') || 'NULL'})`);
-        filter.statuses.forEach((status, i) => (params[`status${i}`] = status));
-      }
-      if (filter.source !== undefined) {
-        where.push('turns.source = @source');
-        params['source'] = filter.source;
-      }
-      if (filter.channelId !== undefined) {
-        where.push('turns.channel_id = @channelId');
-        params['channelId'] = filter.channelId;
-      }
-      if (filter.replyPending === true) where.push(`replies.state = 'pending'`);
-      const rows = statement(
-        this.db,
-        `SELECT turns.*, replies.state AS reply_state,
-           (SELECT COUNT(*) FROM ops WHERE ops.turn_id = turns.turn_id AND ops.state = 'MANUAL_RESOLUTION_REQUIRED') AS awaiting_verdict
-         FROM turns LEFT JOIN replies USING (turn_id)
-         ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`}
-         ORDER BY turns.created_at DESC, turns.rowid DESC`,
-      ).all(params) as OverviewRow[];
-      return rows.map((row) => ({ turn: turnFromRow(row), callsAwaitingVerdict: row.awaiting_verdict, reply: row.reply_state }));
+      const { sql, params } = turnOverviewQuery(filter, 'rowid');
+      return (statement(this.db, sql).all(params) as OverviewRow[]).map(overviewFromRow);
     });
   }
 

@@ -1,15 +1,14 @@
 import type { Database } from 'better-sqlite3';
 import type { BlobStore } from '../blob_store.js';
-import type { JsonObject } from '../../llm/protocol.js';
-import { NEVER_EXPIRING_OP_STATES, type EffectClass } from '../ledger_types.js';
+import { NEVER_EXPIRING_OP_STATES } from '../ledger_types.js';
 import { statement } from './statements.js';
 import type { SqliteTranscript } from './transcript.js';
 import type { TurnStoreTimings } from '../store_options.js';
-import type { RetentionSweepResult, StartupSweepResult, UncertainCall } from '../turn_store.js';
+import type { RetentionSweepResult, StartupSweepResult } from '../turn_store.js';
+import { INTERRUPTED, uncertainCallOf, type RunningOpRow } from '../interrupted_calls.js';
 
 const KEEP_FOREVER = NEVER_EXPIRING_OP_STATES.map((state) => `'${state}'`).join(', ');
 const TERMINAL = `status LIKE 'TERMINAL_%'`;
-const INTERRUPTED = 'interrupted while running: the effect may or may not have happened';
 
 /**
  * Suspends ACTIVE turns that have no live owner (all of them at start-up; those whose lease
@@ -37,32 +36,6 @@ export function suspendOwnerless(db: Database, now: number, onlyExpired: boolean
      WHERE ${which}`,
   ).run({ now }).changes;
   return { suspendedTurns, unknownOps, turnIds, uncertainCalls: running.map(uncertainCallOf) };
-}
-
-/** A RUNNING op a sweep is about to make OUTCOME_UNKNOWN, with its turn's channel and requester. */
-interface RunningOpRow {
-  turn_id: string;
-  step: number;
-  tool_call_id: string;
-  tool_name: string;
-  effect: EffectClass;
-  input: string;
-  channel_id: string;
-  requester_id: string;
-}
-
-function uncertainCallOf(row: RunningOpRow): UncertainCall {
-  return {
-    turnId: row.turn_id,
-    step: row.step,
-    toolCallId: row.tool_call_id,
-    channelId: row.channel_id,
-    requesterId: row.requester_id,
-    toolName: row.tool_name,
-    effect: row.effect,
-    input: JSON.parse(row.input) as JsonObject,
-    error: INTERRUPTED,
-  };
 }
 
 /** The three retention clocks of DESIGN §10, inside the caller's write transaction, then blob collection. */
