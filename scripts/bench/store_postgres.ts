@@ -69,6 +69,7 @@ export async function benchPostgres(): Promise<BackendFigures> {
       name: 'postgres',
       latencies,
       turn: {
+        commitsPerStep: workload.commitsPerStep,
         transcript: Number(sizes.transcript),
         ledger: Number(sizes.ledger),
         written: [{ what: 'WAL generated', bytes: wal, means: 'row images, index entries and commit records; full pages after each checkpoint' }],

@@ -72,6 +72,7 @@ export async function benchSqlite(): Promise<BackendFigures> {
       name: 'sqlite',
       latencies,
       turn: {
+        commitsPerStep: workload.commitsPerStep,
         ...sizes,
         written: [
           { what: 'row bytes written', bytes: rows, means: 'every value bound to a write: transcript, ledger, checkpoints, turn row' },

@@ -1,5 +1,5 @@
 import type { Message } from '../../src/llm/protocol.js';
-import type { OpIntent } from '../../src/turn_state/ledger_types.js';
+import type { OpIntent, OpSettlement } from '../../src/turn_state/ledger_types.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';
 import type { Lease } from '../../src/turn_state/turn_types.js';
 
@@ -45,8 +45,12 @@ export function quantile(samples: readonly number[], q: number): string {
 /** Drives one store through the workload; message ids are unique per store. */
 export class StoreWorkload {
   #admissions = 0;
+  #commits = 0;
 
   constructor(private readonly store: TurnStore) {}
+
+  /** Durable writes the long turn made, per step. */
+  commitsPerStep = 0;
 
   async admit(): Promise<Lease> {
     this.#admissions += 1;
@@ -62,7 +66,7 @@ export class StoreWorkload {
 
   /** {@link SAMPLES} one-step turns, timing each durable point. */
   async latencies(): Promise<Latencies> {
-    const results: Latencies = { admission: [], 'WI-1 (3-call batch)': [], 'WI-2 RUNNING': [], 'WI-3 settle': [], 'WI-4 checkpoint': [] };
+    const results: Latencies = { admission: [], 'WI-1 (3-call batch)': [], 'WI-2 RUNNING': [], 'WI-3 settle': [], 'WI-4 checkpoint': [], 'WI-4 + 3 reads settled': [] };
     for (let i = 0; i < SAMPLES; i++) {
       let lease: Lease | undefined;
       await time(results['admission'] ?? [], async () => (lease = await this.admit()));
@@ -74,28 +78,41 @@ export class StoreWorkload {
       await time(results['WI-2 RUNNING'] ?? [], () => this.store.moveOp(owned, key, { to: 'RUNNING' }));
       await time(results['WI-3 settle'] ?? [], () => this.store.moveOp(owned, key, { to: 'APPLIED', result: s.resultText }));
       await time(results['WI-4 checkpoint'] ?? [], () => this.store.checkpoint(owned, { append: s.results, state: loopState(1), progressed: true }));
+      const next = step(2);
+      await this.store.recordModelTurn(owned, { step: 2, assistant: next.assistant, intents: next.intents });
+      await time(results['WI-4 + 3 reads settled'] ?? [], () => this.store.checkpoint(owned, { append: next.results, state: loopState(2), progressed: true, settle: settlements(owned, 2, next) }));
       await this.store.finish(owned, 'TERMINAL_COMPLETED');
     }
     return results;
   }
 
-  /** One {@link STEPS}-step turn with every durable point; resolves to its turn id. */
+  /**
+   * One {@link STEPS}-step turn of read-only steps, written as the engine writes them (DESIGN
+   * §7.3): the deadline, WI-1, then the settlements with the checkpoint. Resolves to its turn id.
+   */
   async longTurn(): Promise<string> {
     const lease = await this.admit();
     await this.store.checkpoint(lease, { append: [{ role: 'user', content: [{ type: 'text', text: 'Summarise these 600 articles.' }] }], state: loopState(0), progressed: false });
+    const before = this.#commits;
     for (let n = 1; n <= STEPS; n++) {
       const s = step(n);
-      await this.store.setRecoveryDeadline(lease, Date.now() + 300_000);
-      await this.store.recordModelTurn(lease, { step: n, assistant: s.assistant, intents: s.intents });
-      for (const intent of s.intents) {
-        const key = { turnId: lease.turnId, step: n, toolCallId: intent.toolCallId };
-        await this.store.moveOp(lease, key, { to: 'RUNNING' });
-        await this.store.moveOp(lease, key, { to: 'APPLIED', result: s.resultText });
-      }
-      await this.store.checkpoint(lease, { append: s.results, state: loopState(n), progressed: true });
+      await this.#commit(() => this.store.setRecoveryDeadline(lease, Date.now() + 300_000));
+      await this.#commit(() => this.store.recordModelTurn(lease, { step: n, assistant: s.assistant, intents: s.intents }));
+      await this.#commit(() => this.store.checkpoint(lease, { append: s.results, state: loopState(n), progressed: true, settle: settlements(lease, n, s) }));
     }
+    this.commitsPerStep = (this.#commits - before) / STEPS;
     return lease.turnId;
   }
+
+  async #commit(write: () => Promise<unknown>): Promise<void> {
+    await write();
+    this.#commits += 1;
+  }
+}
+
+/** Every call of step `n` applied with its result. */
+function settlements(lease: Lease, n: number, s: { intents: readonly OpIntent[]; resultText: string }): OpSettlement[] {
+  return s.intents.map((intent) => ({ key: { turnId: lease.turnId, step: n, toolCallId: intent.toolCallId }, move: { to: 'APPLIED', result: s.resultText } }));
 }
 
 /** What one backend measured: latencies, and the long turn's sizes and bytes written (by each measure the backend has). */
@@ -103,6 +120,7 @@ export interface BackendFigures {
   readonly name: string;
   readonly latencies: Latencies;
   readonly turn: {
+    readonly commitsPerStep: number;
     readonly transcript: number;
     readonly ledger: number;
     readonly written: readonly { readonly what: string; readonly bytes: number; readonly means: string }[];

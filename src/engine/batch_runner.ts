@@ -2,10 +2,11 @@ import type { Clock } from '../core/clock.js';
 import type { JsonObject, ToolResultBlock } from '../llm/protocol.js';
 import { runTool } from '../tools/run_tool.js';
 import type { Tool, ToolOutcome } from '../tools/tool.js';
-import type { EffectClass, OpMove, OpRecord } from '../turn_state/ledger_types.js';
+import type { EffectClass, OpMove, OpRecord, OpSettlement } from '../turn_state/ledger_types.js';
 import { warnOutcomeUnknown } from '../turn_state/outcome_unknown_log.js';
+import { immediateMoves, keptMoves, type BatchMoves } from './batch_moves.js';
 import type { CallPlan } from './batch_plan.js';
-import { callArguments, WITHHELD_CALL, WITHHELD_RETRY, type BatchSource } from './call_arguments.js';
+import { callArguments, WITHHELD_CALL, WITHHELD_READ, WITHHELD_RETRY, type BatchSource } from './call_arguments.js';
 import type { ChatTurn } from './chat_turn.js';
 import type { TurnDurability } from './durability.js';
 import type { FaultInjector } from './fault_points.js';
@@ -39,47 +40,54 @@ export interface BatchResult {
   readonly manual: OpRecord[];
   /** /stop arrived: calls not yet started were not run. */
   readonly stopped: boolean;
+  /** A read-only batch's moves, to be written with the step's checkpoint. */
+  readonly settle: readonly OpSettlement[];
 }
 
 /**
  * Answers every call of a planned batch (WI-2 and WI-3 of DESIGN §7.3). A call the ledger has
- * already settled is answered from the ledger; a PREPARED call runs now, marked RUNNING first so
- * a crash can never hide that its effect may have begun; an uncertain outcome follows its effect
- * class (§6): a `read` just reports it, an `idempotent` call is re-sent once with the same key, a
- * `write` stops the turn for an operator's verdict, which answers it once given (§9.1). A batch of reads runs concurrently. A tool runs
- * with the model's arguments as proposed; on a resume, a call whose stored arguments had a
- * secret scrubbed out is never run with them: it is answered with an error instead (or, for an
- * uncertain call with an effect, left to a person).
+ * already settled is answered from the ledger; a PREPARED call runs now, marked RUNNING first
+ * (unless it is a read) so a crash can never hide that its effect may have begun; an uncertain
+ * outcome follows its effect class (§6): a `read` just reports it, an `idempotent` call is
+ * re-sent once with the same key, a `write` stops the turn for an operator's verdict, which
+ * answers it once given (§9.1). A batch of reads runs concurrently and leaves its moves for the
+ * step's checkpoint (`settle`). A tool runs with the model's arguments as proposed; on a resume,
+ * a call whose stored arguments had a secret scrubbed out is never run with them: it is answered
+ * with an error instead (or, for an uncertain call with an effect, left to a person).
  */
 export async function runBatch(plans: readonly CallPlan[], ops: ReadonlyMap<string, OpRecord>, context: BatchContext): Promise<BatchResult> {
   const manual: OpRecord[] = [];
+  const readOnly = plans.every((plan) => plan.kind === 'refuse' || plan.tool.effect === 'read');
+  const moves = readOnly ? keptMoves(context.durability) : immediateMoves(context.durability);
   const answer = async (plan: CallPlan): Promise<ToolResultBlock> => {
     const op = ops.get(plan.use.id);
     if (op === undefined) throw new Error(`no ledger row for call ${plan.use.id}`);
-    const settled = await settle(plan, op, context);
+    const settled = await settle(plan, op, context, moves);
     if (settled.manual !== undefined) manual.push(settled.manual);
     return settled.block;
   };
-  const runnable = plans.filter((plan) => plan.kind === 'run');
-  if (runnable.every((plan) => plan.tool.effect === 'read')) {
-    return { results: await Promise.all(plans.map(answer)), manual, stopped: false };
+  if (readOnly) {
+    const results = await Promise.all(plans.map(answer));
+    if (manual.length === 0) return { results, manual, stopped: false, settle: moves.kept };
+    await moves.flush();
+    return { results, manual, stopped: false, settle: [] };
   }
   const results: ToolResultBlock[] = [];
   for (const plan of plans) {
     if (manual.length > 0 || (context.turn.signal.aborted && plan.kind === 'run' && ops.get(plan.use.id)?.state === 'PREPARED')) {
-      return { results, manual, stopped: manual.length === 0 };
+      return { results, manual, stopped: manual.length === 0, settle: [] };
     }
     results.push(await answer(plan));
   }
-  return { results, manual, stopped: false };
+  return { results, manual, stopped: false, settle: [] };
 }
 
-async function settle(plan: CallPlan, op: OpRecord, context: BatchContext): Promise<{ block: ToolResultBlock; manual?: OpRecord }> {
+async function settle(plan: CallPlan, op: OpRecord, context: BatchContext, moves: BatchMoves): Promise<{ block: ToolResultBlock; manual?: OpRecord }> {
   const key = { turnId: op.turnId, step: op.step, toolCallId: op.toolCallId };
   // An operator's verdict is the truth about the call, whatever the tool's permissions are now.
   if (op.state === 'RESOLVED_APPLIED' || op.state === 'RESOLVED_NOT_APPLIED') return { block: verdictResult(plan.use.id, { ...op, state: op.state }) };
   if (plan.kind === 'refuse') {
-    const refused = op.state === 'PREPARED' ? await context.durability.moveOp(key, { to: 'DEFINITELY_FAILED', error: plan.error }) : op;
+    const refused = op.state === 'PREPARED' ? await moves.record(op, { to: 'DEFINITELY_FAILED', error: plan.error }) : op;
     return { block: errorBlock(plan.use.id, refused.error ?? plan.error) };
   }
   switch (op.state) {
@@ -90,17 +98,20 @@ async function settle(plan: CallPlan, op: OpRecord, context: BatchContext): Prom
     case 'RECONCILED_FAILED':
       return { block: errorBlock(plan.use.id, op.error ?? 'the call failed') };
     case 'PREPARED': {
+      // A read needs no RUNNING mark: cut short, it is simply run again (DESIGN §7.3).
+      const unmarked = plan.tool.effect === 'read' && op.effect === 'read';
       const input = callArguments(context.source, plan.use, op);
       if (input === undefined) {
-        const withheld = await context.durability.moveOp(key, { to: 'DEFINITELY_FAILED', error: WITHHELD_CALL });
-        return { block: errorBlock(plan.use.id, withheld.error ?? WITHHELD_CALL) };
+        const why = unmarked ? WITHHELD_READ : WITHHELD_CALL;
+        const withheld = await moves.record(op, { to: 'DEFINITELY_FAILED', error: why });
+        return { block: errorBlock(plan.use.id, withheld.error ?? why) };
       }
-      await context.durability.moveOp(key, { to: 'RUNNING' });
-      context.faults.reach('after_wi2', context.step);
+      const running = unmarked ? op : await context.durability.moveOp(key, { to: 'RUNNING' });
+      if (running !== op) context.faults.reach('after_wi2', context.step);
       const outcome = await execute(plan.tool, op, input, context, 'first');
       context.faults.reach('after_tool', context.step);
-      const recorded = await context.durability.moveOp(key, moveFor(outcome));
-      context.faults.reach('after_wi3', context.step);
+      const recorded = await moves.record(running, moveFor(outcome));
+      if (moves.immediate) context.faults.reach('after_wi3', context.step);
       if (outcome.kind !== 'uncertain') return { block: blockOf(plan, outcome) };
       const { turn } = context;
       warnOutcomeUnknown(turn.logger, { ...recorded, channelId: turn.identity.channelId, requesterId: turn.requester.userId });

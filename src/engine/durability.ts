@@ -2,7 +2,7 @@ import type { Clock } from '../core/clock.js';
 import { repeatUntilAborted } from '../core/repeat.js';
 import type { Message } from '../llm/protocol.js';
 import { idempotencyKey } from '../turn_state/call_fingerprint.js';
-import type { OpIntent, OpKey, OpMove, OpRecord } from '../turn_state/ledger_types.js';
+import type { OpIntent, OpKey, OpMove, OpRecord, OpSettlement } from '../turn_state/ledger_types.js';
 import type { TurnStore } from '../turn_state/turn_store.js';
 import type { Lease, OwnerTerminalStatus } from '../turn_state/turn_types.js';
 
@@ -16,7 +16,8 @@ export interface TurnDurability {
   setRecoveryDeadline(deadlineAt: number): Promise<void>;
   recordModelTurn(step: number, assistant: Message, intents: readonly OpIntent[]): Promise<OpRecord[]>;
   moveOp(key: OpKey, move: OpMove): Promise<OpRecord>;
-  checkpoint(append: readonly Message[], state: unknown, progressed: boolean): Promise<void>;
+  /** WI-4 and WI-5; `settle` are moves made in the same transaction (a read-only step, DESIGN §7.3). */
+  checkpoint(append: readonly Message[], state: unknown, progressed: boolean, settle?: readonly OpSettlement[]): Promise<void>;
   suspend(reason: string): Promise<void>;
   /** Parks the turn until an operator gives each of `calls` a verdict (DESIGN §9.1). */
   awaitResolution(calls: readonly OpKey[], reason: string): Promise<void>;
@@ -34,7 +35,9 @@ export function storeDurability(store: TurnStore, lease: Lease): TurnDurability 
     setRecoveryDeadline: (deadlineAt) => store.setRecoveryDeadline(lease, deadlineAt),
     recordModelTurn: (step, assistant, intents) => store.recordModelTurn(lease, { step, assistant, intents }),
     moveOp: (key, move) => store.moveOp(lease, key, move),
-    checkpoint: (append, state, progressed) => store.checkpoint(lease, { append, state, progressed }),
+    checkpoint: async (append, state, progressed, settle) => {
+      await store.checkpoint(lease, { append, state, progressed, ...(settle === undefined ? {} : { settle }) });
+    },
     suspend: (reason) => store.suspend(lease, reason),
     awaitResolution: (calls, reason) => store.awaitResolution(lease, calls, reason),
     finish: (status, reason) => store.finish(lease, status, reason),
@@ -61,7 +64,7 @@ export function noDurability(turnId: string): TurnDurability {
     moveOp(key, move) {
       const previous = ops.get(keyOf(key));
       if (previous === undefined) return Promise.reject(new Error(`no op ${keyOf(key)}`));
-      const next: OpRecord = { ...previous, state: move.to, ...('result' in move ? { result: move.result } : {}), ...('error' in move ? { error: move.error } : {}) };
+      const next = movedOp(previous, move);
       ops.set(keyOf(key), next);
       return Promise.resolve(next);
     },
@@ -72,4 +75,9 @@ export function noDurability(turnId: string): TurnDurability {
     complete: () => Promise.resolve(),
     keepAlive: () => Promise.resolve(),
   };
+}
+
+/** `op` as a legal `move` leaves it, with what became known. */
+export function movedOp(op: OpRecord, move: OpMove): OpRecord {
+  return { ...op, state: move.to, ...('result' in move ? { result: move.result } : {}), ...('error' in move ? { error: move.error } : {}) };
 }

@@ -62,7 +62,8 @@ async function answerBatch(turn: ChatTurn, durability: TurnDurability, deps: Eng
   if (batch.stopped) return stopped(turn);
   const results: Message = { role: 'tool', content: batch.results };
   turn.transcript.push(results);
-  await durability.checkpoint([results], encodeCheckpointState(turn), true);
+  await durability.checkpoint([results], encodeCheckpointState(turn), true, batch.settle);
+  if (batch.settle.length > 0) deps.faults.reach('after_wi3', step);
   deps.faults.reach('after_wi4', step);
   return undefined;
 }

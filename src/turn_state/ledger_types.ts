@@ -42,8 +42,18 @@ export const LEGAL_PRIOR_STATES: Readonly<Record<OpState, readonly OpState[]>> =
 /** A verdict is not a move of the turn's owner: only an operator records one, on a call that awaits it (DESIGN §9.1). */
 export const VERDICT_PRIOR_STATE: OpState = 'MANUAL_RESOLUTION_REQUIRED';
 
-export function isLegalMove(from: OpState, to: OpState): boolean {
-  return LEGAL_PRIOR_STATES[to].includes(from);
+/**
+ * The moves only a `read` may make: it needs no RUNNING mark (DESIGN §7.3), since a read cut short
+ * is simply run again, so it settles straight from PREPARED.
+ */
+export const READ_ONLY_PRIOR_STATES: Readonly<Partial<Record<OpState, readonly OpState[]>>> = {
+  APPLIED: ['PREPARED'],
+  OUTCOME_UNKNOWN: ['PREPARED'],
+};
+
+/** Whether an op of `effect` may move from `from` to `to`. */
+export function isLegalMove(from: OpState, to: OpState, effect: EffectClass): boolean {
+  return LEGAL_PRIOR_STATES[to].includes(from) || (effect === 'read' && (READ_ONLY_PRIOR_STATES[to]?.includes(from) ?? false));
 }
 
 /**
@@ -88,6 +98,12 @@ export type OpMove =
   | { readonly to: 'RUNNING' }
   | { readonly to: 'APPLIED' | 'RECONCILED_APPLIED'; readonly result: string }
   | { readonly to: 'DEFINITELY_FAILED' | 'OUTCOME_UNKNOWN' | 'RECONCILED_FAILED' | 'MANUAL_RESOLUTION_REQUIRED'; readonly error: string };
+
+/** One op's move, written together with a checkpoint (a read-only step, DESIGN §7.3). */
+export interface OpSettlement {
+  readonly key: OpKey;
+  readonly move: OpMove;
+}
 
 /** An operator's verdict on a call awaiting one (DESIGN §9.1): who gave it, when, and the result text or note. */
 export interface OpVerdict {

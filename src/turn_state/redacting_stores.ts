@@ -28,7 +28,13 @@ export function redactingTurnStore(store: TurnStore, secrets: SecretValues): Tur
     setRecoveryDeadline: (lease, deadlineAt) => store.setRecoveryDeadline(lease, deadlineAt),
     recordModelTurn: (lease, record) => store.recordModelTurn(lease, { ...record, assistant: secrets.redactDeep(record.assistant), intents: secrets.redactDeep(record.intents) }),
     moveOp: (lease, key, move) => store.moveOp(lease, key, redactMove(move, secrets)),
-    checkpoint: (lease, write) => store.checkpoint(lease, { ...write, append: secrets.redactDeep(write.append), state: secrets.redactDeep(write.state) }),
+    checkpoint: (lease, write) =>
+      store.checkpoint(lease, {
+        ...write,
+        append: secrets.redactDeep(write.append),
+        state: secrets.redactDeep(write.state),
+        ...(write.settle === undefined ? {} : { settle: write.settle.map(({ key, move }) => ({ key, move: redactMove(move, secrets) })) }),
+      }),
     suspend: (lease, reason) => store.suspend(lease, secrets.redact(reason)),
     finish: (lease, status, reason) => store.finish(lease, status, reason === undefined ? undefined : secrets.redact(reason)),
     complete: (lease, reply) => store.complete(lease, secrets.redact(reply)),

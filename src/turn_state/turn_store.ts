@@ -1,6 +1,6 @@
 import type { JsonObject, Message } from '../llm/protocol.js';
 import type { InboundRecord, InboxEntry } from './inbox_types.js';
-import type { EffectClass, OpIntent, OpKey, OpMove, OpRecord } from './ledger_types.js';
+import type { EffectClass, OpIntent, OpKey, OpMove, OpRecord, OpSettlement } from './ledger_types.js';
 import type { PendingReply, ReplyProgress } from './reply_types.js';
 import type { Admission, AdmissionRequest, CheckpointRecord, Lease, OwnerTerminalStatus, ResumeClaim, TurnRecord } from './turn_types.js';
 
@@ -17,6 +17,8 @@ export interface CheckpointWrite {
   readonly state: unknown;
   /** Whether this checkpoint records real progress (a model turn, a tool result); only then does the resume clock restart. */
   readonly progressed: boolean;
+  /** Moves written in the same transaction, before the checkpoint: how a read-only step settles its calls (DESIGN §7.3). */
+  readonly settle?: readonly OpSettlement[];
 }
 
 /** Everything a resume needs: the latest checkpoint, the whole transcript and the ledger (DESIGN §7.4). */
@@ -102,8 +104,12 @@ export interface TurnStore {
   recordModelTurn(lease: Lease, record: ModelTurnRecord): Promise<OpRecord[]>;
   /** WI-2 and WI-3 (and reconciliation): one legal move of one op; an illegal one throws `IllegalOpMoveError`. */
   moveOp(lease: Lease, key: OpKey, move: OpMove): Promise<OpRecord>;
-  /** WI-4 and WI-5: appends transcript rows and writes one checkpoint. */
-  checkpoint(lease: Lease, write: CheckpointWrite): Promise<void>;
+  /**
+   * WI-4 and WI-5: appends transcript rows and writes one checkpoint, after making `settle`'s
+   * legal moves in the same transaction; resolves to the ops those moves settled. An illegal
+   * move throws `IllegalOpMoveError` and nothing of the write is kept.
+   */
+  checkpoint(lease: Lease, write: CheckpointWrite): Promise<readonly OpRecord[]>;
 
   /** Stops executing and keeps everything; the turn becomes resumable. */
   suspend(lease: Lease, reason: string): Promise<void>;

@@ -1,6 +1,6 @@
 import { assertNever } from '../../core/assert_never.js';
 import type { Clock } from '../../core/clock.js';
-import type { OpState } from '../../turn_state/ledger_types.js';
+import type { OpRecord, OpState } from '../../turn_state/ledger_types.js';
 import type { TurnStore } from '../../turn_state/turn_store.js';
 import type { OwnerTerminalStatus } from '../../turn_state/turn_types.js';
 import type { HoldfastMetrics, TurnEnding } from './holdfast_metrics.js';
@@ -20,6 +20,10 @@ export function meteredTurnStore(store: TurnStore, metrics: HoldfastMetrics, clo
       metrics.storeWriteSeconds.observe((clock.monotonicNow() - started) / 1000);
     }
   }
+  function countSettled(op: OpRecord): void {
+    const outcome = settledOutcome(op.state);
+    if (outcome !== undefined) metrics.toolCallsTotal.inc({ tool: op.toolName, effect: op.effect, outcome });
+  }
   return {
     admit: (request) => timed(() => store.admit(request)),
     acceptInbound: (record) => timed(() => store.acceptInbound(record)),
@@ -33,11 +37,14 @@ export function meteredTurnStore(store: TurnStore, metrics: HoldfastMetrics, clo
     recordModelTurn: (lease, record) => timed(() => store.recordModelTurn(lease, record)),
     moveOp: async (lease, key, move) => {
       const op = await timed(() => store.moveOp(lease, key, move));
-      const outcome = settledOutcome(op.state);
-      if (outcome !== undefined) metrics.toolCallsTotal.inc({ tool: op.toolName, effect: op.effect, outcome });
+      countSettled(op);
       return op;
     },
-    checkpoint: (lease, write) => timed(() => store.checkpoint(lease, write)),
+    checkpoint: async (lease, write) => {
+      const settled = await timed(() => store.checkpoint(lease, write));
+      for (const op of settled) countSettled(op);
+      return settled;
+    },
     suspend: (lease, reason) => timed(() => store.suspend(lease, reason)),
     finish: async (lease, status, reason) => {
       await timed(() => store.finish(lease, status, reason));

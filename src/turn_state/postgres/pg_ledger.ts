@@ -1,6 +1,6 @@
 import { callFingerprint, idempotencyKey } from '../call_fingerprint.js';
 import { IllegalOpMoveError, LedgerIntentError, StaleTurnError } from '../errors.js';
-import { describeOpKey, LEGAL_PRIOR_STATES, type OpIntent, type OpKey, type OpMove, type OpRecord } from '../ledger_types.js';
+import { describeOpKey, LEGAL_PRIOR_STATES, READ_ONLY_PRIOR_STATES, type OpIntent, type OpKey, type OpMove, type OpRecord } from '../ledger_types.js';
 import { scrubJsonText, scrubSecrets } from '../scrub.js';
 import { INLINE_LIMIT_BYTES } from '../stored_message.js';
 import { opFromRow, type OpRow } from '../turn_rows.js';
@@ -60,13 +60,15 @@ export async function moveOp(db: PgQueryable, lease: Lease, key: OpKey, move: Op
   if (key.turnId !== lease.turnId) throw new StaleTurnError(key.turnId, `${operation} with the lease of turn ${lease.turnId}`);
   await lockFence(db, lease, now, operation);
   const priors = LEGAL_PRIOR_STATES[move.to];
-  if (priors.length > 0) {
+  const readOnlyPriors = READ_ONLY_PRIOR_STATES[move.to] ?? [];
+  if (priors.length > 0 || readOnlyPriors.length > 0) {
     const detail = await storedDetail(db, key.turnId, move);
     const statement = named(
       `UPDATE ops SET state = @to, result = COALESCE(@result, result), result_blob = COALESCE(@resultBlob, result_blob),
          error = COALESCE(@error, error), updated_at = @now
-       WHERE turn_id = @turnId AND step = @step AND tool_call_id = @toolCallId AND state = ANY(@priors)`,
-      { ...key, to: move.to, priors, now, ...detail },
+       WHERE turn_id = @turnId AND step = @step AND tool_call_id = @toolCallId
+         AND (state = ANY(@priors) OR (effect = 'read' AND state = ANY(@readOnlyPriors)))`,
+      { ...key, to: move.to, priors, readOnlyPriors, now, ...detail },
     );
     const { rowCount } = await db.query(statement.text, statement.values);
     if (rowCount === 1) return requireOp(db, key);

@@ -107,10 +107,13 @@ export class PgTurnStore implements TurnStore {
     return this.#fenced(`move op to ${move.to}`, lease, (db, now) => moveOp(db, lease, key, move, now));
   }
 
-  checkpoint(lease: Lease, write: CheckpointWrite): Promise<void> {
+  checkpoint(lease: Lease, write: CheckpointWrite): Promise<readonly OpRecord[]> {
     return this.#fenced('checkpoint', lease, async (db, now) => {
+      const settled: OpRecord[] = [];
+      for (const { key, move } of write.settle ?? []) settled.push(await moveOp(db, lease, key, move, now));
       await bumpTurn(db, lease, now, 'checkpoint', write.progressed ? 'last_progress_at = @now' : '');
       await writeCheckpoint(db, lease.turnId, await appendTranscript(db, lease.turnId, write.append), write.state, now);
+      return settled;
     });
   }
 

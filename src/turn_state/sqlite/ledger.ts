@@ -2,7 +2,7 @@ import type { Database } from 'better-sqlite3';
 import type { BlobStore } from '../blob_store.js';
 import { callFingerprint, idempotencyKey } from '../call_fingerprint.js';
 import { decodedPart, IllegalOpMoveError, LedgerIntentError, StaleTurnError } from '../errors.js';
-import { describeOpKey, LEGAL_PRIOR_STATES, type OpIntent, type OpKey, type OpMove, type OpRecord } from '../ledger_types.js';
+import { describeOpKey, LEGAL_PRIOR_STATES, READ_ONLY_PRIOR_STATES, type OpIntent, type OpKey, type OpMove, type OpRecord, type OpState } from '../ledger_types.js';
 import { scrubJsonText, scrubSecrets } from '../scrub.js';
 import { FENCE, fenceHolds, fenceParams } from './fence.js';
 import { opFromRow, type OpRow } from '../turn_rows.js';
@@ -46,16 +46,16 @@ export class SqliteLedger {
    */
   move(lease: Lease, key: OpKey, move: OpMove, now: number): OpRecord {
     if (key.turnId !== lease.turnId) throw new StaleTurnError(key.turnId, `move op to ${move.to} with the lease of turn ${lease.turnId}`);
-    const priors = LEGAL_PRIOR_STATES[move.to];
+    const priors = priorStatesCondition(move.to);
     const detail = this.#detail(key.turnId, move);
     const changes =
-      priors.length === 0
+      priors === undefined
         ? 0
         : statement(
             this.db,
             `UPDATE ops SET state = @to, result = COALESCE(@result, result), result_blob = COALESCE(@resultBlob, result_blob),
                error = COALESCE(@error, error), updated_at = @now
-             WHERE turn_id = @turnId AND step = @step AND tool_call_id = @toolCallId AND state IN (${priors.map((p) => `'${p}'`).join(', ')})
+             WHERE turn_id = @turnId AND step = @step AND tool_call_id = @toolCallId AND ${priors}
                AND EXISTS (SELECT 1 FROM turns WHERE ${FENCE})`,
           ).run({ ...fenceParams(lease, now), step: key.step, toolCallId: key.toolCallId, to: move.to, ...detail }).changes;
     if (changes === 0) {
@@ -91,6 +91,15 @@ export class SqliteLedger {
     statement(this.db, `INSERT OR IGNORE INTO blob_refs (turn_id, digest, owner) VALUES (?, ?, 'op')`).run(turnId, digest);
     return { result: null, resultBlob: digest, error: null };
   }
+}
+
+/** The SQL condition on an op's state (and effect) for a legal move to `to`; `undefined` when no owner may make it. */
+function priorStatesCondition(to: OpState): string | undefined {
+  const inList = (states: readonly OpState[]): string => `state IN (${states.map((state) => `'${state}'`).join(', ')})`;
+  const any = LEGAL_PRIOR_STATES[to];
+  const readOnly = READ_ONLY_PRIOR_STATES[to] ?? [];
+  if (readOnly.length === 0) return any.length === 0 ? undefined : inList(any);
+  return `(${inList(any)} OR (effect = 'read' AND ${inList(readOnly)}))`;
 }
 
 function isPrimaryKeyViolation(error: unknown): boolean {

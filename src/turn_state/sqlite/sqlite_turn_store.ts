@@ -124,12 +124,14 @@ class SqliteTurnStore implements TurnStore {
     return this.#calls.write(`move op to ${move.to}`, () => this.#ledger.move(lease, key, move, this.#now()), lease);
   }
 
-  checkpoint(lease: Lease, write: CheckpointWrite): Promise<void> {
+  checkpoint(lease: Lease, write: CheckpointWrite): Promise<readonly OpRecord[]> {
     return this.#calls.write('checkpoint', () => {
       const now = this.#now();
+      const settled = (write.settle ?? []).map(({ key, move }) => this.#ledger.move(lease, key, move, now));
       bumpTurn(this.db, lease, now, 'checkpoint', write.progressed ? 'last_progress_at = @now' : '');
       const length = this.#transcript.append(lease.turnId, write.append);
       this.#transcript.checkpoint(lease.turnId, length, write.state, now);
+      return settled;
     }, lease);
   }
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Message } from '../../../src/llm/protocol.js';
 import { idempotencyKey } from '../../../src/turn_state/call_fingerprint.js';
 import { CHECKPOINTS_KEPT } from '../../../src/turn_state/turn_store.js';
-import { admissionRequest, admitNew, byKey, driveOp, findOp, identity, modelTurn, opKey, resumableOf, toolResultMessage, turnOf, userMessage } from './fixtures.js';
+import { admissionRequest, admitNew, byKey, driveOp, expectIllegalMove, expectStale, findOp, identity, modelTurn, opKey, resumableOf, snapshot, suspendAndClaim, toolResultMessage, turnOf, userMessage } from './fixtures.js';
 import { useHarness, type MakeHarness } from './harness.js';
 
 const LOOP_STATE = {
@@ -148,6 +148,72 @@ export function describeCheckpointsAndTranscript(makeHarness: MakeHarness): void
       const picture: Message = { role: 'user', content: [{ type: 'image', mediaType: 'image/jpeg', source: { kind: 'blob', ref: 'blob-ref-1' } }] };
       await store.checkpoint(lease, { append: [userMessage('look'), picture], state: {}, progressed: true });
       expect((await resumableOf(store, lease.turnId)).transcript).toEqual([userMessage('look'), picture]);
+    });
+
+    it('settles a read-only step with its checkpoint: the moves, the results and the checkpoint in one write', async () => {
+      const { store, clock } = harness();
+      const { lease } = await admitNew(store);
+      await store.recordModelTurn(lease, modelTurn(1, [{ id: 'found' }, { id: 'missing' }, { id: 'slow' }]));
+      await clock.advance(1_000);
+      const results = [toolResultMessage('found', 'rain'), toolResultMessage('missing', 'no such city', true), toolResultMessage('slow', 'timed out', true)];
+
+      const settled = await store.checkpoint(lease, {
+        append: results,
+        state: { step: 1 },
+        progressed: true,
+        settle: [
+          { key: opKey(lease.turnId, 1, 'found'), move: { to: 'APPLIED', result: 'rain' } },
+          { key: opKey(lease.turnId, 1, 'missing'), move: { to: 'DEFINITELY_FAILED', error: 'no such city' } },
+          { key: opKey(lease.turnId, 1, 'slow'), move: { to: 'OUTCOME_UNKNOWN', error: 'timed out' } },
+        ],
+      });
+
+      const loaded = await resumableOf(store, lease.turnId);
+      expect(byKey(settled)).toEqual(byKey(loaded.ops));
+      expect(loaded.ops.map((op) => [op.toolCallId, op.state, op.result ?? op.error, op.updatedAt])).toEqual([
+        ['found', 'APPLIED', 'rain', clock.now()],
+        ['missing', 'DEFINITELY_FAILED', 'no such city', clock.now()],
+        ['slow', 'OUTCOME_UNKNOWN', 'timed out', clock.now()],
+      ]);
+      expect(loaded.transcript.slice(-3)).toEqual(results);
+      expect(loaded.checkpoint).toMatchObject({ transcriptLength: loaded.transcript.length, state: { step: 1 } });
+      expect(await store.checkpoint(lease, { append: [], state: { step: 1 }, progressed: false })).toEqual([]);
+    });
+
+    it('keeps nothing of a checkpoint whose move is illegal: a write cannot settle without its RUNNING mark', async () => {
+      const { store, clock } = harness();
+      const { lease } = await admitNew(store);
+      await store.recordModelTurn(lease, modelTurn(1, [{ id: 'looked-up' }, { id: 'sent', effect: 'write' }]));
+      await clock.advance(1_000);
+      const before = await snapshot(store, lease.turnId);
+
+      await expectIllegalMove(
+        store.checkpoint(lease, {
+          append: [toolResultMessage('looked-up', 'rain'), toolResultMessage('sent', 'sent')],
+          state: { step: 1 },
+          progressed: true,
+          settle: [
+            { key: opKey(lease.turnId, 1, 'looked-up'), move: { to: 'APPLIED', result: 'rain' } },
+            { key: opKey(lease.turnId, 1, 'sent'), move: { to: 'APPLIED', result: 'sent' } },
+          ],
+        }),
+      );
+
+      expect(await snapshot(store, lease.turnId)).toEqual(before);
+    });
+
+    it('settles nothing for a writer that lost its lease', async () => {
+      const { store, clock } = harness();
+      const { lease } = await admitNew(store);
+      await store.recordModelTurn(lease, modelTurn(1, [{ id: 'call-1' }]));
+      const current = await suspendAndClaim(store, lease);
+      await clock.advance(1_000);
+      const before = await snapshot(store, lease.turnId);
+
+      await expectStale(store.checkpoint(lease, { append: [toolResultMessage('call-1', 'rain')], state: { step: 1 }, progressed: true, settle: [{ key: opKey(lease.turnId, 1, 'call-1'), move: { to: 'APPLIED', result: 'rain' } }] }));
+
+      expect(await snapshot(store, lease.turnId)).toEqual(before);
+      expect(findOp(await store.listOps(current.turnId), 1, 'call-1').state).toBe('PREPARED');
     });
 
     it('survives a close and reopen with turns, transcript, ledger and checkpoint intact', async () => {

@@ -160,14 +160,16 @@ export function describeLedger(makeHarness: MakeHarness): void {
       expect(lease.revision).toBe((await turnOf(store, lease.turnId)).revision);
     });
 
-    for (const from of OWNER_REACHABLE_STATES) {
+    // A write takes every move there is; a read differs only in what it may do from PREPARED.
+    const starts = [...OWNER_REACHABLE_STATES.map((from) => ({ from, effect: 'write' as const })), { from: 'PREPARED' as const, effect: 'read' as const }];
+    for (const { from, effect } of starts) {
       for (const to of OP_STATES) {
-        const legal = isLegalMove(from, to);
-        it(`moveOp ${from} -> ${to} ${legal ? 'succeeds' : 'is refused with IllegalOpMoveError, op unchanged'}`, async () => {
+        const legal = isLegalMove(from, to, effect);
+        it(`moveOp of a ${effect} ${from} -> ${to} ${legal ? 'succeeds' : 'is refused with IllegalOpMoveError, op unchanged'}`, async () => {
           const { store, clock } = harness();
           const { lease } = await admitNew(store);
           const key = opKey(lease.turnId, 1, 'call-1');
-          const [recorded] = await store.recordModelTurn(lease, modelTurn(1, [{ id: 'call-1' }]));
+          const [recorded] = await store.recordModelTurn(lease, modelTurn(1, [{ id: 'call-1', effect }]));
           await driveOp(store, lease, key, from);
           const before = await snapshot(store, lease.turnId);
           expect(findOp(before.ops, 1, 'call-1').state).toBe(from);
