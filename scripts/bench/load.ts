@@ -1,4 +1,4 @@
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { startEmbeddedPostgres, type StartedPostgres } from '../../test/support/embedded_postgres.js';
 import type { LoadFigures } from './load_figures.js';
@@ -75,8 +75,12 @@ async function main(): Promise<void> {
   try {
     for (const plan of plans()) {
       const began = performance.now();
+      const cpu = process.cpuUsage();
       rows.push(await runScenario(plan, settings));
-      console.log(`${plan.name} done in ${((performance.now() - began) / 1000).toFixed(0)} s`);
+      const seconds = (performance.now() - began) / 1000;
+      const { user, system } = process.cpuUsage(cpu);
+      // The local Discord, the model and the members share the machine with the bot: their CPU and the machine's load say how much.
+      console.log(`${plan.name} done in ${seconds.toFixed(0)} s; the load's own CPU ${(((user + system) / 1e6 / seconds) * 100).toFixed(0)} % of a core; load average ${loadavg()[0]?.toFixed(1)}`);
     }
   } finally {
     await postgres?.stop();

@@ -34,6 +34,8 @@ export interface LoadFigures {
   readonly commitsPerSecond: number | undefined;
   readonly commitsPerTurn: number | undefined;
   readonly discordRequestsPerSecond: number;
+  /** The bot's CPU time over the window, in % of one core. */
+  readonly botCpuPercent: number | undefined;
   readonly outcomes: LoadOutcomes;
 }
 
@@ -82,7 +84,8 @@ export function loadFigures(run: LoadRun): LoadFigures {
   const first = scraper.at(from);
   const last = scraper.at(to);
   const commits = first?.storeWrites !== undefined && last?.storeWrites !== undefined && last.at > first.at ? last.storeWrites - first.storeWrites : undefined;
-  const commitSeconds = first !== undefined && last !== undefined ? (last.at - first.at) / 1000 : 0;
+  const cpu = first?.cpuSeconds !== undefined && last?.cpuSeconds !== undefined && last.at > first.at ? last.cpuSeconds - first.cpuSeconds : undefined;
+  const scrapedSeconds = first !== undefined && last !== undefined ? (last.at - first.at) / 1000 : 0;
   const rssAfterWarmup = run.rssGrowth ? first?.rssBytes : undefined;
   const rssWindowEnd = last?.rssBytes;
   return {
@@ -99,8 +102,9 @@ export function loadFigures(run: LoadRun): LoadFigures {
     rssEndBytes: scraper.scrapes.at(-1)?.rssBytes,
     rssAfterWarmupBytes: rssAfterWarmup,
     rssGrowthPercent: rssAfterWarmup === undefined || rssWindowEnd === undefined ? undefined : ((rssWindowEnd - rssAfterWarmup) / rssAfterWarmup) * 100,
-    commitsPerSecond: commits === undefined || commitSeconds === 0 ? undefined : commits / commitSeconds,
+    commitsPerSecond: commits === undefined || scrapedSeconds === 0 ? undefined : commits / scrapedSeconds,
     commitsPerTurn: commits === undefined || completed === 0 ? undefined : commits / completed,
+    botCpuPercent: cpu === undefined || scrapedSeconds === 0 ? undefined : (cpu / scrapedSeconds) * 100,
     discordRequestsPerSecond: run.discordRequests.filter((request) => inWindow(request.at)).length / seconds,
     outcomes: run.outcomes,
   };

@@ -8,6 +8,8 @@ export interface Scrape {
   readonly rssBytes: number | undefined;
   /** `holdfast_store_write_seconds_count`: durable writes (commits) so far. */
   readonly storeWrites: number | undefined;
+  /** `process_cpu_seconds_total`: the bot's CPU time so far, user and system. */
+  readonly cpuSeconds: number | undefined;
 }
 
 function valueOf(text: string, name: string): number | undefined {
@@ -35,6 +37,7 @@ export class MetricsScraper {
         eventLoopP99Ms: lag === undefined ? undefined : lag * 1000,
         rssBytes: valueOf(text, 'process_resident_memory_bytes'),
         storeWrites: valueOf(text, 'holdfast_store_write_seconds_count'),
+        cpuSeconds: valueOf(text, 'process_cpu_seconds_total'),
       };
       this.scrapes.push(scrape);
       return scrape;

@@ -36,10 +36,11 @@ export function mainTable(rows: readonly LoadFigures[]): string {
 /** The second table: what members saw (the model's time included), how every message ended, and the soak's memory. */
 export function detailTable(rows: readonly LoadFigures[]): string {
   return table(
-    ['scenario', 'window s', 'first text raw ms p50 / p99', 'final raw ms p50 / p99', 'samples', 'sent', 'replied', 'resumed', 'told only', 'RSS after warm-up MiB', 'RSS growth %'],
+    ['scenario', 'window s', 'bot CPU %', 'first text raw ms p50 / p99', 'final raw ms p50 / p99', 'samples', 'sent', 'replied', 'resumed', 'told only', 'RSS after warm-up MiB', 'RSS growth %'],
     rows.map((f) => [
       f.scenario,
       fixed(f.windowSeconds, 0),
+      fixed(f.botCpuPercent, 0),
       pair(f.firstTextRaw),
       pair(f.finalRaw),
       String(f.finalRaw.n),

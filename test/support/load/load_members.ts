@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Random } from '../../../src/core/random.js';
 import type { FakeDiscord } from '../fake_discord/server.js';
@@ -30,7 +31,10 @@ export class LoadMembers {
     private readonly discord: FakeDiscord,
     private readonly records: TurnRecords,
     private readonly options: MemberOptions,
-  ) {}
+  ) {
+    // Every member listens to both signals at once.
+    setMaxListeners(0, this.#stopSending.signal, this.#giveUp.signal);
+  }
 
   /** Starts a member in each of the first `channels` channels, each after a first think time, so they do not all speak at once. */
   start(channels: number): void {

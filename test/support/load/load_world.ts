@@ -29,24 +29,28 @@ export interface LoadWorldOptions {
   readonly startDeadlineMs: number;
 }
 
-/** A window of time in which half of the model's requests are answered "overloaded". */
+/** How long an overload lasts: for a time from now, or for a number of the model's next requests. */
+export type StormWindow = { readonly ms: number } | { readonly requests: number };
+
+/** A window in which half of the model's requests are answered "overloaded". */
 export interface Storm {
-  /** Starts the overload now, for `durationMs`. */
-  begin(durationMs: number): void;
-  /** Whether a request that arrived at `at` (performance.now(), ms) fell in the window. */
-  covers(at: number): boolean;
+  /** Starts the overload now. */
+  begin(window: StormWindow): void;
 }
 
 function storm(random: SeededRandom): Storm & { readonly decide: (request: RecordedRequest) => boolean } {
-  let window: { readonly from: number; readonly to: number } | undefined;
-  const covers = (at: number): boolean => window !== undefined && at >= window.from && at < window.to;
+  let covers: (request: RecordedRequest) => boolean = () => false;
   return {
-    begin(durationMs) {
-      const from = performance.now();
-      window = { from, to: from + durationMs };
+    begin(window) {
+      if ('ms' in window) {
+        const to = performance.now() + window.ms;
+        covers = (request) => request.arrivedAt < to;
+      } else {
+        let left = window.requests;
+        covers = () => (left -= 1) >= 0;
+      }
     },
-    covers,
-    decide: (request) => covers(request.arrivedAt) && random.next() < 0.5,
+    decide: (request) => covers(request) && random.next() < 0.5,
   };
 }
 
