@@ -37,7 +37,7 @@ export interface ScenarioPlan {
 }
 
 /** Short enough that a 60 s storm suspends turns and resumes them within the run. */
-export const BENCH_RECOVERY: LoadRecovery = { deadlineSeconds: 25, backoffBaseSeconds: 1, backoffCapSeconds: 5, cooldownBaseSeconds: 5, cooldownCapSeconds: 20 };
+export const BENCH_RECOVERY: LoadRecovery = { deadlineSeconds: 25, backoffBaseSeconds: 2, backoffCapSeconds: 10, cooldownBaseSeconds: 5, cooldownCapSeconds: 20 };
 
 const SCRAPE_INTERVAL_MS = 2_000;
 const START_DEADLINE_MS = 60_000;
