@@ -12,6 +12,8 @@ export interface ReceivedRequest {
 /** A request and the status the fake answered it with, injected failures included. */
 export interface RecordedRequest extends ReceivedRequest {
   readonly status: number;
+  /** When the fake had received it whole, on `performance.now()`'s clock (ms). */
+  readonly at: number;
 }
 
 interface Waiter {
@@ -24,10 +26,12 @@ export class RequestLog {
   /** The recorded requests; the same array for the log's whole life. */
   readonly requests: RecordedRequest[] = [];
   readonly #waiters: Waiter[] = [];
+  readonly #listeners: ((request: RecordedRequest) => void)[] = [];
 
-  /** Appends a request and resolves every waiter it matches. */
+  /** Appends a request, tells every listener and resolves every waiter it matches. */
   record(request: RecordedRequest): void {
     this.requests.push(request);
+    for (const listener of this.#listeners) listener(request);
     for (let i = this.#waiters.length - 1; i >= 0; i -= 1) {
       const waiter = this.#waiters[i];
       if (waiter?.matches(request) === true) {
@@ -35,6 +39,11 @@ export class RequestLog {
         waiter.resolve(request);
       }
     }
+  }
+
+  /** Calls `listener` with each request recorded from now on, in arrival order. */
+  listen(listener: (request: RecordedRequest) => void): void {
+    this.#listeners.push(listener);
   }
 
   /** Resolves with the first recorded request that matches, already seen or still to come. */

@@ -202,6 +202,11 @@ export class FakeDiscord {
     return this.#log.when(matches);
   }
 
+  /** Calls `listener` with each request recorded from now on, as it is answered: for a watcher of many channels at once. */
+  onRequest(listener: (request: RecordedRequest) => void): void {
+    this.#log.listen(listener);
+  }
+
   /**
    * Fails the next `failure.times` (default 1) requests that match, with `failure.status`: 429 in
    * Discord's rate-limit shape, 5xx as a server error. With `afterEffect` the request still takes
@@ -231,6 +236,7 @@ export class FakeDiscord {
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const text = await readBody(req);
+    const at = performance.now();
     const pathname = decodeURIComponent(url.pathname);
     const versioned = pathname.startsWith(API_PREFIX);
     const request: ReceivedRequest = {
@@ -242,7 +248,7 @@ export class FakeDiscord {
     const failure = this.#failures.take(request);
     const answered = failure === undefined || failure.afterEffect === true ? this.#answer(request, versioned, url.searchParams) : undefined;
     const reply = failure === undefined ? answered ?? notFound() : failureReply(failure);
-    this.#log.record({ ...request, status: reply.status });
+    this.#log.record({ ...request, status: reply.status, at });
     writeReply(res, reply);
   }
 

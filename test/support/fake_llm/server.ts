@@ -40,7 +40,16 @@ export interface RecordedRequest {
   readonly body: unknown;
   /** Set when the client closed the connection before the server finished its response. */
   closedByClient: boolean;
+  /** When the request had arrived whole, on `performance.now()`'s clock (ms). */
+  readonly arrivedAt: number;
+  /** When the first byte of the response body (or a whole response) was written; unset until then. */
+  firstByteAt?: number;
+  /** When the response ended; unset while it runs, and for one that never ends. */
+  finishedAt?: number;
 }
+
+/** Answers a request no scripted step is left for, from what it asks. */
+export type Responder = (request: RecordedRequest) => FakeStep;
 
 /** A real HTTP server on 127.0.0.1 that answers each request with the next scripted step. */
 export class FakeLLMServer {
@@ -48,6 +57,7 @@ export class FakeLLMServer {
   readonly #server: Server;
   readonly #steps: FakeStep[] = [];
   readonly #conditions = new Conditions();
+  #responder: Responder | undefined;
   #port = 0;
 
   private constructor() {
@@ -70,6 +80,15 @@ export class FakeLLMServer {
   /** Queues steps, one per request, in order. A request with no step left gets a 599 that names the mistake. */
   enqueue(...steps: FakeStep[]): this {
     this.#steps.push(...steps);
+    return this;
+  }
+
+  /**
+   * Answers every request that finds no scripted step with `responder`'s step for it, in place of
+   * the 599 that names the mistake: a model that answers by itself.
+   */
+  respondWith(responder: Responder): this {
+    this.#responder = responder;
     return this;
   }
 
@@ -96,7 +115,11 @@ export class FakeLLMServer {
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const raw = await readBody(req);
-    const recorded: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: parseJson(raw), closedByClient: false };
+    const recorded: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: parseJson(raw), closedByClient: false, arrivedAt: performance.now() };
+    res.on('finish', () => {
+      recorded.firstByteAt ??= performance.now();
+      recorded.finishedAt = performance.now();
+    });
     res.on('close', () => {
       if (!res.writableFinished) {
         recorded.closedByClient = true;
@@ -105,7 +128,7 @@ export class FakeLLMServer {
     });
     this.requests.push(recorded);
     this.#conditions.changed();
-    const step = this.#steps.shift() ?? { kind: 'reply', status: 599, body: { error: { message: `fake-llm: no scripted step for request ${this.requests.length}` } } };
+    const step = this.#steps.shift() ?? this.#responder?.(recorded) ?? { kind: 'reply', status: 599, body: { error: { message: `fake-llm: no scripted step for request ${this.requests.length}` } } };
     switch (step.kind) {
       case 'reply': {
         const body = typeof step.body === 'string' ? step.body : step.body === undefined ? '' : JSON.stringify(step.body);
@@ -123,7 +146,9 @@ export class FakeLLMServer {
         for (const chunk of step.chunks) {
           if (typeof chunk !== 'string') await chunk;
           if (res.destroyed) return;
-          if (typeof chunk === 'string') res.write(chunk);
+          if (typeof chunk !== 'string') continue;
+          recorded.firstByteAt ??= performance.now();
+          res.write(chunk);
         }
         if (typeof step.then === 'object') {
           while (!res.destroyed) {
