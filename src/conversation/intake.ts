@@ -23,6 +23,8 @@ export class Intake {
   readonly #lanes: ChannelLanes;
   readonly #runner: TurnRunner;
   readonly #commands = new Set<Promise<void>>();
+  /** The latest message of each channel still being written to the inbox, so that a `busy` after it waits for it. */
+  readonly #keeping = new Map<string, Promise<void>>();
   readonly #auto: AutoResumer;
   readonly #stopping = new AbortController();
   readonly #fitting: HistoryFitting;
@@ -58,6 +60,7 @@ export class Intake {
       case 'message': {
         if (this.#refusedAsBusy(origin)) return;
         const kept = keepMessage(this.deps.store, origin, this.deps.logger);
+        this.#keepingInOrder(origin, kept);
         return this.#enqueue(origin, async () => this.#runner.message(origin, await kept));
       }
       default:
@@ -156,11 +159,26 @@ export class Intake {
     }
   }
 
-  /** Answers `busy` when the origin's channel already has as many jobs waiting as it may. */
+  /**
+   * Answers `busy` when the origin's channel already has as many jobs waiting as it may, once the
+   * messages taken before it are on disk: a member told to send this one again may count on those.
+   */
   #refusedAsBusy(origin: InboundMessage): boolean {
-    if (this.#lanes.hasRoom(channelKey(origin))) return false;
-    postNotice(this.deps.sink, origin, null, 'busy', 'I am still working on earlier messages in this channel; please send this again in a moment.');
+    const key = channelKey(origin);
+    if (this.#lanes.hasRoom(key)) return false;
+    const before = this.#keeping.get(key) ?? Promise.resolve();
+    this.#answering(before.then(() => postNotice(this.deps.sink, origin, null, 'busy', 'I am still working on earlier messages in this channel; please send this again in a moment.')));
     return true;
+  }
+
+  /** Remembers the latest message of its channel still being kept in the inbox. */
+  #keepingInOrder(origin: InboundMessage, kept: Promise<unknown>): void {
+    const key = channelKey(origin);
+    const settled = kept.then(() => undefined);
+    this.#keeping.set(key, settled);
+    void settled.then(() => {
+      if (this.#keeping.get(key) === settled) this.#keeping.delete(key);
+    });
   }
 
   /** Queues `work` in the origin's channel, to start when the jobs before it are done. */

@@ -26,12 +26,16 @@ describe('keepHouse', () => {
     expect(announced).toEqual([]);
 
     await clock.advance(TEST_TIMINGS.leaseTtlMs);
+    // The round is over once the next one waits: its sweep is on disk.
+    await clock.whenSleeping();
     expect(announced).toEqual([[]]);
     expect((await real.getTurn(lapsed.turnId))?.status).toBe('ACTIVE');
     await clock.advance(TEST_TIMINGS.leaseTtlMs);
+    await clock.whenSleeping();
     expect(announced).toEqual([[], [lapsed.turnId]]);
     expect((await real.getTurn(lapsed.turnId))?.status).toBe('SUSPENDED');
     await clock.advance(TEST_TIMINGS.leaseTtlMs);
+    await clock.whenSleeping();
     expect(announced).toEqual([[], [lapsed.turnId], []]);
 
     controller.abort();

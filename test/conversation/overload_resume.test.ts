@@ -129,7 +129,9 @@ describe('resume and waiting through an overload, on the console', () => {
     const bot = new Intake(deps(true, { recovery: testRecoveryRuntime(clock, settings) }));
     fake.enqueue(...overloads(channels.length * 20));
     for (const channel of channels) bot.submit(inboundFromText(inChannel(channel, 'look up milk')));
-    await runToCompletion(clock, once(() => channels.every((channel) => noticesIn(channel).includes('suspended'))));
+    // Each channel sleeps once at a time: between attempts, then waiting to resume, until it has its reply.
+    const working = (): number => channels.filter((channel) => repliesIn(channel).length === 0).length;
+    await runToCompletion(clock, once(() => channels.every((channel) => noticesIn(channel).includes('suspended'))), { sleepers: working });
     fake.reset();
     fake.enqueue(...channels.map(() => chatText('Milk is a drink.')));
 
@@ -137,7 +139,7 @@ describe('resume and waiting through an overload, on the console', () => {
     await runToCompletion(
       clock,
       once(() => channels.every((channel) => repliesIn(channel).length === 1)),
-      { what: 'the suspended turns', maxSimulatedMs: settings.breaker.cooldownBaseMs + 1_000 },
+      { what: 'the suspended turns', maxSimulatedMs: settings.breaker.cooldownBaseMs + 1_000, sleepers: working },
     );
     expect(clock.monotonicNow() - recoveredAt).toBeLessThanOrEqual(settings.breaker.cooldownBaseMs);
     for (const channel of channels) {

@@ -192,7 +192,11 @@ describe('the turn engine against a real store, real tools and the fake model', 
     const release = deferred();
     target.reply({ hold: release.promise });
     target.onRequest = async () => {
-      for (let i = 0; i < 9; i++) await clock.advance(10_000);
+      for (let i = 0; i < 9; i++) {
+        // The heartbeat and the tool's timeout: the last heartbeat is on disk and the next one waits.
+        await clock.whenSleeping(2);
+        await clock.advance(10_000);
+      }
       release.resolve();
     };
     fake.enqueue(chatToolCalls([{ id: 's1', name: 'slow_note', args: '{"text":"a"}' }]), chatText('Saved, slowly.'));

@@ -38,6 +38,11 @@ export interface RunLimits {
   readonly maxWakes?: number;
   /** The most simulated time it lets pass, in milliseconds (default one hour). */
   readonly maxSimulatedMs?: number;
+  /**
+   * How many sleeps must be pending before time moves (default 1): with many tasks at work, time
+   * waits until each of them sleeps, none halfway through real I/O such as a write to the store.
+   */
+  readonly sleepers?: () => number;
 }
 
 const DEFAULT_MAX_WAKES = 1_000;
@@ -50,7 +55,7 @@ const DEFAULT_MAX_SIMULATED_MS = 3_600_000;
  * instead of spinning forever; the event loop gets a turn after every wake.
  */
 export async function runToCompletion<T>(clock: ManualClock, work: Promise<T>, limits: RunLimits = {}): Promise<T> {
-  const { what = 'the work', maxWakes = DEFAULT_MAX_WAKES, maxSimulatedMs = DEFAULT_MAX_SIMULATED_MS } = limits;
+  const { what = 'the work', maxWakes = DEFAULT_MAX_WAKES, maxSimulatedMs = DEFAULT_MAX_SIMULATED_MS, sleepers = () => 1 } = limits;
   const startedAt = clock.monotonicNow();
   let wakes = 0;
   let settled = false;
@@ -59,7 +64,7 @@ export async function runToCompletion<T>(clock: ManualClock, work: Promise<T>, l
     () => (settled = true),
   );
   for (;;) {
-    await Promise.race([clock.whenSleeping(), done]);
+    await Promise.race([clock.whenSleeping(Math.max(1, sleepers())), done]);
     if (settled) return work;
     const elapsed = clock.monotonicNow() - startedAt;
     const next = clock.nextWakeIn() ?? 0;

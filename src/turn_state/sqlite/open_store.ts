@@ -26,9 +26,10 @@ function storeOn(db: Database, durable: { turns: TurnStore; operator: OperatorSt
     operator: durable.operator,
     history: new SqliteHistoryStore(db, options.clock, BlobStore.open(blobDirectoryFor(options.dbPath))),
     memory: new SqliteMemoryStore(db, options.clock),
-    close() {
+    // The turn store commits in groups: closing it first lets the last group reach the disk.
+    async close() {
+      await durable.turns.close();
       if (db.open) db.close();
-      return Promise.resolve();
     },
   };
 }

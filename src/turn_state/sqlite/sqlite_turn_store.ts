@@ -205,9 +205,10 @@ class SqliteTurnStore implements TurnStore {
     return this.#calls.sweep('retention sweep', () => sweepRetention(this.db, this.#transcript, this.blobs, this.options, this.#now()));
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
+    if (!this.db.open) return;
+    await this.#calls.settle();
     if (this.db.open) this.db.close();
-    return Promise.resolve();
   }
 
   /** The terminal transition shared by `finish` and `complete`: status, lease released, payload dropped. */

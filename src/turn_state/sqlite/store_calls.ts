@@ -5,35 +5,48 @@ import { isStoreRefusal, TurnStateUnavailable } from '../errors.js';
 import type { RetentionSweepResult, StartupSweepResult } from '../turn_store.js';
 import type { Lease } from '../turn_types.js';
 import { reportSweep } from '../sweep_report.js';
+import { GroupCommit } from './group_commit.js';
 
 /**
- * How every call of the SQLite store runs (DESIGN §7.2, §7.3): a read as it is, a write in one
- * IMMEDIATE transaction. The store's own failures become TurnStateUnavailable; a fence, ledger
- * or intent refusal stays itself, so the engine can tell a superseded owner from a dead store.
+ * How every call of the SQLite store runs (DESIGN §7.2, §7.3): a read as it is, a write in a
+ * transaction of its own, or a savepoint of its own in a group commit. The store's own failures
+ * become TurnStateUnavailable; a fence, ledger or intent refusal stays itself, so the engine can
+ * tell a superseded owner from a dead store.
  */
 export class StoreCalls {
+  readonly #group: GroupCommit;
+
   constructor(
     private readonly db: Database,
     private readonly logger: Logger,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.#group = new GroupCommit(db);
+  }
 
   /** `work` in one IMMEDIATE transaction, without the error translation (admission answers its own failures). */
   inWriteTransaction<T>(work: () => T): T {
     return this.db.transaction(work).immediate();
   }
 
-  /** A write; when it rolls back, `lease` is put back as it was, so the owner's copy never runs ahead of the row. */
-  write<T>(operation: string, work: () => T, lease?: Lease): Promise<T> {
+  /**
+   * A write, committed with the others asked for before the event loop's next turn; when it
+   * fails, `lease` is put back as it was, so the owner's copy never runs ahead of the row.
+   */
+  async write<T>(operation: string, work: () => T, lease?: Lease): Promise<T> {
     const before = lease === undefined ? undefined : { revision: lease.revision, expiresAt: lease.expiresAt };
-    return this.run(operation, () => {
-      try {
-        return this.inWriteTransaction(work);
-      } catch (error) {
-        if (lease !== undefined && before !== undefined) Object.assign(lease, before);
-        throw error;
-      }
-    });
+    try {
+      return await this.#group.write(work);
+    } catch (error) {
+      if (lease !== undefined && before !== undefined) Object.assign(lease, before);
+      throw isStoreRefusal(error) ? error : new TurnStateUnavailable(operation, error);
+    }
+  }
+
+  /** Commits the writes still waiting for the event loop's next turn and waits until they are on disk, as before the connection closes. */
+  async settle(): Promise<void> {
+    this.#group.flush();
+    await this.#group.durable();
   }
 
   /** A sweep: a write whose counts are logged for the operators (DESIGN §10). */
@@ -44,12 +57,14 @@ export class StoreCalls {
     return result;
   }
 
-  run<T>(operation: string, work: () => T): Promise<T> {
+  /** A read, once every write committed before it is on disk: nothing is read that a power cut could still take back. */
+  async run<T>(operation: string, work: () => T): Promise<T> {
+    await this.#group.durable();
     try {
-      return Promise.resolve(work());
+      return work();
     } catch (error) {
-      if (isStoreRefusal(error)) return Promise.reject(error);
-      return Promise.reject(new TurnStateUnavailable(operation, error));
+      if (isStoreRefusal(error)) throw error;
+      throw new TurnStateUnavailable(operation, error);
     }
   }
 }

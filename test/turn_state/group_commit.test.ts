@@ -1,0 +1,127 @@
+import { join } from 'node:path';
+import BetterSqlite3, { type Database } from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { GroupCommit } from '../../src/turn_state/sqlite/group_commit.js';
+import { walSyncOf, type WalSync } from '../../src/turn_state/sqlite/wal_sync.js';
+import { deferred } from '../support/deferred.js';
+import { useTempDir } from '../support/temp_dir.js';
+
+/** A log sync the test finishes by hand, counting the syncs asked for. */
+class HeldSync implements WalSync {
+  readonly asked: ReturnType<typeof deferred<void>>[] = [];
+
+  sync(): Promise<void> {
+    const held = deferred<void>();
+    this.asked.push(held);
+    return held.promise;
+  }
+}
+
+/** A log sync that is done at once. */
+class SyncedAtOnce implements WalSync {
+  sync(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/** Whether `promise` has settled by the time the event loop has turned once more. */
+async function settledYet(promise: Promise<unknown>): Promise<boolean> {
+  let settled = false;
+  void promise.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  await new Promise((resolve) => setImmediate(resolve));
+  return settled;
+}
+
+describe('group commit: the writes asked for in one turn of the event loop share one commit and one sync', () => {
+  const temp = useTempDir();
+  let db: Database;
+  const notes = (): string[] => (db.prepare('SELECT text FROM notes ORDER BY id').all() as { text: string }[]).map((row) => row.text);
+  const insert = (text: string) => () => db.prepare('INSERT INTO notes (text) VALUES (?)').run(text).lastInsertRowid;
+
+  beforeEach(() => {
+    db = new BetterSqlite3(join(temp.path(), 'store.sqlite3'));
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE)');
+  });
+  afterEach(() => db.close());
+
+  it('commits ten writes of one turn as one group, synced once, each answered with its own value once the sync is done', async () => {
+    const wal = new HeldSync();
+    const group = new GroupCommit(db, wal);
+    const writes = Array.from({ length: 10 }, (_, i) => group.write(insert(`note ${i}`)));
+
+    expect(await settledYet(Promise.race(writes))).toBe(false);
+    expect(wal.asked).toHaveLength(1);
+    expect(notes()).toHaveLength(10);
+
+    wal.asked[0]?.resolve(undefined);
+    expect(await Promise.all(writes)).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
+    expect(db.pragma('synchronous', { simple: true })).toBe(2);
+  });
+
+  it('fails a write that throws alone, its changes rolled back, and keeps the others of its group', async () => {
+    const group = new GroupCommit(db, new SyncedAtOnce());
+    const first = group.write(insert('milk'));
+    const failing = group.write(() => {
+      insert('bread')();
+      insert('milk')();
+    });
+    const last = group.write(insert('eggs'));
+
+    await expect(failing).rejects.toThrow(/UNIQUE constraint failed/);
+    // The rolled-back row left no trace, not even its id.
+    expect(await Promise.all([first, last])).toEqual([1, 2]);
+    expect(notes()).toEqual(['milk', 'eggs']);
+  });
+
+  it('fails every write of a group whose sync fails, though SQLite took them', async () => {
+    const wal = new HeldSync();
+    const group = new GroupCommit(db, wal);
+    const writes = [group.write(insert('milk')), group.write(insert('eggs'))];
+    const settled = Promise.allSettled(writes);
+    await settledYet(writes[0] as Promise<unknown>);
+
+    wal.asked[0]?.reject(new Error('EIO: the disk is gone'));
+
+    expect((await settled).map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
+  });
+
+  it('holds a reader that waits for durability until the groups before it are synced', async () => {
+    const wal = new HeldSync();
+    const group = new GroupCommit(db, wal);
+    const write = group.write(insert('milk'));
+    await settledYet(write);
+    const durable = group.durable();
+
+    expect(await settledYet(durable)).toBe(false);
+    wal.asked[0]?.resolve(undefined);
+    await durable;
+    await write;
+  });
+
+  it('commits what waits at once when flushed, as before the connection closes', async () => {
+    const group = new GroupCommit(db, new SyncedAtOnce());
+    const write = group.write(insert('milk'));
+    group.flush();
+    expect(notes()).toEqual(['milk']);
+    await write;
+  });
+
+  it('syncs the real log of a file, whose writes a second connection then reads, and has nothing to sync for a database in memory', async () => {
+    const wal = walSyncOf(db);
+    expect(wal).toBeDefined();
+    const group = new GroupCommit(db);
+    await group.write(insert('milk'));
+    await wal?.sync();
+    const reopened = new BetterSqlite3(db.name, { readonly: true });
+    expect(reopened.prepare('SELECT text FROM notes').all()).toEqual([{ text: 'milk' }]);
+    reopened.close();
+    const memory = new BetterSqlite3(':memory:');
+    expect(walSyncOf(memory)).toBeUndefined();
+    memory.close();
+  });
+});
