@@ -31,6 +31,13 @@ export const discordSection = z
         'Which of the bot’s Discord shards this process runs. Absent: one process is the whole bot (one shard). `auto`: this process runs every shard, as many as Discord recommends. `{ ids: [0, 1], count: 4 }`: this process runs those shards of 4, and other processes on the same PostgreSQL store run the rest; it answers only in the servers its shards own (direct messages belong to shard 0).',
       ),
     edit_interval_ms: z.int().positive().default(1500).describe('How often a streamed reply is edited, at most, in milliseconds.'),
+    requests_per_second: z
+      .int()
+      .positive()
+      .default(50)
+      .describe(
+        'The most REST requests a second the bot makes to Discord, all channels together: Discord’s global limit, 50 unless Discord raised it for this bot. Past half of it, the typing indicator is left out, so that replies get the requests.',
+      ),
     delivery_backoff_seconds: z
       .number()
       .positive()

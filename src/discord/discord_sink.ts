@@ -8,6 +8,7 @@ import { isRefusedByDiscord, withDiscordRetry, type DiscordRetryPolicy } from '.
 import { postReplyParts, replyNonce, type ReplyChannel } from './reply_posting.js';
 import { NOTICE_MARK, SAFE_MENTIONS } from './mention_policy.js';
 import { NoticeMessages } from './notice_messages.js';
+import { RequestBudget } from './request_budget.js';
 import { TypingIndicators } from './typing.js';
 import { assertNever } from '../core/assert_never.js';
 import { KeyedSerialQueue } from '../core/keyed_queue.js';
@@ -33,6 +34,8 @@ export interface DiscordSinkOptions {
   readonly logger: Logger;
   /** The least time between two edits of a streamed reply or its waiting state. */
   readonly editIntervalMs: number;
+  /** Discord's global limit on the bot's REST requests: past half of it, no typing indicator is shown. */
+  readonly requestsPerSecond: number;
   /** How a final reply's requests are tried again when Discord fails to take them. */
   readonly delivery: DiscordRetryPolicy;
   /** Slash commands open for answers: a notice answering one goes to its user alone. */
@@ -47,7 +50,8 @@ export interface DiscordSinkOptions {
  * to its user alone (an operator's answer is never shown in the channel instead); a working turn shows the typing indicator until it shows text.
  * An update of a turn's notice edits the message that showed it, when there is one to edit.
  * Final replies are delivered durably (see {@link postReplyParts}). Nothing posted can ping
- * @everyone, a role or a user. What one channel gets is posted in order.
+ * @everyone, a role or a user. What one channel gets is posted in order. Under load the typing
+ * indicator gives way to replies ({@link RequestBudget}).
  */
 export function discordSink(options: DiscordSinkOptions): ReplySink {
   const { client, clock, logger } = options;
@@ -61,11 +65,22 @@ export function discordSink(options: DiscordSinkOptions): ReplySink {
       if (channel === null || !channel.isTextBased() || !('send' in channel)) throw new Error(`channel ${channelId} cannot take messages`);
       await work(channel);
     });
-  const show = (channelId: string, work: (channel: SendableChannel) => Promise<unknown>): void => {
+  const budget = new RequestBudget(clock, options.requestsPerSecond);
+  const post = (channelId: string, work: (channel: SendableChannel) => Promise<unknown>): void => {
     inOrder(channelId, work).catch((error: unknown) => logger.error({ err: error, channel: channelId }, 'could not post to Discord'));
   };
+  const show = (channelId: string, work: (channel: SendableChannel) => Promise<unknown>): void => {
+    budget.spend();
+    post(channelId, work);
+  };
   const replyTo = (messageId: string) => ({ messageReference: messageId, failIfNotExists: false });
-  const typing = new TypingIndicators(clock, (channelId) => show(channelId, (channel) => channel.sendTyping()), options.delivery.signal);
+  const typing = new TypingIndicators(
+    clock,
+    (channelId) => {
+      if (budget.spareForOptional()) post(channelId, (channel) => channel.sendTyping());
+    },
+    options.delivery.signal,
+  );
   const streamOf = (turn: string): Stream => {
     const stream = streams.get(turn) ?? { text: '', waiting: undefined, message: undefined, shown: undefined, lastEditAt: Number.NEGATIVE_INFINITY, refreshDue: false };
     streams.set(turn, stream);
@@ -167,6 +182,7 @@ export function discordSink(options: DiscordSinkOptions): ReplySink {
       typing.stop(reply.turn);
       const stream = streams.get(reply.turn);
       streams.delete(reply.turn);
+      budget.spend();
       // The draft is read when the channel's turn comes: the deltas queued before may still be creating it.
       return inOrder(reply.channelId, (channel) =>
         postReplyParts(

@@ -58,7 +58,7 @@ export function discordTransport(options: DiscordTransportOptions): Transport {
     // Edits and deletions of messages sent before this process started arrive as partial messages.
     partials: [Partials.Channel, Partials.Message],
     ...shardOptions(discord.shards),
-    ...(discord.api_url === undefined ? {} : { rest: { api: discord.api_url } }),
+    rest: { globalRequestsPerSecond: discord.requests_per_second, ...(discord.api_url === undefined ? {} : { api: discord.api_url }) },
   });
   let bot: Client<true> | undefined;
   let serves: ((channelId: string) => Promise<boolean>) | undefined;
@@ -84,6 +84,7 @@ export function discordTransport(options: DiscordTransportOptions): Transport {
         clock,
         logger,
         editIntervalMs: discord.edit_interval_ms,
+        requestsPerSecond: discord.requests_per_second,
         delivery: { clock, backoffMs: discord.delivery_backoff_seconds * 1000, deadlineMs: discord.delivery_deadline_seconds * 1000, signal: stopping.signal },
         commands,
       });

@@ -13,7 +13,7 @@ import type { FakeDiscord } from '../support/fake_discord/server.js';
 afterEach(closeFakeClients);
 
 describe('the Discord sink, driven by the manual clock', () => {
-  async function sinkOnDiscord(): Promise<{ fake: FakeDiscord; client: Client; clock: ManualClock; sink: ReplySink; shutdown: AbortController; commands: CommandAnswers }> {
+  async function sinkOnDiscord(requestsPerSecond = 50): Promise<{ fake: FakeDiscord; client: Client; clock: ManualClock; sink: ReplySink; shutdown: AbortController; commands: CommandAnswers }> {
     const { fake, client } = await loggedIn();
     const clock = new ManualClock();
     const shutdown = new AbortController();
@@ -23,6 +23,7 @@ describe('the Discord sink, driven by the manual clock', () => {
       clock,
       logger: pino({ level: 'silent' }),
       editIntervalMs: 1500,
+      requestsPerSecond,
       delivery: { clock, backoffMs: 1000, deadlineMs: 60_000, signal: shutdown.signal },
       commands,
     });
@@ -56,6 +57,26 @@ describe('the Discord sink, driven by the manual clock', () => {
     sink.post({ type: 'message', channelId, inReplyTo: 'm1', turn: 't1', kind: 'notice', notice: 'cancelled', text: 'Stopped.' });
     await fake.whenRequest((r) => r.method === 'PATCH' && (r.body as { content?: string }).content === 'ℹ️ Stopped.');
     expect(typed()).toBe(3);
+  });
+
+  it('leaves the typing indicator out while half of the second’s requests are spent, and never a reply', async () => {
+    const { fake, clock, sink } = await sinkOnDiscord(4);
+    const channelId = fake.world.channelId;
+    const typed = (): number => fake.requests.filter((r) => r.method === 'POST' && r.path === `/channels/${channelId}/typing`).length;
+    const posted = (): string[] => fake.requests.filter((r) => r.method === 'POST' && r.path === `/channels/${channelId}/messages`).map((r) => (r.body as { content: string }).content);
+
+    sink.post({ type: 'turn', channelId, turn: 't1', status: 'ACTIVE' });
+    sink.post({ type: 'turn', channelId, turn: 't2', status: 'ACTIVE' });
+    sink.post({ type: 'turn', channelId, turn: 't3', status: 'ACTIVE' });
+    sink.post({ type: 'delta', channelId, inReplyTo: 'm4', turn: 't4', text: 'Milk' });
+    sink.post({ type: 'delta', channelId, inReplyTo: 'm5', turn: 't5', text: 'Bread' });
+    await fake.whenRequest(() => posted().length === 2);
+    expect(typed()).toBe(2);
+    expect(posted()).toEqual(['Milk', 'Bread']);
+
+    await clock.advance(1_000);
+    sink.post({ type: 'turn', channelId, turn: 't6', status: 'ACTIVE' });
+    await fake.whenRequest(() => typed() === 3);
   });
 
   it('shows in the draft that the turn waits for the model, the latest wait at most once per interval, until the next attempt’s text replaces it', async () => {

@@ -22,7 +22,9 @@ export interface LoadProgram {
  * @throws naming what it waited for and quoting the log's start, when that takes over `deadlineMs`.
  */
 export async function startLoadProgram(configPath: string, cwd: string, logFile: string, deadlineMs: number): Promise<LoadProgram> {
-  const child = spawn(process.execPath, [PROGRAM, '--config', configPath], { cwd, env: { PATH: process.env['PATH'] }, stdio: ['ignore', 'ignore', 'pipe'] });
+  // HOLDFAST_BENCH_NODE_ARGS reach the bot's node alone, e.g. `--cpu-prof` to see where its time goes.
+  const nodeArgs = (process.env['HOLDFAST_BENCH_NODE_ARGS'] ?? '').split(' ').filter((arg) => arg !== '');
+  const child = spawn(process.execPath, [...nodeArgs, PROGRAM, '--config', configPath], { cwd, env: { PATH: process.env['PATH'] }, stdio: ['ignore', 'ignore', 'pipe'] });
   const log = createWriteStream(logFile);
   const changes = new Conditions();
   let start = '';
