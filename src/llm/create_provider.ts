@@ -1,5 +1,5 @@
 import { ConfigError } from '../config/problems.js';
-import type { LlmSettings, LLMProviderName } from './llm_settings.js';
+import type { LLMProviderName, ModelSettings } from './llm_settings.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { HttpProvider, type WireProtocol } from './http_provider.js';
@@ -22,10 +22,10 @@ export const DEFAULT_BASE_URLS: Readonly<Record<LLMProviderName, string>> = {
 };
 
 /**
- * The provider the `llm` section describes.
+ * The provider the `llm` section (or one of its fallbacks) describes.
  * @throws {ConfigError} when the section lacks what a provider needs (a model).
  */
-export function createProvider(llm: LlmSettings, deps: { readonly clock: Clock; readonly logger: Logger }): LLMProvider {
+export function createProvider(llm: ModelSettings, deps: { readonly clock: Clock; readonly logger: Logger }): LLMProvider {
   if (llm.model === undefined) {
     throw new ConfigError([{ kind: 'invalid_value', path: ['llm', 'model'], message: 'required: the model to talk to, e.g. gpt-4.1-mini' }]);
   }
