@@ -35,6 +35,8 @@ export interface BotServices {
   /** The MCP servers of `tools.mcp`, started with the bot and stopped by `close`. */
   readonly mcp: McpServers;
   readonly provider: LLMProvider | undefined;
+  /** The models of `llm.fallbacks`, in order; none without a primary. */
+  readonly fallbacks: readonly LLMProvider[];
   readonly recovery: RecoveryRuntime;
   /** Turns the start-up sweep found interrupted: each channel is told once how to resume them. */
   readonly interrupted: readonly TurnRecord[];
@@ -89,8 +91,10 @@ export async function openBotServices(
   const wantsMemory = config.tools.builtin.some((name) => name === 'remember' || name === 'recall');
   const memory = wantsMemory ? redactingMemoryStore(opened.memory, secrets) : undefined;
   let provider: LLMProvider | undefined;
+  let fallbacks: LLMProvider[] = [];
   try {
     provider = instruments.provider(createProvider(config.llm, { clock, logger }));
+    fallbacks = config.llm.fallbacks.map((fallback) => instruments.provider(createProvider(fallback, { clock, logger })));
   } catch (error) {
     if (!isConfigError(error)) throw error;
     logger.warn({ problems: error.problems }, 'no model is configured: messages will be answered with what to set');
@@ -111,6 +115,7 @@ export async function openBotServices(
     memory,
     mcp,
     provider,
+    fallbacks,
     recovery,
     interrupted,
     pendingReplies,
@@ -130,6 +135,7 @@ export function intakeFor(config: Config, services: BotServices, deps: { clock: 
     operator: services.operator,
     history: services.history,
     provider: services.provider,
+    fallbacks: services.fallbacks,
     recovery: services.recovery,
     catalog: () => deriveCatalog(config.tools, { memory: services.memory, mcp: services.mcp }),
     ...deps,

@@ -37,11 +37,11 @@ export class BotMetrics {
 
   /**
    * Serves the metrics of `services` and the readiness of the store and `transport`, and says
-   * where in one INFO line. The configured model's breaker shows (closed) from the start.
+   * where in one INFO line. The configured models' breakers show (closed) from the start.
    * @throws {MetricsListenError} when it cannot listen at the configured address.
    */
   async serve(services: BotServices, transport: Transport, logger: Logger): Promise<MetricsServer> {
-    if (services.provider !== undefined) services.recovery.breakers.get(services.provider.provider, services.provider.model);
+    if (services.provider !== undefined) for (const model of [services.provider, ...services.fallbacks]) services.recovery.breakers.get(model.provider, model.model);
     const { operator } = services;
     registerScrapeGauges(this.#metrics.registry, { census: operator === undefined ? undefined : () => operator.census(), breakers: services.recovery.breakers });
     const server = await startMetricsServer(this.address, {
