@@ -45,10 +45,11 @@ export interface BotServices {
   close(): Promise<void>;
 }
 
-/** Wrappers put around the turn store and the model as they open: the metrics' counters. */
+/** Wrappers put around the turn store and the models as they open, and what hears of a move to a fallback model: the metrics' counters. */
 export interface ServiceInstruments {
   turnStore(store: TurnStore): TurnStore;
   provider(provider: LLMProvider): LLMProvider;
+  modelSwitched?(from: LLMProvider, to: LLMProvider): void;
 }
 
 const UNINSTRUMENTED: ServiceInstruments = { turnStore: (store) => store, provider: (provider) => provider };
@@ -107,6 +108,7 @@ export async function openBotServices(
     breakers: new ModelBreakerRegistry(settings.breaker, clock, ids, logger.child({ component: 'recovery' })),
     guard: new SubsystemGuard(settings.guard, clock, logger.child({ component: 'recovery' })),
     settings,
+    ...(instruments.modelSwitched === undefined ? {} : { onSwitch: (from: LLMProvider, to: LLMProvider) => instruments.modelSwitched?.(from, to) }),
   };
   return {
     store,

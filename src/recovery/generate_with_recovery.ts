@@ -21,6 +21,8 @@ export interface RecoveryRuntime {
   readonly breakers: ModelBreakerRegistry;
   readonly guard: SubsystemGuard;
   readonly settings: RecoverySettings;
+  /** Told of every move of a generation from an overloaded model to the next one (DESIGN §5.4), for the metrics. */
+  readonly onSwitch?: (from: LLMProvider, to: LLMProvider) => void;
 }
 
 /** What a generation reports as it goes, for logs and for the turn's durable state. */
@@ -152,6 +154,7 @@ class RecoveryRun {
       const to = this.#cursor.overloaded();
       if (to !== undefined) {
         this.#lastError = error;
+        this.options.runtime.onSwitch?.(from, to);
         this.#emit({ type: 'switched', from, to, error });
         return;
       }

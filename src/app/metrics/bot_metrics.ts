@@ -27,11 +27,12 @@ export class BotMetrics {
     return settings.listen === undefined ? undefined : new BotMetrics(settings.listen, clock);
   }
 
-  /** The wrappers that measure the turn store and the model, for `openBotServices`. */
+  /** The wrappers that measure the turn store and the models, and count moves to a fallback model, for `openBotServices`. */
   get instruments(): ServiceInstruments {
     return {
       turnStore: (store) => meteredTurnStore(store, this.#metrics, this.clock),
       provider: (provider) => meteredProvider(provider, this.#metrics.modelAttemptsTotal),
+      modelSwitched: (from, to) => this.#metrics.fallbacksTotal.inc({ from: from.model, to: to.model }),
     };
   }
 
