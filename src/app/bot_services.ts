@@ -9,7 +9,7 @@ import { RandomIds } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
 import type { SecretValues } from '../core/secret_values.js';
 import { SystemRandom } from '../core/random.js';
-import { createProvider } from '../llm/create_provider.js';
+import { createFallbackProvider, createProvider } from '../llm/create_provider.js';
 import type { LLMProvider } from '../llm/provider.js';
 import { ModelBreakerRegistry } from '../recovery/breaker_registry.js';
 import type { RecoveryRuntime } from '../recovery/generate_with_recovery.js';
@@ -95,7 +95,7 @@ export async function openBotServices(
   let fallbacks: LLMProvider[] = [];
   try {
     provider = instruments.provider(createProvider(config.llm, { clock, logger }));
-    fallbacks = config.llm.fallbacks.map((fallback) => instruments.provider(createProvider(fallback, { clock, logger })));
+    fallbacks = config.llm.fallbacks.map((fallback) => instruments.provider(createFallbackProvider(fallback, { clock, logger })));
   } catch (error) {
     if (!isConfigError(error)) throw error;
     logger.warn({ problems: error.problems }, 'no model is configured: messages will be answered with what to set');

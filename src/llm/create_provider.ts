@@ -7,6 +7,7 @@ import { anthropicProtocol } from './providers/anthropic.js';
 import { openAIChatProtocol } from './providers/openai_chat.js';
 import { openAIResponsesProtocol } from './providers/openai_responses.js';
 import type { LLMProvider } from './provider.js';
+import { withoutImages } from './without_images.js';
 
 const PROTOCOLS: Readonly<Record<LLMProviderName, WireProtocol>> = {
   openai: openAIChatProtocol,
@@ -48,4 +49,13 @@ export function createProvider(llm: ModelSettings, deps: { readonly clock: Clock
     clock: deps.clock,
     logger: deps.logger.child({ component: 'llm' }),
   });
+}
+
+/**
+ * The provider one of `llm.fallbacks` describes. One that cannot see images is sent a note in
+ * place of each image of a transcript the primary model saw them in.
+ */
+export function createFallbackProvider(fallback: ModelSettings, deps: { readonly clock: Clock; readonly logger: Logger }): LLMProvider {
+  const provider = createProvider(fallback, deps);
+  return fallback.vision ? provider : withoutImages(provider);
 }
