@@ -4,7 +4,7 @@ import type { ConversationDeps } from '../../src/conversation/conversation_deps.
 import { Intake } from '../../src/conversation/intake.js';
 import type { LLMProvider } from '../../src/llm/provider.js';
 import { useConversationHarness } from '../support/conversation_harness.js';
-import { anthropicErrorReply, anthropicText, anthropicToolUse } from '../support/fake_llm/anthropic.js';
+import { anthropicError, anthropicErrorReply, anthropicStart, anthropicText, anthropicTextBlock, anthropicToolUse } from '../support/fake_llm/anthropic.js';
 import { chatText } from '../support/fake_llm/openai_chat.js';
 import { llmConfig, testProvider } from '../support/fake_llm/provider.js';
 import { FakeLLMServer, type FakeStep } from '../support/fake_llm/server.js';
@@ -57,6 +57,17 @@ describe('fallback models in a conversation: an Anthropic primary, an OpenAI-com
     expect(events.some((e) => e.type === 'waiting')).toBe(false);
     expect(replies()).toEqual([expect.objectContaining({ text: 'Milk is a drink.', model: 'local-llama', note: '-# answered by local-llama' })]);
     expect(primaryServer.requests).toHaveLength(1);
+  });
+
+  it('starts the draft afresh when the primary is overloaded after writing some of its answer', async () => {
+    primaryServer.enqueue({ kind: 'stream', chunks: [...anthropicStart(), ...anthropicTextBlock(0, ['Milk is']), anthropicError('overloaded_error', 'Overloaded')] });
+    fallbackServer.enqueue(chatText('Milk is a drink.'));
+    const bot = new Intake(deps());
+    bot.submit(inboundFromText(harness.current.message('what is milk?')));
+    await bot.idle();
+    const shown = events.flatMap((e) => (e.type === 'delta' || e.type === 'waiting' ? [`${e.type}: ${e.text}`] : []));
+    expect(shown).toEqual(['delta: Milk is', 'waiting: claude-main is overloaded: local-llama goes on…', 'delta: Milk is a drink.']);
+    expect(replies()).toEqual([expect.objectContaining({ text: 'Milk is a drink.', model: 'local-llama' })]);
   });
 
   it('goes on with the fallback after a tool step: the tool ran once and its result is in the fallback’s request', async () => {
