@@ -9,7 +9,7 @@ import { RandomIds } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
 import type { SecretValues } from '../core/secret_values.js';
 import { SystemRandom } from '../core/random.js';
-import { createProvider } from '../llm/create_provider.js';
+import { createFallbackProvider, createProvider } from '../llm/create_provider.js';
 import type { LLMProvider } from '../llm/provider.js';
 import { ModelBreakerRegistry } from '../recovery/breaker_registry.js';
 import type { RecoveryRuntime } from '../recovery/generate_with_recovery.js';
@@ -35,6 +35,8 @@ export interface BotServices {
   /** The MCP servers of `tools.mcp`, started with the bot and stopped by `close`. */
   readonly mcp: McpServers;
   readonly provider: LLMProvider | undefined;
+  /** The models of `llm.fallbacks`, in order; none without a primary. */
+  readonly fallbacks: readonly LLMProvider[];
   readonly recovery: RecoveryRuntime;
   /** Turns the start-up sweep found interrupted: each channel is told once how to resume them. */
   readonly interrupted: readonly TurnRecord[];
@@ -43,10 +45,11 @@ export interface BotServices {
   close(): Promise<void>;
 }
 
-/** Wrappers put around the turn store and the model as they open: the metrics' counters. */
+/** Wrappers put around the turn store and the models as they open, and what hears of a move to a fallback model: the metrics' counters. */
 export interface ServiceInstruments {
   turnStore(store: TurnStore): TurnStore;
   provider(provider: LLMProvider): LLMProvider;
+  modelSwitched?(from: LLMProvider, to: LLMProvider): void;
 }
 
 const UNINSTRUMENTED: ServiceInstruments = { turnStore: (store) => store, provider: (provider) => provider };
@@ -89,8 +92,10 @@ export async function openBotServices(
   const wantsMemory = config.tools.builtin.some((name) => name === 'remember' || name === 'recall');
   const memory = wantsMemory ? redactingMemoryStore(opened.memory, secrets) : undefined;
   let provider: LLMProvider | undefined;
+  let fallbacks: LLMProvider[] = [];
   try {
     provider = instruments.provider(createProvider(config.llm, { clock, logger }));
+    fallbacks = config.llm.fallbacks.map((fallback) => instruments.provider(createFallbackProvider(fallback, { clock, logger })));
   } catch (error) {
     if (!isConfigError(error)) throw error;
     logger.warn({ problems: error.problems }, 'no model is configured: messages will be answered with what to set');
@@ -103,6 +108,7 @@ export async function openBotServices(
     breakers: new ModelBreakerRegistry(settings.breaker, clock, ids, logger.child({ component: 'recovery' })),
     guard: new SubsystemGuard(settings.guard, clock, logger.child({ component: 'recovery' })),
     settings,
+    ...(instruments.modelSwitched === undefined ? {} : { onSwitch: (from: LLMProvider, to: LLMProvider) => instruments.modelSwitched?.(from, to) }),
   };
   return {
     store,
@@ -111,6 +117,7 @@ export async function openBotServices(
     memory,
     mcp,
     provider,
+    fallbacks,
     recovery,
     interrupted,
     pendingReplies,
@@ -130,6 +137,7 @@ export function intakeFor(config: Config, services: BotServices, deps: { clock: 
     operator: services.operator,
     history: services.history,
     provider: services.provider,
+    fallbacks: services.fallbacks,
     recovery: services.recovery,
     catalog: () => deriveCatalog(config.tools, { memory: services.memory, mcp: services.mcp }),
     ...deps,

@@ -2,12 +2,12 @@ import { z } from 'zod';
 import { loadConfigWith, parseConfigWith, type LoadConfigOptions, type LoadedConfig } from '../config/load.js';
 import { renderJsonSchema } from '../config/json_schema.js';
 import { chatSection } from '../conversation/chat_settings.js';
-import { overridesSection, unknownOverrideTools } from '../conversation/overrides_settings.js';
+import { overridesSection, unknownOverrideModels, unknownOverrideTools } from '../conversation/overrides_settings.js';
 import { loggingSection } from '../core/logging_settings.js';
 import { accessSection } from '../discord/access_settings.js';
 import { discordSection } from '../discord/discord_settings.js';
 import type { Environment } from '../config/interpolate.js';
-import { llmSection } from '../llm/llm_settings.js';
+import { configuredModelNames, llmSection } from '../llm/llm_settings.js';
 import { llmRecoverySection } from '../recovery/settings.js';
 import { metricsSection } from './metrics/metrics_settings.js';
 import { permissionsSection } from '../tools/permissions_settings.js';
@@ -35,6 +35,7 @@ export const configSchema = z
   })
   .superRefine((config, context) => {
     for (const { path, message } of unknownOverrideTools(config.overrides, configuredToolNames(config.tools))) context.addIssue({ code: 'custom', path: ['overrides', ...path], message });
+    for (const { path, message } of unknownOverrideModels(config.overrides, configuredModelNames(config.llm))) context.addIssue({ code: 'custom', path: ['overrides', ...path], message });
   })
   .describe('Holdfast configuration');
 

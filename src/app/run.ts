@@ -13,7 +13,7 @@ import { SystemClock } from '../core/system_clock.js';
 import { describeShards } from '../discord/shard_ownership.js';
 import { chooseAdapter, describeAdapterChoice } from './adapter_choice.js';
 import { configuredSecrets, logRedactor } from './config_secrets.js';
-import { missingApiKey } from './missing_api_key.js';
+import { missingApiKeys } from './missing_api_key.js';
 import { logDestination } from './log_destination.js';
 import { openBotServices } from './bot_services.js';
 import { faultHookFrom } from './fault_hook.js';
@@ -79,8 +79,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   const logs = logDestination(choice, io);
   const logger = createLogger(config.logging, logs.outputs, logRedactor(secrets));
   logger.info({ config: source.kind === 'file' ? source.path : 'defaults', adapter: choice }, `configuration loaded; starting ${describeAdapterChoice(choice)}`);
-  const keyMissing = missingApiKey(loaded);
-  if (keyMissing !== undefined) logger.warn({ base_url: keyMissing.baseUrl, unset: keyMissing.unset }, keyMissing.message);
+  for (const keyMissing of missingApiKeys(loaded)) logger.warn({ base_url: keyMissing.baseUrl, unset: keyMissing.unset }, keyMissing.message);
   const faults = faultHookFrom(io.env);
   const clock = new SystemClock();
   const metrics = BotMetrics.of(config.metrics, clock);

@@ -6,7 +6,8 @@ import { TerminalText, terminalSafe } from './terminal_text.js';
 
 /**
  * The JSON-lines interface (a public, stable contract documented in README.md): one JSON object
- * a line on stdout — `ready`, `message` (reply or notice) and `turn` (status changes). Streamed
+ * a line on stdout — `ready`, `message` (reply or notice; a reply names its `model` when the bot
+ * has fallback models) and `turn` (status changes). Streamed
  * deltas, waits for the model and updates of an earlier notice are not part of it.
  */
 export function jsonLinesSink(output: ConsoleOutput): ReplySink & { ready(): void } {
@@ -28,7 +29,7 @@ export function jsonLinesSink(output: ConsoleOutput): ReplySink & { ready(): voi
       }
     },
     async deliver(reply, confirmed) {
-      line({ type: 'message', turn: reply.turn, kind: 'reply', text: reply.text });
+      line({ type: 'message', turn: reply.turn, kind: 'reply', text: reply.text, ...(reply.model === undefined ? {} : { model: reply.model }) });
       await confirmed(1);
     },
   };

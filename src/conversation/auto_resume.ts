@@ -1,4 +1,5 @@
 import type { ModelCapacityBreaker } from '../recovery/capacity_breaker.js';
+import { whenAnyAdmits } from '../recovery/model_route.js';
 
 /** What a waiter needs to know about the suspended turn it watches. */
 export interface AutoResumeTarget {
@@ -9,9 +10,9 @@ export interface AutoResumeTarget {
 }
 
 /**
- * In-process waiters for turns suspended by an overload (DESIGN §9): each waits until its
- * model's breaker admits a call — it closed, or its probe slot is free — and then asks `resume`
- * to continue the turn; the resumed generation is the probe when one is needed. A waiter wakes
+ * In-process waiters for turns suspended by an overload (DESIGN §9): each waits until one of its
+ * models' breakers admits a call — it closed, or its probe slot is free — and then asks `resume`
+ * to continue the turn; the resumed generation is that model's probe when one is needed. A waiter wakes
  * the moment the breaker changes, not at the times it named: many turns suspended by one storm
  * all go as soon as the provider recovers. One waiter per turn; waiters do not survive a
  * restart; `stop` ends them all.
@@ -22,12 +23,12 @@ export class AutoResumer {
 
   constructor(private readonly resume: (target: AutoResumeTarget) => void) {}
 
-  /** Registers a waiter for `target` on `breaker`, in place of the turn's earlier one; none once stopped. */
-  watch(target: AutoResumeTarget, breaker: ModelCapacityBreaker): void {
+  /** Registers a waiter for `target` on the breakers of its models, in place of the turn's earlier one; none once stopped. */
+  watch(target: AutoResumeTarget, breakers: readonly ModelCapacityBreaker[]): void {
     if (this.#stopped) return;
     this.#waiters.get(target.turnId)?.stop.abort();
     const stop = new AbortController();
-    const done = this.#wait(target, breaker, stop);
+    const done = this.#wait(target, breakers, stop);
     this.#waiters.set(target.turnId, { stop, done });
   }
 
@@ -39,9 +40,9 @@ export class AutoResumer {
     await Promise.all(waiters.map((waiter) => waiter.done));
   }
 
-  async #wait(target: AutoResumeTarget, breaker: ModelCapacityBreaker, stop: AbortController): Promise<void> {
+  async #wait(target: AutoResumeTarget, breakers: readonly ModelCapacityBreaker[], stop: AbortController): Promise<void> {
     try {
-      await breaker.whenAdmits(stop.signal);
+      await whenAnyAdmits(breakers, stop.signal);
     } catch {
       return;
     } finally {

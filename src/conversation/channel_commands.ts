@@ -1,6 +1,7 @@
 import { shortTurnId } from '../engine/call_label.js';
 import { isAdmin } from '../tools/permissions.js';
 import { overrideAt, overrideLabel } from './channel_overrides.js';
+import { modelsAt } from './channel_models.js';
 import type { ConversationDeps } from './conversation_deps.js';
 import { modelHealthLines } from './model_health.js';
 import { channelKey, postNotice } from './notices.js';
@@ -28,17 +29,22 @@ export function stopCommand(origin: InboundMessage, running: ReadonlyMap<string,
 /**
  * `/status`: what runs in the channel (its phase and for how long); the asker's saved requests
  * there, each with its short id for `/resume`, why it stopped, how long ago and when it expires;
- * their calls awaiting an operator's verdict; any model that is overloaded or failing; and, when
+ * their calls awaiting an operator's verdict; any model that is overloaded or failing (with
+ * fallbacks: every model of the channel and its breaker's state); and, when
  * `overrides` are configured, which entry applies here.
  */
-export async function statusCommand(origin: InboundMessage, running: ReadonlyMap<string, RunningTurn>, deps: Pick<ConversationDeps, 'config' | 'store' | 'operator' | 'sink' | 'recovery' | 'clock'>): Promise<void> {
+export async function statusCommand(
+  origin: InboundMessage,
+  running: ReadonlyMap<string, RunningTurn>,
+  deps: Pick<ConversationDeps, 'config' | 'store' | 'operator' | 'sink' | 'recovery' | 'clock' | 'provider' | 'fallbacks'>,
+): Promise<void> {
   const turn = running.get(channelKey(origin));
   const now = deps.clock.monotonicNow();
   const lines = [
     turn === undefined ? 'Nothing is running in this channel.' : `Working on a request (turn ${shortTurnId(turn.turnId)}) for ${spanText(now - turn.startedAt)}: ${turn.phase.describe()}.`,
     ...(await savedRequestLines(origin, deps)),
     ...(await parkedCallLines(origin, deps)),
-    ...modelHealthLines(deps.recovery),
+    ...modelHealthLines(deps.recovery, modelsAt(deps, overrideAt(deps.config.overrides, origin.channelId, origin.place))),
     ...settingsLines(origin, deps),
   ];
   postNotice(deps.sink, origin, null, 'status', lines.join('\n'));

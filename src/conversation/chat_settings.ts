@@ -27,11 +27,11 @@ export const chatSection = z
 /** The validated section, defaults filled in. */
 export type ChatSettings = z.output<typeof chatSection>;
 
-/** The sections the conversation reads: its own and the overrides, the store's clocks, who may do what, and whether the model sees images. */
+/** The sections the conversation reads: its own and the overrides, the store's clocks, who may do what, whether the model sees images and how a fallback's reply is marked. */
 export interface ConversationSettings {
   readonly chat: ChatSettings;
   readonly overrides: readonly OverrideSettings[];
   readonly turn_state: TurnStateSettings;
   readonly permissions: PermissionsSettings;
-  readonly llm: { readonly vision: boolean };
+  readonly llm: { readonly vision: boolean; readonly fallback_note: string };
 }

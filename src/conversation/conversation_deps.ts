@@ -20,6 +20,8 @@ export interface ConversationDeps {
   readonly operator?: OperatorStore | undefined;
   /** `undefined` when no model is configured: every message gets a notice saying what to set. */
   readonly provider: LLMProvider | undefined;
+  /** The models that stand in for `provider` when it is overloaded, in order (`llm.fallbacks`); none when absent. */
+  readonly fallbacks?: readonly LLMProvider[];
   readonly recovery: RecoveryRuntime;
   readonly catalog: () => ToolCatalog;
   readonly clock: Clock;

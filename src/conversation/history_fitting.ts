@@ -5,11 +5,13 @@ import type { HistoryStore } from '../turn_state/history_store.js';
 import type { ConversationSettings } from './chat_settings.js';
 import { fitHistoryToBudget } from './history_policy.js';
 import { summarizeThrough } from './history_summary.js';
+import { modelsAt } from './channel_models.js';
 
 export interface FittingDeps {
   readonly config: ConversationSettings;
   readonly history: HistoryStore;
   readonly provider: LLMProvider | undefined;
+  readonly fallbacks?: readonly LLMProvider[];
   readonly recovery: RecoveryRuntime;
   readonly logger: Logger;
 }
@@ -51,9 +53,9 @@ export class HistoryFitting {
 
   /** One fitting, logged when it changed the history; a failure (the store unavailable) is logged, and the next reply's fitting tries again. */
   async #fit(channel: string): Promise<void> {
-    const { config, history, provider, recovery, logger } = this.deps;
+    const { config, history, recovery, logger } = this.deps;
     try {
-      const summarize = summarizeThrough(provider, recovery, this.signal);
+      const summarize = summarizeThrough(modelsAt(this.deps, undefined), recovery, this.signal);
       const { dropped, summarised } = await fitHistoryToBudget(history, channel, config.chat.history_max_chars, config.chat.compaction, summarize, this.signal);
       if (dropped > 0) logger.info({ channel, entries: dropped }, summarised ? 'history summarised to fit its budget' : 'history dropped to fit its budget');
     } catch (error) {

@@ -9,6 +9,9 @@ import type { ConversationDeps } from './conversation_deps.js';
 import { dropKept, keepMessage, waitingMessages, type WaitingMessage } from './inbox.js';
 import { rejectTooLong } from './message_length.js';
 import { channelKey, postNotice } from './notices.js';
+import { modelsAt } from './channel_models.js';
+import { overrideAt } from './channel_overrides.js';
+import { routeBreakers } from '../recovery/model_route.js';
 import { operatorCommand } from './operator_commands.js';
 import { postResolved, resolvedNotice } from './resolution_notices.js';
 import type { Inbound, InboundMessage, MessageChange, ServedChannels } from './transport.js';
@@ -203,7 +206,7 @@ export class Intake {
 
   /**
    * A turn suspended by an overload, or one whose resume found another probe in flight, is
-   * resumed by itself when its model's breaker admits it; the message of a turn parked for a
+   * resumed by itself when the breaker of one of its models admits it; the message of a turn parked for a
    * verdict is kept, so that it can go on by itself once resolved.
    */
   async #watchIfOverloaded(message: InboundMessage, run: TurnRun | undefined): Promise<void> {
@@ -211,13 +214,14 @@ export class Intake {
     if (run === undefined) return;
     if (run.kind === 'ran' && run.ending.status === 'AWAITING_RESOLUTION') this.#parkedMessages.set(run.turnId, withoutAttachments(message));
     if (run.kind === 'ran' && (run.ending.status !== 'SUSPENDED' || run.ending.suspendedFor !== 'capacity')) return;
-    if (!deps.config.turn_state.auto_resume || deps.provider === undefined || deps.store === undefined) return;
+    const route = modelsAt(deps, overrideAt(deps.config.overrides, message.channelId, message.place));
+    if (!deps.config.turn_state.auto_resume || route === undefined || deps.store === undefined) return;
     const channel = channelKey(message);
     if (!this.#suspendedMessages.has(run.turnId)) this.#suspendedMessages.set(run.turnId, withoutAttachments(message));
-    this.#auto.watch({ turnId: run.turnId, channel, revision: await deps.history.revision(channel) }, deps.recovery.breakers.get(deps.provider.provider, deps.provider.model));
+    this.#auto.watch({ turnId: run.turnId, channel, revision: await deps.history.revision(channel) }, routeBreakers(route, deps.recovery.breakers));
   }
 
-  /** The model's breaker admits a waiter's turn: under the channel's lane, the turn resumes unless the conversation moved on. */
+  /** A breaker of the turn's models admits a waiter's turn: under the channel's lane, the turn resumes unless the conversation moved on. */
   #autoResume(target: AutoResumeTarget): void {
     const original = this.#suspendedMessages.get(target.turnId);
     if (original === undefined || !this.#accepting) return;

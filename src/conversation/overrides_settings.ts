@@ -28,6 +28,11 @@ const overrideSchema = z
       .optional()
       .describe('The only tools offered here, by name (each must be a configured tool); permissions still apply. Every tool when absent; none when empty.'),
     max_iterations: z.int().positive().optional().describe('The most model calls one turn here may make, instead of `chat.max_iterations`.'),
+    models: z
+      .array(z.string().min(1))
+      .refine((list) => list.length > 0, 'list at least one model, or leave the key out')
+      .optional()
+      .describe('The only models turns here may use, by name (`llm.model` or a fallback’s `model`), in the order they are tried. Every configured model, primary first, when absent.'),
   })
   .describe('The settings of turns in some servers, categories or channels.');
 
@@ -36,23 +41,31 @@ export const overridesSection = z
   .array(overrideSchema)
   .default([])
   .describe(
-    'Settings for some servers, categories or channels: the first entry that matches where a message was said gives its turn a system prompt, a set of tools and a cap on model calls; what an entry leaves out comes from `chat` and `tools`. A resumed turn keeps the prompt and cap it started with and is offered the tools of the entry that matches now.',
+    'Settings for some servers, categories or channels: the first entry that matches where a message was said gives its turn a system prompt, a set of tools, a cap on model calls and the models to use; what an entry leaves out comes from `chat`, `tools` and `llm`. A resumed turn keeps the prompt and cap it started with and is offered the tools and models of the entry that matches now.',
   );
 
 /** One validated entry. */
 export type OverrideSettings = z.output<typeof overrideSchema>;
 
-/** Where a tool name of an entry does not name a configured tool, and how to say so. */
-export interface UnknownOverrideTool {
-  /** The path below `overrides`: `[entry, 'tools', index]`. */
-  readonly path: readonly [number, 'tools', number];
+/** Where a tool or model name of an entry does not name a configured one, and how to say so. */
+export interface UnknownOverrideName {
+  /** The path below `overrides`: `[entry, 'tools' | 'models', index]`. */
+  readonly path: readonly [number, 'tools' | 'models', number];
   readonly message: string;
 }
 
 /** Every tool an entry names that is none of `configured`. */
-export function unknownOverrideTools(overrides: readonly OverrideSettings[], configured: readonly string[]): UnknownOverrideTool[] {
+export function unknownOverrideTools(overrides: readonly OverrideSettings[], configured: readonly string[]): UnknownOverrideName[] {
   const known = configured.length === 0 ? 'no tools are configured' : `the configured tools are ${configured.join(', ')}`;
   return overrides.flatMap((override, entry) =>
     (override.tools ?? []).flatMap((name, index) => (isConfiguredToolName(name, configured) ? [] : [{ path: [entry, 'tools', index] as const, message: `no tool is called ${JSON.stringify(name)}: ${known}` }])),
+  );
+}
+
+/** Every model an entry names that is none of `configured` (`llm.model` and the fallbacks' names). */
+export function unknownOverrideModels(overrides: readonly OverrideSettings[], configured: readonly string[]): UnknownOverrideName[] {
+  const known = configured.length === 0 ? 'no model is configured' : `the configured models are ${configured.join(', ')}`;
+  return overrides.flatMap((override, entry) =>
+    (override.models ?? []).flatMap((name, index) => (configured.includes(name) ? [] : [{ path: [entry, 'models', index] as const, message: `no model is called ${JSON.stringify(name)}: ${known}` }])),
   );
 }

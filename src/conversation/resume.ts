@@ -11,6 +11,7 @@ import type { TurnStore } from '../turn_state/turn_store.js';
 import type { TurnRecord, TurnStatus } from '../turn_state/turn_types.js';
 import type { ResumableTurn } from '../turn_state/turn_store.js';
 import { isUndecodableTurnError } from '../turn_state/errors.js';
+import { claimOnRoute, routeOf } from '../recovery/model_route.js';
 import { turnDefaults } from './admission.js';
 import { overrideAt, toolsOffered } from './channel_overrides.js';
 import { resolvedNotice, stillAwaitingNotice } from './resolution_notices.js';
@@ -73,10 +74,10 @@ export async function resumeCommand(origin: InboundMessage, wanted: string | und
  * Resumes one suspended turn for `requester` (DESIGN §9): the original message is re-checked,
  * the payload restored and validated and the tools re-derived (with the `overrides` entry in force
  * where the original was said) before the resume lease is taken;
- * one resumer wins. The resumed generation is the model's breaker's probe when the breaker is
- * not closed: the requester's resume claims the slot even before the cooldown ends, an automatic
- * one only once the breaker admits it; while another probe is in flight the turn stays as it
- * was (`overloaded`). Any failure is a notice; the turn stays saved unless it cannot be used.
+ * one resumer wins. The turn's models are asked in order (DESIGN §5.4): the first whose breaker
+ * admits a call goes, as its probe when the breaker is not closed; when none does, the
+ * requester's resume claims the first open breaker's slot even before its cooldown ends, while an
+ * automatic one waits; with every probe slot taken the turn stays as it was (`overloaded`). Any failure is a notice; the turn stays saved unless it cannot be used.
  */
 export async function resumeTurn(turn: TurnRecord, requester: InboundMessage, askedBy: ResumeAsker, signal: AbortSignal, deps: ResumeDeps): Promise<ResumeAttempt> {
   try {
@@ -123,9 +124,9 @@ async function resume(turn: TurnRecord, requester: InboundMessage, askedBy: Resu
     if (!isInvalidCheckpointError(error)) throw error;
     return refuseDamaged(resumable.turn, error.problems, deps);
   }
-  const breaker = deps.engine.recovery.breakers.get(deps.engine.provider.provider, deps.engine.provider.model);
-  const admission = askedBy === 'requester' ? breaker.claimProbe() : breaker.admit();
-  if (admission.kind === 'rejected') return { kind: 'overloaded', turn: turn.turnId, retryAtMs: breaker.nextTryAtMs() };
+  const claimed = claimOnRoute(routeOf(deps.engine.provider, deps.engine.fallbacks), deps.engine.recovery.breakers, askedBy === 'requester');
+  if (claimed.kind === 'rejected') return { kind: 'overloaded', turn: turn.turnId, retryAtMs: claimed.retryAtMs };
+  const { admission, breaker } = claimed;
   const probe = admission.kind === 'probe' ? admission.token : undefined;
   const giveBack = (): void => {
     if (probe !== undefined) breaker.abandonProbe(probe);

@@ -121,6 +121,10 @@ export interface FinalReply {
   readonly partsDelivered: number;
   /** Whether an earlier process may have posted some of it without confirming (a delivery after a restart). */
   readonly redelivery: boolean;
+  /** The model that wrote it, when the bot has fallback models (DESIGN §5.4). */
+  readonly model?: string;
+  /** A line to show below it where the transport can (Discord): `llm.fallback_note` for a reply written by a fallback model. */
+  readonly note?: string;
 }
 
 /** Where the bot's events go: the transport renders them (DESIGN §2). */

@@ -1,5 +1,7 @@
 import type { RunDeps } from '../engine/run_turn.js';
 import { TurnStats } from '../engine/turn_stats.js';
+import { modelsAt } from './channel_models.js';
+import { overrideAt } from './channel_overrides.js';
 import type { ConversationDeps } from './conversation_deps.js';
 import type { InboundMessage } from './transport.js';
 import { TurnPhase, waitingText } from './turn_phase.js';
@@ -30,16 +32,20 @@ export function newRunCounting(deps: Pick<ConversationDeps, 'clock' | 'recovery'
 }
 
 /**
- * The engine's dependencies for a run of a turn answering `message`: its streamed text and its
+ * The engine's dependencies for a run of a turn answering `message`, on the models of the place
+ * it was said (its `overrides` entry's, else every configured one): its streamed text and its
  * waits for the model go to the channel, marked with `streaming.turnId`, and the first model event
  * calls `streaming.firstAnswer`; the run counts into `counting.stats` and follows its phase in
  * `counting.phase`.
  * @throws when no model is configured.
  */
 export function engineDeps(deps: ConversationDeps, message: InboundMessage, streaming: Streaming, counting: RunCounting): RunDeps {
-  if (deps.provider === undefined) throw new Error('no model is configured');
+  const route = modelsAt(deps, overrideAt(deps.config.overrides, message.channelId, message.place));
+  if (route === undefined) throw new Error('no model is configured');
+  const [provider, ...fallbacks] = route;
   return {
-    provider: deps.provider,
+    provider,
+    fallbacks,
     recovery: deps.recovery,
     clock: deps.clock,
     faults: deps.faults,
@@ -55,6 +61,10 @@ export function engineDeps(deps: ConversationDeps, message: InboundMessage, stre
       deps.sink.post({ type: 'delta', channelId: message.channelId, inReplyTo: message.messageId, turn: streaming.turnId, text: event.text });
     },
     onRecoveryEvent: (event) => {
+      // A model that failed after some text hands over to one that writes its answer afresh.
+      if (event.type === 'switched' && counting.phase.state.kind === 'streaming' && !streaming.quiet) {
+        deps.sink.post({ type: 'waiting', channelId: message.channelId, inReplyTo: message.messageId, turn: streaming.turnId, attempt: 0, text: `${event.from.model} is overloaded: ${event.to.model} goes on…` });
+      }
       const wait = counting.phase.model(event);
       if (wait !== undefined && !streaming.quiet) deps.sink.post({ type: 'waiting', channelId: message.channelId, inReplyTo: message.messageId, turn: streaming.turnId, attempt: wait.attempt, text: waitingText(wait) });
     },

@@ -45,6 +45,7 @@ export class TurnPhase {
         this.#state = { kind: 'asking', attempt: event.attempt };
         return undefined;
       case 'attempt_failed':
+      case 'switched':
         return undefined;
       case 'waiting': {
         const call = this.#callAt(now);

@@ -17,6 +17,9 @@ import { ShutdownReason } from '../engine/shutdown_reason.js';
 import { outcomeOfError } from '../engine/turn_stop.js';
 import type { TurnPhase } from './turn_phase.js';
 import { engineDeps, newRunCounting, type RunCounting, type Streaming } from './turn_engine.js';
+import { earliestTry, routeBreakers } from '../recovery/model_route.js';
+import { modelsAt } from './channel_models.js';
+import { overrideAt } from './channel_overrides.js';
 
 /** A turn in progress in a channel: whom it answers, how /stop reaches it, and where it stands since when (monotonic). */
 export interface RunningTurn {
@@ -186,8 +189,9 @@ export class TurnRunner {
   /** An automatic try that found the model still overloaded says so only in the turn's suspended notice, with the next try. */
   #stillOverloaded(message: InboundMessage, turnId: string, ending: TurnEnding): boolean {
     const { deps } = this;
-    if (ending.status !== 'SUSPENDED' || ending.suspendedFor !== 'capacity' || deps.provider === undefined) return false;
-    const retryAtMs = deps.recovery.breakers.get(deps.provider.provider, deps.provider.model).nextTryAtMs();
+    const route = modelsAt(deps, overrideAt(deps.config.overrides, message.channelId, message.place));
+    if (ending.status !== 'SUSPENDED' || ending.suspendedFor !== 'capacity' || route === undefined) return false;
+    const retryAtMs = earliestTry(routeBreakers(route, deps.recovery.breakers));
     deps.sink.post({ type: 'notice_update', channelId: message.channelId, turn: turnId, notice: 'suspended', text: stillOverloadedNotice(deps.recovery.clock, retryAtMs) });
     return true;
   }

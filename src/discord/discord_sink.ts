@@ -187,7 +187,7 @@ export function discordSink(options: DiscordSinkOptions): ReplySink {
       return inOrder(reply.channelId, (channel) =>
         postReplyParts(
           channel,
-          reply,
+          reply.note === undefined ? reply : { ...reply, text: `${reply.text}\n${reply.note}` },
           { draft: stream?.message, lookForEarlier: reply.redelivery || (stream !== undefined && stream.message === undefined), botUserId: client.user.id, policy: options.delivery },
           confirmed,
         ),

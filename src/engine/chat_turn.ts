@@ -56,4 +56,6 @@ export interface ChatTurn {
   repeatedCalls: RepeatedCallTracker;
   /** The absolute wall time the current generation's recovery budget runs out; null before the first. */
   recoveryDeadlineAt: number | null;
+  /** The model (its configured name) that wrote the latest model turn; null before the first, or when it was the first model of the turn's route and no checkpoint said so yet. */
+  model: string | null;
 }

@@ -22,6 +22,7 @@ function freshFields(defaults: TurnDefaults, recoveryDeadlineAt: number | null):
     finalAnswerRequested: false,
     repeatedCalls: { counts: {}, warned: [] },
     recoveryDeadlineAt,
+    model: null,
   };
 }
 

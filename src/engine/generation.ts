@@ -4,7 +4,8 @@ import type { GenerateRequest, GenerateResponse } from '../llm/protocol.js';
 import type { LLMProvider, StreamEvent } from '../llm/provider.js';
 import { assertToolPairs } from '../llm/tool_pairs.js';
 import { isCircuitOpenError } from '../recovery/circuit_open_error.js';
-import { generateWithRecovery, type RecoveryRuntime } from '../recovery/generate_with_recovery.js';
+import { generateOnRoute, type RecoveryRuntime } from '../recovery/generate_with_recovery.js';
+import { routeOf } from '../recovery/model_route.js';
 import { isRecoveryGiveUpError } from '../recovery/give_up_error.js';
 import type { RecoveryEvent } from '../recovery/generate_with_recovery.js';
 import { toolDefinitions } from '../tools/catalog.js';
@@ -17,7 +18,10 @@ import type { TurnOutcome } from './turn_outcome.js';
 import type { TurnStats } from './turn_stats.js';
 
 export interface EngineDeps {
+  /** The turn's first model. */
   readonly provider: LLMProvider;
+  /** The models a step may go on with, in order, when the ones before are overloaded (DESIGN §5.4); none when absent. */
+  readonly fallbacks?: readonly LLMProvider[];
   readonly recovery: RecoveryRuntime;
   readonly clock: Clock;
   readonly faults: FaultInjector;
@@ -34,17 +38,20 @@ export interface EngineDeps {
   readonly probeToken?: string;
 }
 
-/** The model's answer, or the outcome that ends the turn because no answer could be had. */
-export type Generated = { readonly kind: 'response'; readonly response: GenerateResponse } | { readonly kind: 'outcome'; readonly outcome: TurnOutcome };
+/** The model's answer and the model of the route that gave it, or the outcome that ends the turn because no answer could be had. */
+export type Generated = { readonly kind: 'response'; readonly response: GenerateResponse; readonly model: LLMProvider } | { readonly kind: 'outcome'; readonly outcome: TurnOutcome };
 
-/** Persists the absolute recovery deadline (DESIGN §7.3), then asks the model within `budgetMs`. */
+/**
+ * Persists the absolute recovery deadline (DESIGN §7.3), then asks the turn's models within
+ * `budgetMs`; each move from an overloaded model to the next is logged once.
+ */
 export async function generate(turn: ChatTurn, durability: TurnDurability, deps: EngineDeps, budgetMs: number): Promise<Generated> {
   assertToolPairs(turn.transcript);
   turn.recoveryDeadlineAt = deps.clock.now() + Math.max(0, budgetMs);
   await durability.setRecoveryDeadline(turn.recoveryDeadlineAt);
   deps.faults.reach('after_deadline', turn.iteration + 1);
   try {
-    const response = await generateWithRecovery(deps.provider, buildRequest(turn, deps), {
+    const { response, model } = await generateOnRoute(routeOf(deps.provider, deps.fallbacks), buildRequest(turn, deps), {
       runtime: deps.recovery,
       signal: turn.signal,
       budgetMs,
@@ -52,12 +59,13 @@ export async function generate(turn: ChatTurn, durability: TurnDurability, deps:
       ...(deps.onStreamEvent === undefined ? {} : { onStreamEvent: deps.onStreamEvent }),
       onEvent: (event) => {
         if (event.type === 'attempt_started') deps.stats?.modelAttempted();
+        if (event.type === 'switched') turn.logger.info({ from: event.from.model, to: event.to.model, why: event.error.message }, `model ${event.from.model} is overloaded: going on with ${event.to.model}`);
         turn.logger.debug({ recovery: event }, `model call: ${event.type}`);
         deps.onRecoveryEvent?.(event);
       },
     });
     deps.stats?.responded(response.usage);
-    return { kind: 'response', response };
+    return { kind: 'response', response, model };
   } catch (error) {
     if (!isRecoveryGiveUpError(error)) throw error;
     return { kind: 'outcome', outcome: error.reason === 'cancelled' ? stopped(turn) : outcomeOfGiveUp(error.reason, error.lastError) };

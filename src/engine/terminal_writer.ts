@@ -1,7 +1,7 @@
 import type { TurnStore } from '../turn_state/turn_store.js';
 import type { OwnerTerminalStatus, TurnRecord, TurnStatus } from '../turn_state/turn_types.js';
 import type { TurnDurability } from './durability.js';
-import type { AwaitedCall, FailureReason, TurnOutcome } from './turn_outcome.js';
+import type { AwaitedCall, FailureReason, ReplyAuthor, TurnOutcome } from './turn_outcome.js';
 import { shortTurnId } from './call_label.js';
 import { assertNever } from '../core/assert_never.js';
 import { isStaleTurnError } from '../turn_state/errors.js';
@@ -19,6 +19,8 @@ export type TurnEnding =
       readonly message: string | undefined;
       /** Why a SUSPENDED turn was suspended: only a capacity suspension waits for the provider to recover. */
       readonly suspendedFor?: 'capacity' | 'unreachable' | 'shutdown';
+      /** Who wrote a completed turn's reply, when the turn had fallback models (DESIGN §5.4). */
+      readonly writtenBy?: ReplyAuthor;
     }
   /** Parked until an operator gives each of `awaiting` a verdict (DESIGN §9.1). */
   | { readonly status: 'AWAITING_RESOLUTION'; readonly message: string; readonly awaiting: readonly AwaitedCall[] }
@@ -52,7 +54,7 @@ export async function endTurn(outcome: TurnOutcome, durability: TurnDurability):
   switch (outcome.kind) {
     case 'completed':
       // The reply is stored with the ending, so that one the transport never confirmed is posted after a restart.
-      return recorded(() => durability.complete(outcome.reply), { status: 'TERMINAL_COMPLETED', message: outcome.reply });
+      return recorded(() => durability.complete(outcome.reply), { status: 'TERMINAL_COMPLETED', message: outcome.reply, ...(outcome.writtenBy === undefined ? {} : { writtenBy: outcome.writtenBy }) });
     case 'failed':
       return finished(durability, 'TERMINAL_FAILED', outcome.reason, FAILURE_NOTICES[outcome.reason]);
     case 'cancelled':

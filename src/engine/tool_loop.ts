@@ -41,6 +41,7 @@ async function loop(turn: ChatTurn, log: TurnLog, durability: TurnDurability, de
       budgetMs = undefined;
       if (generated.kind === 'outcome') return generated.outcome;
       response = generated.response;
+      await noteModel(turn, durability, deps, generated.model.model);
     }
     turn.iteration += 1;
     const assistant: Message = { role: 'assistant', content: response.content };
@@ -70,8 +71,23 @@ async function loop(turn: ChatTurn, log: TurnLog, durability: TurnDurability, de
     } else {
       turn.transcript.push(assistant);
     }
-    return { kind: 'completed', reply: finalReply(turn.transcript) };
+    const reply = finalReply(turn.transcript);
+    if ((deps.fallbacks ?? []).length === 0) return { kind: 'completed', reply };
+    const model = turn.model ?? deps.provider.model;
+    return { kind: 'completed', reply, writtenBy: { model, fallback: model !== deps.provider.model } };
   }
+}
+
+/**
+ * Records which model wrote the step just generated. A step written by another model than the
+ * last checkpoint names (none names the turn's first model) is checkpointed before it is logged,
+ * so that a reply taken from the log after a crash still says who wrote it. A turn that never
+ * changes model writes nothing more.
+ */
+async function noteModel(turn: ChatTurn, durability: TurnDurability, deps: EngineDeps, model: string): Promise<void> {
+  const before = turn.model ?? deps.provider.model;
+  turn.model = model;
+  if (model !== before) await durability.checkpoint([], encodeCheckpointState(turn), false);
 }
 
 /**

@@ -35,6 +35,7 @@ export const TURN_FIELD_CENSUS = {
   finalAnswerRequested: { kind: 'persisted' },
   repeatedCalls: { kind: 'persisted' },
   recoveryDeadlineAt: { kind: 'persisted' },
+  model: { kind: 'persisted' },
 } as const satisfies TurnFieldCensus;
 
 type Census = typeof TURN_FIELD_CENSUS;
@@ -49,6 +50,12 @@ export type ReconstructedFieldName = { [K in keyof Census]: Census[K] extends { 
 
 /** The values of the payload fields, as a checkpoint restores them. */
 export type PersistedFields = { readonly [K in PayloadFieldName]: ChatTurn[K] };
+
+/**
+ * Payload fields added since the codec's version was set, with what their absence means: a
+ * checkpoint written before a field existed lacks it, and is read as this value.
+ */
+export const LATER_PAYLOAD_FIELDS: { readonly [K in PayloadFieldName]?: PersistedFields[K] } = { model: null };
 
 /** The version of the payload this codec writes and the only one it reads. */
 export const CODEC_VERSION = 1;

@@ -9,12 +9,14 @@ import type { ChatTurn, RepeatedCallTracker, TurnBudgets } from './chat_turn.js'
 import { describeValue, exactObject, isPlainObject, pathOf, readArray, readBoolean, readInteger, readString } from './checkpoint_validation.js';
 import { checkTranscriptShape } from './transcript_shape.js';
 import { marked } from '../core/marked.js';
-import { CODEC_VERSION, PAYLOAD_FIELDS, type CheckpointState, type PayloadFieldName, type PersistedFields, type ReconstructedFieldName } from './turn_census.js';
+import { CODEC_VERSION, LATER_PAYLOAD_FIELDS, PAYLOAD_FIELDS, type CheckpointState, type PayloadFieldName, type PersistedFields, type ReconstructedFieldName } from './turn_census.js';
 
 /** The largest cap a budget may hold: anything above is corrupt. */
 export const MAX_BUDGET_CAP = 10_000;
 /** The longest system prompt a payload may hold. */
 export const MAX_SYSTEM_PROMPT_CHARS = 100_000;
+/** The longest model name a payload may hold. */
+const MAX_MODEL_NAME_CHARS = 1_000;
 
 /** The smallest value of each cap: a turn may forbid tools and continuations, never model calls. */
 const CAP_MINIMUMS: { readonly [K in keyof TurnBudgets]-?: number } = { maxIterations: 1, maxToolCalls: 0, maxContinuations: 0 };
@@ -33,6 +35,7 @@ const FIELD_ENCODERS: { readonly [K in PayloadFieldName]: (turn: PersistedFields
   finalAnswerRequested: (turn) => turn.finalAnswerRequested,
   repeatedCalls: ({ repeatedCalls }) => ({ counts: { ...repeatedCalls.counts }, warned: [...repeatedCalls.warned] }),
   recoveryDeadlineAt: (turn) => turn.recoveryDeadlineAt,
+  model: (turn) => turn.model,
 };
 
 type FieldDecoder<T> = (value: unknown, path: string, problems: string[]) => T | undefined;
@@ -58,6 +61,7 @@ const FIELD_DECODERS: { readonly [K in PayloadFieldName]: FieldDecoder<Persisted
     problems.push(`${path}: must be null or a safe integer, got ${describeValue(value)}`);
     return undefined;
   },
+  model: (value, path, problems) => (value === null ? null : readString(value, path, problems, MAX_MODEL_NAME_CHARS)),
 };
 
 /** The checkpoint payload of `turn`: its persisted fields except the transcript, as plain JSON. */
@@ -83,8 +87,10 @@ export function decodeCheckpointState(payload: unknown): DecodeResult {
   if (root !== undefined && Object.hasOwn(root, 'codecVersion') && root['codecVersion'] !== CODEC_VERSION) {
     problems.push(`checkpoint.codecVersion: must be ${CODEC_VERSION}, got ${describeValue(root['codecVersion'])}`);
   }
-  const fields = root !== undefined && Object.hasOwn(root, 'fields') ? exactObject(root['fields'], 'checkpoint.fields', problems, PAYLOAD_FIELDS) : undefined;
-  const decoded: DecodedFields = {};
+  const later = Object.keys(LATER_PAYLOAD_FIELDS);
+  const required = PAYLOAD_FIELDS.filter((name) => !later.includes(name));
+  const fields = root !== undefined && Object.hasOwn(root, 'fields') ? exactObject(root['fields'], 'checkpoint.fields', problems, required, later) : undefined;
+  const decoded: DecodedFields = { ...LATER_PAYLOAD_FIELDS };
   for (const name of PAYLOAD_FIELDS) if (fields !== undefined && Object.hasOwn(fields, name)) decodeField(name, fields[name], problems, decoded);
   for (const [counter, cap] of Object.entries(COUNTER_CAPS) as [keyof typeof COUNTER_CAPS, keyof TurnBudgets][]) {
     const used = decoded[counter];

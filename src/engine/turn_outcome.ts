@@ -13,6 +13,12 @@ export const FAILURE_REASONS = [
 ] as const;
 export type FailureReason = (typeof FAILURE_REASONS)[number];
 
+/** The model that wrote a reply's last step, and whether it was a fallback: not the turn's first model (DESIGN §5.4). */
+export interface ReplyAuthor {
+  readonly model: string;
+  readonly fallback: boolean;
+}
+
 /** A call whose effect nobody can know, as people name it (DESIGN §9.1): it waits for an operator's verdict. */
 export interface AwaitedCall {
   readonly op: OpRecord;
@@ -26,7 +32,8 @@ export interface AwaitedCall {
  * and nothing may touch it.
  */
 export type TurnOutcome =
-  | { readonly kind: 'completed'; readonly reply: string }
+  /** `writtenBy`: which model wrote the reply, for a turn that had fallback models to go on with. */
+  | { readonly kind: 'completed'; readonly reply: string; readonly writtenBy?: ReplyAuthor }
   | { readonly kind: 'failed'; readonly reason: FailureReason; readonly detail: string }
   | { readonly kind: 'cancelled' }
   | { readonly kind: 'suspended'; readonly cause: 'capacity' | 'unreachable' | 'shutdown'; readonly detail: string }

@@ -1,5 +1,5 @@
 import { ConfigError } from '../config/problems.js';
-import type { LlmSettings, LLMProviderName } from './llm_settings.js';
+import type { LLMProviderName, ModelSettings } from './llm_settings.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { HttpProvider, type WireProtocol } from './http_provider.js';
@@ -7,6 +7,7 @@ import { anthropicProtocol } from './providers/anthropic.js';
 import { openAIChatProtocol } from './providers/openai_chat.js';
 import { openAIResponsesProtocol } from './providers/openai_responses.js';
 import type { LLMProvider } from './provider.js';
+import { withoutImages } from './without_images.js';
 
 const PROTOCOLS: Readonly<Record<LLMProviderName, WireProtocol>> = {
   openai: openAIChatProtocol,
@@ -22,10 +23,10 @@ export const DEFAULT_BASE_URLS: Readonly<Record<LLMProviderName, string>> = {
 };
 
 /**
- * The provider the `llm` section describes.
+ * The provider the `llm` section (or one of its fallbacks) describes.
  * @throws {ConfigError} when the section lacks what a provider needs (a model).
  */
-export function createProvider(llm: LlmSettings, deps: { readonly clock: Clock; readonly logger: Logger }): LLMProvider {
+export function createProvider(llm: ModelSettings, deps: { readonly clock: Clock; readonly logger: Logger }): LLMProvider {
   if (llm.model === undefined) {
     throw new ConfigError([{ kind: 'invalid_value', path: ['llm', 'model'], message: 'required: the model to talk to, e.g. gpt-4.1-mini' }]);
   }
@@ -48,4 +49,13 @@ export function createProvider(llm: LlmSettings, deps: { readonly clock: Clock; 
     clock: deps.clock,
     logger: deps.logger.child({ component: 'llm' }),
   });
+}
+
+/**
+ * The provider one of `llm.fallbacks` describes. One that cannot see images is sent a note in
+ * place of each image of a transcript the primary model saw them in.
+ */
+export function createFallbackProvider(fallback: ModelSettings, deps: { readonly clock: Clock; readonly logger: Logger }): LLMProvider {
+  const provider = createProvider(fallback, deps);
+  return fallback.vision ? provider : withoutImages(provider);
 }

@@ -5,9 +5,8 @@ import { optionalSecret, seconds } from '../config/schema_parts.js';
 export const LLM_PROVIDERS = ['openai', 'openai-responses', 'anthropic'] as const;
 export type LLMProviderName = (typeof LLM_PROVIDERS)[number];
 
-/** The `llm` section. */
-export const llmSection = z
-  .strictObject({
+/** The keys that describe one model, shared by `llm` and each of `llm.fallbacks`. */
+const modelFields = {
     provider: z
       .enum(LLM_PROVIDERS)
       .default('openai')
@@ -41,12 +40,60 @@ export const llmSection = z
       .boolean()
       .default(false)
       .describe('Whether the model accepts images. On, image attachments are sent to it; off, it is only told what was attached, so it can say so.'),
+};
+
+const oneKeyList = (model: { readonly api_key?: string | undefined; readonly api_keys?: readonly string[] | undefined }): boolean => model.api_key === undefined || model.api_keys === undefined;
+const ONE_KEY_LIST = { path: ['api_keys'], message: 'give api_key or api_keys, not both' };
+
+/** One entry of `llm.fallbacks`: a model with the keys of `llm`, its name required. */
+const fallbackSchema = z
+  .strictObject({ ...modelFields, model: z.string().min(1).describe('The model name the provider knows; names of the primary and its fallbacks must differ.') })
+  .refine(oneKeyList, ONE_KEY_LIST)
+  .describe('A further model, described with the same keys as `llm`.');
+
+/** The default subscript of a reply written by a fallback model on Discord. */
+export const DEFAULT_FALLBACK_NOTE = '-# answered by <model>';
+
+/** The `llm` section. */
+export const llmSection = z
+  .strictObject({
+    ...modelFields,
+    fallbacks: z
+      .array(fallbackSchema)
+      .default([])
+      .describe(
+        'Further models, in order, each with the keys of `llm`. A model that is overloaded hands the turn over to the next one its breaker admits, even in the middle of a turn; none by default.',
+      ),
+    fallback_note: z
+      .string()
+      .default(DEFAULT_FALLBACK_NOTE)
+      .describe('The line a Discord reply written by a fallback model ends with; `<model>` stands for its name. Empty: no line.'),
   })
-  .refine((llm) => llm.api_key === undefined || llm.api_keys === undefined, {
-    path: ['api_keys'],
-    message: 'give api_key or api_keys, not both',
+  .refine(oneKeyList, ONE_KEY_LIST)
+  .superRefine((llm, context) => {
+    for (const { path, message } of fallbackProblems(llm)) context.addIssue({ code: 'custom', path, message });
   })
-  .describe('The language model.');
+  .describe('The language model, and the models that stand in for it when it is overloaded.');
 
 /** The validated section, defaults filled in. */
 export type LlmSettings = z.output<typeof llmSection>;
+
+/** What describes one model: the `llm` section without its fallbacks, or one of `llm.fallbacks`. */
+export type ModelSettings = Omit<LlmSettings, 'fallbacks' | 'fallback_note'>;
+
+/** The names of the configured models, the primary first: the names `overrides` may list. */
+export function configuredModelNames(llm: Pick<LlmSettings, 'model' | 'fallbacks'>): string[] {
+  return llm.model === undefined ? [] : [llm.model, ...llm.fallbacks.map((fallback) => fallback.model)];
+}
+
+/** Fallbacks without a primary, and model names given twice, with the key each problem is at. */
+function fallbackProblems(llm: Pick<LlmSettings, 'model' | 'fallbacks'>): { readonly path: (string | number)[]; readonly message: string }[] {
+  if (llm.fallbacks.length === 0) return [];
+  if (llm.model === undefined) return [{ path: ['fallbacks'], message: 'fallbacks follow a primary model: set llm.model too' }];
+  const named = new Map<string, string>([[llm.model, 'llm.model']]);
+  return llm.fallbacks.flatMap((fallback, index) => {
+    const earlier = named.get(fallback.model);
+    named.set(fallback.model, `llm.fallbacks[${index}].model`);
+    return earlier === undefined ? [] : [{ path: ['fallbacks', index, 'model'], message: `${JSON.stringify(fallback.model)} is already the name of ${earlier}: each model needs a name of its own` }];
+  });
+}

@@ -5,9 +5,10 @@ import { isLLMError, isLLMErrorOfKind, type LLMError } from '../llm/errors.js';
 import type { GenerateRequest, GenerateResponse, Provenance } from '../llm/protocol.js';
 import { collectResponse, type LLMProvider, type StreamEvent } from '../llm/provider.js';
 import type { ModelBreakerRegistry } from './breaker_registry.js';
-import type { ModelCapacityBreaker } from './capacity_breaker.js';
 import type { CircuitOpenError } from './circuit_open_error.js';
 import { isRecoveryGiveUpError, RecoveryGiveUpError, type GiveUpReason } from './give_up_error.js';
+import { whenAnyAdmits, type ModelRoute } from './model_route.js';
+import { RouteCursor } from './route_cursor.js';
 import { decideRetry, type WaitReason } from './retry_decision.js';
 import type { RecoverySettings } from './settings.js';
 import type { SubsystemGuard } from './subsystem_guard.js';
@@ -20,6 +21,8 @@ export interface RecoveryRuntime {
   readonly breakers: ModelBreakerRegistry;
   readonly guard: SubsystemGuard;
   readonly settings: RecoverySettings;
+  /** Told of every move of a generation from an overloaded model to the next one (DESIGN §5.4), for the metrics. */
+  readonly onSwitch?: (from: LLMProvider, to: LLMProvider) => void;
 }
 
 /** What a generation reports as it goes, for logs and for the turn's durable state. */
@@ -27,6 +30,8 @@ export type RecoveryEvent =
   | { readonly type: 'attempt_started'; readonly attempt: number; readonly remainingMs: number }
   | { readonly type: 'attempt_failed'; readonly attempt: number; readonly error: LLMError | CircuitOpenError }
   | { readonly type: 'waiting'; readonly delayMs: number; readonly reason: WaitReason }
+  /** The model in use was overloaded and the next one of the route admits a call: the generation goes on there at once. */
+  | { readonly type: 'switched'; readonly from: LLMProvider; readonly to: LLMProvider; readonly error: LLMError }
   | { readonly type: 'succeeded'; readonly attempts: number; readonly elapsedMs: number; readonly provenance: Provenance }
   | { readonly type: 'gave_up'; readonly reason: GiveUpReason; readonly attempts: number; readonly elapsedMs: number; readonly lastError: unknown };
 
@@ -45,6 +50,12 @@ export interface RecoveryOptions {
   readonly onStreamEvent?: (event: StreamEvent) => void;
 }
 
+/** A generation's response and the model of the route that wrote it. */
+export interface RoutedResponse {
+  readonly response: GenerateResponse;
+  readonly model: LLMProvider;
+}
+
 /**
  * The only way to call a model (DESIGN §5.1): retries capacity and transport failures and waits
  * through an open breaker inside a deadline of monotonic time, and gives up with a
@@ -53,28 +64,42 @@ export interface RecoveryOptions {
  * Unclassified errors escape at once: they are bugs, not weather.
  */
 export async function generateWithRecovery(provider: LLMProvider, request: GenerateRequest, options: RecoveryOptions): Promise<GenerateResponse> {
-  return new RecoveryRun(provider, request, options).run();
+  return (await generateOnRoute([provider], request, options)).response;
+}
+
+/**
+ * {@link generateWithRecovery} over a route of models (DESIGN §5.4): each attempt goes to the
+ * first model whose breaker admits a call; when the model in use is overloaded the generation
+ * moves on to the next admitted one at once, and only when none admits does it wait as the one
+ * policy says, inside the same deadline. Other failures never move it: they are retried or given
+ * up on as they would be with one model. After a wait every model is asked again from the first.
+ */
+export async function generateOnRoute(route: ModelRoute, request: GenerateRequest, options: RecoveryOptions): Promise<RoutedResponse> {
+  return new RecoveryRun(route, request, options).run();
 }
 
 class RecoveryRun {
   readonly #startedAt: number;
   readonly #deadline: number;
+  readonly #cursor: RouteCursor;
   #attempts = 0;
+  /** Rounds of the route so far whose attempts failed (one attempt each with a single model): the backoff's exponent. */
+  #rounds = 1;
   #lastError: unknown;
-  #sawCapacity = false;
   #heldProbe: string | undefined;
 
   constructor(
-    private readonly provider: LLMProvider,
+    route: ModelRoute,
     private readonly request: GenerateRequest,
     private readonly options: RecoveryOptions,
   ) {
     this.#startedAt = options.runtime.clock.monotonicNow();
     this.#deadline = this.#startedAt + (options.budgetMs ?? options.runtime.settings.deadlineMs);
     this.#heldProbe = options.probeToken;
+    this.#cursor = new RouteCursor(route, options.runtime.breakers);
   }
 
-  async run(): Promise<GenerateResponse> {
+  async run(): Promise<RoutedResponse> {
     try {
       // p-retry runs the attempt loop; every wait happens in onFailedAttempt on the Clock port
       // (minTimeout 0 keeps p-retry's own timers out), because p-retry's timers cannot be driven
@@ -85,7 +110,7 @@ class RecoveryRun {
         onFailedAttempt: ({ error }) => this.#afterFailure(error),
       });
       this.#emit({ type: 'succeeded', attempts: this.#attempts, elapsedMs: this.#elapsed(), provenance: response.provenance });
-      return response;
+      return { response, model: this.#cursor.current };
     } catch (error) {
       throw this.#final(error);
     }
@@ -93,18 +118,17 @@ class RecoveryRun {
 
   async #attempt(): Promise<GenerateResponse> {
     const { runtime, signal } = this.options;
-    const breaker = this.#breaker();
-    const admission = breaker.admit(this.#heldProbe);
+    const choice = this.#cursor.choose(this.#heldProbe);
     this.#heldProbe = undefined;
-    if (admission.kind === 'rejected') {
-      runtime.guard.recordFailure(this.#subsystem(), admission.error);
-      throw admission.error;
+    if (choice.kind === 'refused') {
+      for (const refusal of choice.refusals) runtime.guard.recordFailure(`llm:${refusal.provider}`, refusal);
+      throw choice.refusals[0];
     }
-    const probe = admission.kind === 'probe' ? admission.token : undefined;
+    const { model, breaker, probe } = choice.chosen;
     this.#attempts += 1;
     this.#emit({ type: 'attempt_started', attempt: this.#attempts, remainingMs: this.#remaining() });
     try {
-      const response = await collectResponse(this.provider.stream(this.request, { signal }), this.options.onStreamEvent);
+      const response = await collectResponse(model.stream(this.request, { signal }), this.options.onStreamEvent);
       breaker.recordSuccess(probe);
       runtime.guard.notifyGenerationSuccess(response.provenance);
       return response;
@@ -114,8 +138,7 @@ class RecoveryRun {
         else breaker.abandonProbe(probe);
       }
       if (isLLMError(error)) {
-        this.#sawCapacity ||= error.kind === 'capacity';
-        runtime.guard.recordFailure(this.#subsystem(), error);
+        runtime.guard.recordFailure(`llm:${model.provider}`, error);
         this.#emit({ type: 'attempt_failed', attempt: this.#attempts, error });
       }
       throw error;
@@ -126,8 +149,18 @@ class RecoveryRun {
   async #afterFailure(error: unknown): Promise<void> {
     const { runtime, signal } = this.options;
     if (signal.aborted) throw this.#giveUp('cancelled', isLLMError(error) ? error : this.#lastError);
+    if (isLLMErrorOfKind(error, 'capacity')) {
+      const from = this.#cursor.current;
+      const to = this.#cursor.overloaded();
+      if (to !== undefined) {
+        this.#lastError = error;
+        this.options.runtime.onSwitch?.(from, to);
+        this.#emit({ type: 'switched', from, to, error });
+        return;
+      }
+    }
     const decision = decideRetry(error, {
-      attempts: this.#attempts,
+      attempts: this.#rounds,
       remainingMs: this.#remaining(),
       nowMs: runtime.clock.monotonicNow(),
       retryCircuitOpen: this.options.retryCircuitOpen ?? true,
@@ -144,21 +177,23 @@ class RecoveryRun {
         this.#emit({ type: 'waiting', delayMs: decision.delayMs, reason: decision.reason });
         try {
           // An open breaker is waited through until it admits again, which may be long before the time it named.
-          if (decision.reason === 'circuit_open') await this.#breaker().whenAdmits(signal, decision.delayMs);
+          if (decision.reason === 'circuit_open') await whenAnyAdmits(this.#cursor.waitingFor(), signal, decision.delayMs);
           else await runtime.clock.sleep(decision.delayMs, signal);
         } catch {
           throw this.#giveUp('cancelled', error);
         }
+        this.#cursor.newRound();
+        if (decision.reason !== 'circuit_open') this.#rounds += 1;
         return;
       default:
         return assertNever(decision);
     }
   }
 
-  /** The error the generation ends with; a failed logical generation counts once toward the breaker. */
+  /** The error the generation ends with; a failed logical generation counts once toward the breaker of each model it found overloaded. */
   #final(error: unknown): unknown {
     if (!isRecoveryGiveUpError(error)) return error;
-    if (error.reason !== 'cancelled' && this.#sawCapacity) this.#breaker().recordGenerationFailure();
+    if (error.reason !== 'cancelled') this.#cursor.gaveUp();
     this.#emit({ type: 'gave_up', reason: error.reason, attempts: error.attempts, elapsedMs: error.elapsedMs, lastError: error.lastError });
     return error;
   }
@@ -167,20 +202,12 @@ class RecoveryRun {
     return new RecoveryGiveUpError(reason, lastError, this.#attempts, this.#elapsed());
   }
 
-  #breaker(): ModelCapacityBreaker {
-    return this.options.runtime.breakers.get(this.provider.provider, this.provider.model);
-  }
-
   #remaining(): number {
     return this.#deadline - this.options.runtime.clock.monotonicNow();
   }
 
   #elapsed(): number {
     return this.options.runtime.clock.monotonicNow() - this.#startedAt;
-  }
-
-  #subsystem(): string {
-    return `llm:${this.provider.provider}`;
   }
 
   #emit(event: RecoveryEvent): void {

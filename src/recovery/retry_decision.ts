@@ -15,7 +15,7 @@ export type RetryDecision =
   | { readonly kind: 'escape' };
 
 export interface RetryContext {
-  /** How many attempts reached the provider so far (the backoff exponent). */
+  /** How many rounds of attempts were made so far, one attempt each with a single model (the backoff exponent). */
   readonly attempts: number;
   /** What is left of the generation's budget; zero or less means the deadline has passed. */
   readonly remainingMs: number;

@@ -42,4 +42,14 @@ describe('the start with the example configuration', () => {
       'no API key for https://api.anthropic.com/v1: llm.api_key is not set (usually ${ANTHROPIC_API_KEY}); every request to the model will be refused',
     ]);
   });
+
+  it('warns about each fallback model that talks to its provider’s own API without a key, and not about a local one', async () => {
+    temp.write(
+      'config.yml',
+      'llm:\n  base_url: http://localhost:11434/v1\n  model: llama3.1\n  fallbacks:\n    - { provider: openai, base_url: "http://localhost:8000/v1", model: qwen }\n    - { provider: anthropic, api_key: "${ANTHROPIC_API_KEY:-}", model: claude-sonnet-4-5 }\n',
+    );
+    expect(warnings(await logLines(temp.path(), {}))).toEqual([
+      'no API key for https://api.anthropic.com/v1: llm.fallbacks[1].api_key is empty because the environment variable ANTHROPIC_API_KEY is not set or empty; every request to the fallback model claude-sonnet-4-5 will be refused',
+    ]);
+  });
 });

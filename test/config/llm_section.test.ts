@@ -31,6 +31,8 @@ describe('the llm section', () => {
       max_response_seconds: 90,
       headers: { 'HTTP-Referer': 'https://example.org' },
       vision: false,
+      fallbacks: [],
+      fallback_note: '-# answered by <model>',
     });
   });
 

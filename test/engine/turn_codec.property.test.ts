@@ -54,6 +54,7 @@ const payloadArb: fc.Arbitrary<CheckpointState> = budgetsArb.chain((budgets) =>
       finalAnswerRequested: fc.boolean(),
       repeatedCalls: repeatedCallsArb,
       recoveryDeadlineAt: fc.option(fc.maxSafeNat(), { nil: null }),
+      model: fc.option(fc.string({ minLength: 1, maxLength: 20 }), { nil: null }),
     }),
   }),
 );
@@ -114,6 +115,7 @@ function slotsOf(value: unknown, path: Path = []): Slot[] {
 /** Whether `replacement` could be valid where `slot` holds its value: such a replacement is not a corruption. */
 function plausible(slot: Slot, replacement: unknown): boolean {
   if (slot.path.at(-1) === 'recoveryDeadlineAt' && replacement === null) return true;
+  if (slot.path.at(-1) === 'model') return replacement === null || typeof replacement === 'string';
   if (typeof slot.value === 'number' || slot.value === null) return typeof replacement === 'number' && Number.isSafeInteger(replacement) && replacement >= 0;
   if (Array.isArray(slot.value)) return Array.isArray(replacement);
   if (isPlain(slot.value)) return isPlain(replacement);
@@ -148,7 +150,8 @@ function mutatedPayloadArb(payload: CheckpointState): fc.Arbitrary<unknown> {
   const slots = slotsOf(payload);
   const replaceable = (slot: Slot) => POOL.filter((value) => !plausible(slot, value));
   const fixedShape = slots.filter((slot) => isPlain(slot.value) && slot.path.at(-1) !== 'counts');
-  const required = slots.filter((slot) => slot.path.length > 0 && typeof slot.path.at(-1) === 'string' && slot.path.at(-2) !== 'counts');
+  // A payload written before turns could change model has no `model`: leaving it out is no corruption.
+  const required = slots.filter((slot) => slot.path.length > 0 && typeof slot.path.at(-1) === 'string' && slot.path.at(-2) !== 'counts' && slot.path.at(-1) !== 'model');
   const numeric = slots.filter((slot) => typeof slot.value === 'number');
   const counters = ['iteration', 'toolCallsUsed', 'continuationsUsed'] as const;
   const capOf = { iteration: 'maxIterations', toolCallsUsed: 'maxToolCalls', continuationsUsed: 'maxContinuations' } as const;

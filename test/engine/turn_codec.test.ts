@@ -55,6 +55,7 @@ function liveTurn(): ChatTurn {
     finalAnswerRequested: false,
     repeatedCalls: { counts: { fp1: 3, fp2: 1 }, warned: ['fp1'] },
     recoveryDeadlineAt: 1_700_000_000_000,
+    model: 'local-llama',
   };
 }
 
@@ -115,6 +116,7 @@ describe('encodeCheckpointState', () => {
       finalAnswerRequested: false,
       repeatedCalls: { counts: { fp1: 3, fp2: 1 }, warned: ['fp1'] },
       recoveryDeadlineAt: 1_700_000_000_000,
+      model: 'local-llama',
     });
   });
 });
@@ -194,6 +196,7 @@ describe('decodeCheckpointState rejects', () => {
     ['an empty fingerprint', (f: Record<string, unknown>) => (f['repeatedCalls'] = { counts: { '': 1 }, warned: [] }), 'checkpoint.fields.repeatedCalls.counts: a fingerprint must not be empty'],
     ['a deadline as a string', (f: Record<string, unknown>) => (f['recoveryDeadlineAt'] = '1700'), 'checkpoint.fields.recoveryDeadlineAt: must be null or a safe integer, got "1700"'],
     ['a negative deadline', (f: Record<string, unknown>) => (f['recoveryDeadlineAt'] = -5), 'checkpoint.fields.recoveryDeadlineAt: must be between 0 and 9007199254740991, got -5'],
+    ['a model that is not a name', (f: Record<string, unknown>) => (f['model'] = 7), 'checkpoint.fields.model: must be a string, got 7'],
     ['an oversized system prompt', (f: Record<string, unknown>) => (f['systemPrompt'] = 'x'.repeat(100_001)), 'checkpoint.fields.systemPrompt: must be at most 100000 characters, got 100001'],
   ])('%s', (_name, change, problem) => {
     expect(problemsOf(storedPayload(change))).toEqual([problem]);
@@ -250,6 +253,11 @@ describe('decodeCheckpointState rejects', () => {
 });
 
 describe('decodeCheckpointState accepts', () => {
+  it('a checkpoint written before turns could change model, as one whose model is not known', () => {
+    const decoded = decodeCheckpointState(storedPayload((fields) => delete fields['model']));
+    expect(decoded.ok && decoded.fields.model).toBeNull();
+  });
+
   it('a null deadline, zero caps for tools and continuations, and a "__proto__" fingerprint as plain data', () => {
     const json = JSON.stringify(
       storedPayload((fields) => {

@@ -8,6 +8,9 @@ export interface DeliveredReply {
   readonly inReplyTo: string;
   readonly turn: string;
   readonly text: string;
+  /** The model that wrote it and the note below it, when the reply carries them. */
+  readonly model?: string;
+  readonly note?: string;
 }
 
 /** What a transport was told: events and delivered replies, in order. */
@@ -22,7 +25,8 @@ export function recordingSink(events: SeenEvent[], onEvent?: (event: SeenEvent) 
   return {
     post: see,
     async deliver(reply: FinalReply, confirmed) {
-      see({ type: 'message', kind: 'reply', channelId: reply.channelId, inReplyTo: reply.inReplyTo, turn: reply.turn, text: reply.text });
+      const { model, note } = reply;
+      see({ type: 'message', kind: 'reply', channelId: reply.channelId, inReplyTo: reply.inReplyTo, turn: reply.turn, text: reply.text, ...(model === undefined ? {} : { model }), ...(note === undefined ? {} : { note }) });
       await confirmed(1);
     },
   };

@@ -27,21 +27,22 @@ export class BotMetrics {
     return settings.listen === undefined ? undefined : new BotMetrics(settings.listen, clock);
   }
 
-  /** The wrappers that measure the turn store and the model, for `openBotServices`. */
+  /** The wrappers that measure the turn store and the models, and count moves to a fallback model, for `openBotServices`. */
   get instruments(): ServiceInstruments {
     return {
       turnStore: (store) => meteredTurnStore(store, this.#metrics, this.clock),
       provider: (provider) => meteredProvider(provider, this.#metrics.modelAttemptsTotal),
+      modelSwitched: (from, to) => this.#metrics.fallbacksTotal.inc({ from: from.model, to: to.model }),
     };
   }
 
   /**
    * Serves the metrics of `services` and the readiness of the store and `transport`, and says
-   * where in one INFO line. The configured model's breaker shows (closed) from the start.
+   * where in one INFO line. The configured models' breakers show (closed) from the start.
    * @throws {MetricsListenError} when it cannot listen at the configured address.
    */
   async serve(services: BotServices, transport: Transport, logger: Logger): Promise<MetricsServer> {
-    if (services.provider !== undefined) services.recovery.breakers.get(services.provider.provider, services.provider.model);
+    if (services.provider !== undefined) for (const model of [services.provider, ...services.fallbacks]) services.recovery.breakers.get(model.provider, model.model);
     const { operator } = services;
     registerScrapeGauges(this.#metrics.registry, { census: operator === undefined ? undefined : () => operator.census(), breakers: services.recovery.breakers });
     const server = await startMetricsServer(this.address, {

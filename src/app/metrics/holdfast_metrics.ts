@@ -32,6 +32,12 @@ export class HoldfastMetrics {
     labelNames: ['provider', 'model', 'result'] as const,
     registers: [this.registry],
   });
+  readonly fallbacksTotal = new Counter({
+    name: 'holdfast_fallbacks_total',
+    help: 'Moves of a model call from an overloaded model to the next one of its route, by the models it moved from and to.',
+    labelNames: ['from', 'to'] as const,
+    registers: [this.registry],
+  });
   readonly storeWriteSeconds = new Histogram({
     name: 'holdfast_store_write_seconds',
     help: 'How long each durable write to the turn store took.',

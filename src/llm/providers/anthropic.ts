@@ -9,6 +9,7 @@ import { isRecord, numberAt, parseJson, recordAt, stringAt, type JsonRecord } fr
 import { malformedFrame } from '../malformed_frame.js';
 import type { ContentBlock, GenerateRequest, JsonObject, Message, StopReason, Usage } from '../protocol.js';
 import type { SseItem, SseRequest } from '../sse_stream.js';
+import { anthropicToolId } from './anthropic_tool_ids.js';
 import { inlineImage } from './inline_image.js';
 import { assertNever } from '../../core/assert_never.js';
 
@@ -190,9 +191,9 @@ function toWireBlock(block: ContentBlock, context: ErrorContext): WireBlock[] {
       return [{ type: 'image', source: { type: 'base64', media_type: mediaType, data } }];
     }
     case 'tool_use':
-      return [{ type: 'tool_use', id: block.id, name: block.name, input: block.malformedInput === undefined ? block.input : {} }];
+      return [{ type: 'tool_use', id: anthropicToolId(block.id), name: block.name, input: block.malformedInput === undefined ? block.input : {} }];
     case 'tool_result':
-      return [{ type: 'tool_result', tool_use_id: block.toolUseId, content: block.content, is_error: block.isError }];
+      return [{ type: 'tool_result', tool_use_id: anthropicToolId(block.toolUseId), content: block.content, is_error: block.isError }];
     case 'reasoning':
       return [];
     default:

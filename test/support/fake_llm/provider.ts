@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import type { Config } from '../../../src/app/config_schema.js';
-import type { LLMProviderName } from '../../../src/llm/llm_settings.js';
+import { DEFAULT_FALLBACK_NOTE, type LLMProviderName } from '../../../src/llm/llm_settings.js';
 import type { Clock } from '../../../src/core/clock.js';
 import { ManualClock } from '../manual_clock.js';
 import { createProvider } from '../../../src/llm/create_provider.js';
@@ -19,6 +19,8 @@ export function llmConfig(provider: LLMProviderName, baseUrl: string, overrides:
     max_response_seconds: 600,
     headers: {},
     vision: false,
+    fallbacks: [],
+    fallback_note: DEFAULT_FALLBACK_NOTE,
     ...overrides,
   };
 }

@@ -1,0 +1,125 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { anthropicErrorReply, anthropicText } from '../support/fake_llm/anthropic.js';
+import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
+import { FakeLLMServer } from '../support/fake_llm/server.js';
+import { isNotice, isReply, type JsonLinesProgram, startJsonLinesProgram } from '../support/program.js';
+import { metricsUrlIn, sampleValue } from '../support/prometheus_text.js';
+import { useProgramServers } from '../support/program_servers.js';
+import { useTempDir } from '../support/temp_dir.js';
+
+const overloaded = anthropicErrorReply(529, 'overloaded_error', 'Overloaded');
+
+// Real processes: generous limits that only catch hangs.
+describe('a turn that moved to its fallback model, in the real program', { timeout: 120_000 }, () => {
+  const temp = useTempDir();
+  const servers = useProgramServers();
+  let primaryServer: FakeLLMServer;
+
+  beforeEach(async () => {
+    primaryServer = await FakeLLMServer.start();
+  });
+  afterEach(() => primaryServer.close());
+
+  /** Anthropic first, the OpenAI-compatible fake second, a `save_note` write tool, then `extra` YAML sections. */
+  function start(dir: string, fault?: string, extra = ''): JsonLinesProgram {
+    const { fake, target, track } = servers.current;
+    const yaml = `llm:
+  provider: anthropic
+  base_url: ${primaryServer.baseUrl}
+  api_key: test-key
+  model: claude-main
+  fallbacks:
+    - provider: openai
+      base_url: ${fake.baseUrl}
+      model: local-llama
+logging:
+  level: info
+  format: json
+tools:
+  builtin: []
+  http:
+    - name: save_note
+      description: Saves a note.
+      method: POST
+      url: ${target.url}/notes
+      effect: write
+      parameters: { type: object, properties: { text: { type: string } }, required: [text] }
+${extra}`;
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'config.yml'), yaml);
+    const env = { PATH: process.env['PATH'], ...(fault === undefined ? {} : { HOLDFAST_FAULT: fault }) };
+    return track(startJsonLinesProgram(['--config', join(dir, 'config.yml')], { cwd: dir, env }));
+  }
+
+  async function restartAndResume(dir: string): Promise<JsonLinesProgram> {
+    const again = start(dir);
+    await again.waitFor((e) => e['type'] === 'ready', 'the restarted program to be ready');
+    await again.waitFor(isNotice('interrupted'), 'the notice that the turn was interrupted, at the restart');
+    again.send('resume');
+    return again;
+  }
+
+  it('continues after a kill past the switch on whichever model is admitted, without running the tool again', async () => {
+    const { fake, target } = servers.current;
+    primaryServer.enqueue(overloaded);
+    fake.enqueue(chatToolCalls([{ id: 'functions.save_note:0', name: 'save_note', args: '{"text":"buy milk"}' }]));
+    const dir = temp.path();
+    const first = start(dir, 'after_wi4');
+    await first.waitFor((e) => e['type'] === 'ready');
+    first.send('Note: buy milk');
+    expect(await first.exited).toBeNull();
+    expect(target.requests).toHaveLength(1);
+
+    // A new process knows nothing of the overload: the primary is asked first, and it has recovered.
+    primaryServer.enqueue(anthropicText('Your note is saved.'));
+    const again = await restartAndResume(dir);
+    expect(await again.waitFor(isReply)).toEqual({ type: 'message', turn: expect.any(String) as unknown, kind: 'reply', text: 'Your note is saved.', model: 'claude-main' });
+    expect(target.requests).toHaveLength(1);
+    expect(fake.requests).toHaveLength(1);
+    const resumed = primaryServer.requests.at(-1)?.body as { messages: { role: string; content: { type: string; tool_use_id?: string; content?: string }[] }[] };
+    expect(resumed.messages.at(-1)?.content).toEqual([{ type: 'tool_result', tool_use_id: expect.stringMatching(/^functions_save_note_0_[0-9a-f]{12}$/) as unknown, content: 'ok', is_error: false }]);
+  });
+
+  it('names the fallback as the writer of a reply it wrote before the kill, taken from the log without asking any model', async () => {
+    const { fake } = servers.current;
+    primaryServer.enqueue(overloaded);
+    fake.enqueue(chatText('Milk is a drink.'));
+    const dir = temp.path();
+    const first = start(dir, 'after_final_reply');
+    await first.waitFor((e) => e['type'] === 'ready');
+    first.send('What is milk?');
+    expect(await first.exited).toBeNull();
+
+    const again = await restartAndResume(dir);
+    expect(await again.waitFor(isReply)).toMatchObject({ text: 'Milk is a drink.', model: 'local-llama' });
+    expect(primaryServer.requests).toHaveLength(1);
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it('logs the switch once and counts it in holdfast_fallbacks_total, with every model metered', async () => {
+    const { fake } = servers.current;
+    primaryServer.enqueue(overloaded);
+    fake.enqueue(chatText('Milk is a drink.'));
+    const dir = temp.path();
+    const bot = start(dir, undefined, 'metrics:\n  listen: 127.0.0.1:0\n');
+    await bot.waitFor((e) => e['type'] === 'ready');
+    await bot.logged('health at /healthz and /readyz"}');
+    const url = metricsUrlIn(bot.stderr());
+    bot.send('What is milk?');
+    expect(await bot.waitFor(isReply)).toMatchObject({ text: 'Milk is a drink.', model: 'local-llama' });
+    const switches = bot
+      .stderr()
+      .split('\n')
+      .filter((line) => line.includes('"from":"claude-main"'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(switches).toEqual([expect.objectContaining({ level: 30, turn: expect.any(String) as unknown, from: 'claude-main', to: 'local-llama', why: expect.stringContaining('overloaded') as unknown })]);
+    const text = await (await fetch(`${url ?? ''}/metrics`)).text();
+    expect(sampleValue(text, 'holdfast_fallbacks_total', { from: 'claude-main', to: 'local-llama' })).toBe(1);
+    expect(sampleValue(text, 'holdfast_model_attempts_total', { provider: 'anthropic', model: 'claude-main', result: 'capacity' })).toBe(1);
+    expect(sampleValue(text, 'holdfast_model_attempts_total', { provider: 'openai', model: 'local-llama', result: 'ok' })).toBe(1);
+    expect(sampleValue(text, 'holdfast_breaker_open', { provider: 'anthropic', model: 'claude-main' })).toBe(1);
+    expect(sampleValue(text, 'holdfast_breaker_open', { provider: 'openai', model: 'local-llama' })).toBe(0);
+  });
+});
