@@ -27,6 +27,7 @@ const { values } = parseArgs({
     'think-max-ms': { type: 'string', default: '2000' },
     'window-seconds': { type: 'string', default: '50' },
     seed: { type: 'string', default: '1' },
+    'discord-rps': { type: 'string', default: '50' },
   },
 });
 
@@ -67,9 +68,10 @@ async function main(): Promise<void> {
     thinkMinMs: 0,
     thinkMaxMs: numberOption('think-max-ms'),
     seed: numberOption('seed'),
+    discordRequestsPerSecond: numberOption('discord-rps'),
   };
   console.log(
-    `load on ${cpus().length} cores, node ${process.version}, store ${values.backend}; model: ${settings.ttftMs} ms to first token, ${settings.tokensPerSecond} tokens/s, ${settings.replyTokens} reply tokens; think time 0–${settings.thinkMaxMs} ms`,
+    `load on ${cpus().length} cores, node ${process.version}, store ${values.backend}; model: ${settings.ttftMs} ms to first token, ${settings.tokensPerSecond} tokens/s, ${settings.replyTokens} reply tokens; think time 0–${settings.thinkMaxMs} ms; Discord ${settings.discordRequestsPerSecond} requests/s`,
   );
   const rows: LoadFigures[] = [];
   try {

@@ -18,6 +18,8 @@ export interface LoadSettings {
   readonly thinkMinMs: number;
   readonly thinkMaxMs: number;
   readonly seed: number;
+  /** Discord's global request limit given to the bot. */
+  readonly discordRequestsPerSecond: number;
 }
 
 /** One scenario: how many conversations, for how long, and whether the model is overloaded part of the time. */
@@ -67,6 +69,7 @@ export async function runScenario(plan: ScenarioPlan, settings: LoadSettings): P
     store: storeFor(settings, dir, plan.name),
     autoResume: true,
     recovery: BENCH_RECOVERY,
+    discordRequestsPerSecond: settings.discordRequestsPerSecond,
     startDeadlineMs: START_DEADLINE_MS,
   });
   const scraper = new MetricsScraper(world.program.metricsUrl, SCRAPE_INTERVAL_MS);

@@ -52,9 +52,16 @@ describe('the intake pipeline', () => {
     const bot = intake();
     bot.submit(inboundFromText(message('first')));
     await fake.whenRequests(1);
+    // A busy answer waits until the message queued before it is kept.
+    const bothBusy = new Promise<void>((resolve) => {
+      harness.current.onEvent = () => {
+        if (notices().length === 2) resolve();
+      };
+    });
     bot.submit(inboundFromText(message('second')));
     bot.submit(inboundFromText(message('third')));
     bot.submit(inboundFromText(message('/resume')));
+    await bothBusy;
     expect(notices()).toEqual(['busy', 'busy']);
     fake.enqueue(chatText('Second answered.'));
     bot.submit(inboundFromText(message('/stop')));

@@ -35,7 +35,7 @@ export class GroupCommit {
   /** Runs `work` in the next group; resolves once the group is committed and on disk. */
   write<T>(work: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.#queue.push({ work, settle: (outcome) => (outcome.ok ? resolve(outcome.value as T) : reject(outcome.error)) });
+      this.#queue.push({ work, settle: (outcome) => (outcome.ok ? resolve(outcome.value as T) : reject(asError(outcome.error))) });
       if (this.#queue.length === 1) afterIo(() => this.flush());
     });
   }
@@ -84,4 +84,8 @@ export class GroupCommit {
       return { ok: false, error };
     }
   }
+}
+
+function asError(thrown: unknown): Error {
+  return thrown instanceof Error ? thrown : new Error(String(thrown));
 }

@@ -25,6 +25,8 @@ export interface LoadConfigParts {
   readonly store: LoadStore;
   readonly autoResume: boolean;
   readonly recovery: LoadRecovery;
+  /** `discord.requests_per_second`: Discord's global limit for the bot, 50 unless raised. */
+  readonly discordRequestsPerSecond: number;
 }
 
 function storeYaml(store: LoadStore): string {
@@ -46,6 +48,7 @@ export function loadConfigYaml(parts: LoadConfigParts): string {
   return `discord:
   token: ${parts.discordToken}
   api_url: ${parts.discordRestUrl}
+  requests_per_second: ${parts.discordRequestsPerSecond}
 llm:
   base_url: ${parts.llmBaseUrl}
   model: test-model

@@ -25,6 +25,8 @@ export interface LoadWorldOptions {
   readonly store?: LoadStore;
   readonly autoResume: boolean;
   readonly recovery: LoadRecovery;
+  /** Discord's global request limit for the bot (default 50, Discord's own). */
+  readonly discordRequestsPerSecond?: number;
   /** How long the bot may take to start. */
   readonly startDeadlineMs: number;
 }
@@ -87,6 +89,7 @@ export class LoadWorld {
       store: options.store ?? { backend: 'sqlite', dbPath: join(options.dir, 'turns.sqlite3') },
       autoResume: options.autoResume,
       recovery: options.recovery,
+      discordRequestsPerSecond: options.discordRequestsPerSecond ?? 50,
     });
     writeFileSync(configPath, yaml);
     try {
