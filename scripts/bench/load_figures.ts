@@ -3,7 +3,7 @@ import type { ModelCall } from '../../test/support/fake_llm/tool_conversation.js
 import type { LoadOutcomes } from '../../test/support/load/load_outcomes.js';
 import { modelTimes } from '../../test/support/load/model_time.js';
 import type { TurnRecord } from '../../test/support/load/turn_records.js';
-import type { MetricsScraper } from './load_metrics.js';
+import type { MetricsScraper, Scrape } from './load_metrics.js';
 
 /** A p50 and a p99, in ms; `undefined` without samples. */
 export interface Percentiles {
@@ -31,6 +31,11 @@ export interface LoadFigures {
   /** For the soak: the RSS when the window began (after warm-up), and the growth from there to the window's end. */
   readonly rssAfterWarmupBytes: number | undefined;
   readonly rssGrowthPercent: number | undefined;
+  /**
+   * For the soak: the least JS heap in use during the window's first minute and during its last,
+   * each after some collection, so what stays alive rather than garbage not yet collected.
+   */
+  readonly heapFloorBytes: readonly [number, number] | undefined;
   readonly commitsPerSecond: number | undefined;
   readonly commitsPerTurn: number | undefined;
   readonly discordRequestsPerSecond: number;
@@ -88,6 +93,12 @@ export function loadFigures(run: LoadRun): LoadFigures {
   const scrapedSeconds = first !== undefined && last !== undefined ? (last.at - first.at) / 1000 : 0;
   const rssAfterWarmup = run.rssGrowth ? first?.rssBytes : undefined;
   const rssWindowEnd = last?.rssBytes;
+  const heapFloor = (scrapes: readonly Scrape[]): number | undefined => {
+    const used = scrapes.flatMap((scrape) => (scrape.heapUsedBytes === undefined ? [] : [scrape.heapUsedBytes]));
+    return used.length === 0 ? undefined : Math.min(...used);
+  };
+  const floors = run.rssGrowth ? [heapFloor(scraper.within(from, from + 60_000)), heapFloor(scraper.within(to - 60_000, to))] : [];
+  const [floorFirst, floorLast] = floors;
   return {
     scenario: run.scenario,
     channels: run.channels,
@@ -102,6 +113,7 @@ export function loadFigures(run: LoadRun): LoadFigures {
     rssEndBytes: scraper.scrapes.at(-1)?.rssBytes,
     rssAfterWarmupBytes: rssAfterWarmup,
     rssGrowthPercent: rssAfterWarmup === undefined || rssWindowEnd === undefined ? undefined : ((rssWindowEnd - rssAfterWarmup) / rssAfterWarmup) * 100,
+    heapFloorBytes: floorFirst === undefined || floorLast === undefined ? undefined : [floorFirst, floorLast],
     commitsPerSecond: commits === undefined || scrapedSeconds === 0 ? undefined : commits / scrapedSeconds,
     commitsPerTurn: commits === undefined || completed === 0 ? undefined : commits / completed,
     botCpuPercent: cpu === undefined || scrapedSeconds === 0 ? undefined : (cpu / scrapedSeconds) * 100,

@@ -6,6 +6,8 @@ export interface Scrape {
   /** `nodejs_eventloop_lag_p99_seconds` in ms: prom-client resets its histogram at each scrape, so this covers the time since the last one. */
   readonly eventLoopP99Ms: number | undefined;
   readonly rssBytes: number | undefined;
+  /** `nodejs_heap_size_used_bytes`: the JS heap in use, garbage included until the next collection. */
+  readonly heapUsedBytes: number | undefined;
   /** `holdfast_store_write_seconds_count`: durable writes (commits) so far. */
   readonly storeWrites: number | undefined;
   /** `process_cpu_seconds_total`: the bot's CPU time so far, user and system. */
@@ -36,6 +38,7 @@ export class MetricsScraper {
         at: performance.now(),
         eventLoopP99Ms: lag === undefined ? undefined : lag * 1000,
         rssBytes: valueOf(text, 'process_resident_memory_bytes'),
+        heapUsedBytes: valueOf(text, 'nodejs_heap_size_used_bytes'),
         storeWrites: valueOf(text, 'holdfast_store_write_seconds_count'),
         cpuSeconds: valueOf(text, 'process_cpu_seconds_total'),
       };

@@ -36,7 +36,7 @@ export function mainTable(rows: readonly LoadFigures[]): string {
 /** The second table: what members saw (the model's time included), how every message ended, and the soak's memory. */
 export function detailTable(rows: readonly LoadFigures[]): string {
   return table(
-    ['scenario', 'window s', 'bot CPU %', 'first text raw ms p50 / p99', 'final raw ms p50 / p99', 'samples', 'sent', 'replied', 'resumed', 'told only', 'RSS after warm-up MiB', 'RSS growth %'],
+    ['scenario', 'window s', 'bot CPU %', 'first text raw ms p50 / p99', 'final raw ms p50 / p99', 'samples', 'sent', 'replied', 'resumed', 'told only', 'RSS after warm-up MiB', 'RSS growth %', 'heap floor MiB first → last minute'],
     rows.map((f) => [
       f.scenario,
       fixed(f.windowSeconds, 0),
@@ -50,6 +50,7 @@ export function detailTable(rows: readonly LoadFigures[]): string {
       String(f.outcomes.toldOnly),
       mib(f.rssAfterWarmupBytes),
       fixed(f.rssGrowthPercent, 1),
+      f.heapFloorBytes === undefined ? '–' : `${mib(f.heapFloorBytes[0])} → ${mib(f.heapFloorBytes[1])}`,
     ]),
   );
 }

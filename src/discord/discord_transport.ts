@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { Client, Events, GatewayCloseCodes, GatewayIntentBits, Partials, Status, type Message, type OmitPartialGroupDMChannel, type PartialMessage } from 'discord.js';
+import { Client, Events, GatewayCloseCodes, GatewayIntentBits, Options, Partials, Status, type Message, type OmitPartialGroupDMChannel, type PartialMessage } from 'discord.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { inboundFromText } from '../conversation/command_words.js';
@@ -15,6 +15,9 @@ import { addressesBot, withoutBotMention } from './mention_policy.js';
 import { placeOf } from './message_place.js';
 import { channelOwnership, shardOptions } from './shard_ownership.js';
 import { registerSlashCommands, slashCommand } from './slash_commands.js';
+
+/** How many of each channel's messages discord.js keeps in memory (its default is 200). */
+export const MESSAGES_CACHED_PER_CHANNEL = 20;
 
 /** The close code of a shard Discord refused: no shard of the count, or one already connected. */
 const INVALID_SHARD: number = GatewayCloseCodes.InvalidShard;
@@ -57,6 +60,8 @@ export function discordTransport(options: DiscordTransportOptions): Transport {
     intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.DirectMessages],
     // Edits and deletions of messages sent before this process started arrive as partial messages.
     partials: [Partials.Channel, Partials.Message],
+    // The bot reads messages through Discord, never from discord.js's cache: a few per channel keep memory flat however long it runs.
+    makeCache: Options.cacheWithLimits({ ...Options.DefaultMakeCacheSettings, MessageManager: MESSAGES_CACHED_PER_CHANNEL }),
     ...shardOptions(discord.shards),
     rest: { globalRequestsPerSecond: discord.requests_per_second, ...(discord.api_url === undefined ? {} : { api: discord.api_url }) },
   });

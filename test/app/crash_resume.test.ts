@@ -4,7 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
 import { FakeLLMServer, sse } from '../support/fake_llm/server.js';
-import { isNotice, isReply, type JsonLinesProgram, startJsonLinesProgram, useProgramsKilledAfterEach } from '../support/program.js';
+import { isNotice, isReply, type JsonLinesProgram, startJsonLinesProgram, useProgramsKilledAfterEach, resumeAfterRestart } from '../support/program.js';
 import { useTempDir } from '../support/temp_dir.js';
 import { ToolTarget } from '../support/tool_target.js';
 
@@ -62,14 +62,6 @@ tools:
     return track(program);
   }
 
-  async function restartAndResume(dir: string): Promise<JsonLinesProgram> {
-    const again = start(dir);
-    await again.waitFor((e) => e['type'] === 'ready', 'the restarted program to be ready');
-    await again.waitFor(isNotice('interrupted'), 'the notice that the turn was interrupted, at the restart');
-    again.send('resume');
-    return again;
-  }
-
   it('halts for manual resolution when killed while a write was in flight, without asking the model again', async () => {
     target.reply({ hold: never });
     fake.enqueue(chatToolCalls([{ id: 'w1', name: 'save_note', args: '{"text":"buy milk"}' }]));
@@ -80,7 +72,7 @@ tools:
     first.send('Note: buy milk');
     await first.exited;
     const requestsBefore = fake.requests.length;
-    const again = await restartAndResume(dir);
+    const again = await resumeAfterRestart(start(dir));
     expect(await again.waitFor(isNotice('manual_resolution'))).toMatchObject({ text: expect.stringMatching(/`save_note` \(call w1\)/) as unknown });
     expect(target.requests).toHaveLength(1);
     expect(fake.requests).toHaveLength(requestsBefore);
@@ -97,7 +89,7 @@ tools:
     await first.exited;
     target.onRequest = undefined;
     fake.enqueue(chatText('Charged 5 dollars.'));
-    const again = await restartAndResume(dir);
+    const again = await resumeAfterRestart(start(dir));
     expect(await again.waitFor(isReply)).toMatchObject({ text: 'Charged 5 dollars.' });
     const keys = target.requests.map((r) => r.headers['idempotency-key']);
     expect(keys).toHaveLength(2);
@@ -120,7 +112,7 @@ tools:
     first.kill('SIGKILL');
     await first.exited;
     fake.enqueue(chatText('Saved your note.'));
-    const again = await restartAndResume(dir);
+    const again = await resumeAfterRestart(start(dir));
     expect(await again.waitFor(isReply)).toMatchObject({ text: 'Saved your note.' });
     expect(target.requests).toHaveLength(1);
     const lastRequest = fake.requests.at(-1)?.body as { messages: { role: string; content: unknown }[] };
@@ -136,7 +128,7 @@ tools:
     expect(fake.requests).toHaveLength(0);
 
     fake.enqueue(chatText('Noted: buy milk.'));
-    const again = await restartAndResume(dir);
+    const again = await resumeAfterRestart(start(dir));
     expect(await again.waitFor(isReply)).toMatchObject({ text: 'Noted: buy milk.' });
     const request = fake.requests[0]?.body as { messages: { role: string; content: unknown }[] };
     expect(request.messages.at(-1)).toEqual({ role: 'user', content: 'Note: buy milk' });
@@ -181,7 +173,7 @@ tools:
       first.send('Note: buy milk');
       expect(await first.exited, point).toBeNull();
       if (fake.requests.length < 2) fake.enqueue(chatText(REPLY));
-      const again = await restartAndResume(dir);
+      const again = await resumeAfterRestart(start(dir));
       const writeStarted = point === 'after_wi2' || point === 'after_tool';
       if (writeStarted) {
         await again.waitFor(isNotice('manual_resolution'));

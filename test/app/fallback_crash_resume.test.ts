@@ -4,9 +4,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { anthropicErrorReply, anthropicText } from '../support/fake_llm/anthropic.js';
 import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
 import { FakeLLMServer } from '../support/fake_llm/server.js';
-import { isNotice, isReply, type JsonLinesProgram, startJsonLinesProgram } from '../support/program.js';
+import { isReply, type JsonLinesProgram, startJsonLinesProgram, resumeAfterRestart } from '../support/program.js';
 import { metricsUrlIn, sampleValue } from '../support/prometheus_text.js';
-import { useProgramServers } from '../support/program_servers.js';
+import { noteToolSection, useProgramServers } from '../support/program_servers.js';
 import { useTempDir } from '../support/temp_dir.js';
 
 const overloaded = anthropicErrorReply(529, 'overloaded_error', 'Overloaded');
@@ -37,28 +37,11 @@ describe('a turn that moved to its fallback model, in the real program', { timeo
 logging:
   level: info
   format: json
-tools:
-  builtin: []
-  http:
-    - name: save_note
-      description: Saves a note.
-      method: POST
-      url: ${target.url}/notes
-      effect: write
-      parameters: { type: object, properties: { text: { type: string } }, required: [text] }
-${extra}`;
+${noteToolSection(target.url)}${extra}`;
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'config.yml'), yaml);
     const env = { PATH: process.env['PATH'], ...(fault === undefined ? {} : { HOLDFAST_FAULT: fault }) };
     return track(startJsonLinesProgram(['--config', join(dir, 'config.yml')], { cwd: dir, env }));
-  }
-
-  async function restartAndResume(dir: string): Promise<JsonLinesProgram> {
-    const again = start(dir);
-    await again.waitFor((e) => e['type'] === 'ready', 'the restarted program to be ready');
-    await again.waitFor(isNotice('interrupted'), 'the notice that the turn was interrupted, at the restart');
-    again.send('resume');
-    return again;
   }
 
   it('continues after a kill past the switch on whichever model is admitted, without running the tool again', async () => {
@@ -74,7 +57,7 @@ ${extra}`;
 
     // A new process knows nothing of the overload: the primary is asked first, and it has recovered.
     primaryServer.enqueue(anthropicText('Your note is saved.'));
-    const again = await restartAndResume(dir);
+    const again = await resumeAfterRestart(start(dir));
     expect(await again.waitFor(isReply)).toEqual({ type: 'message', turn: expect.any(String) as unknown, kind: 'reply', text: 'Your note is saved.', model: 'claude-main' });
     expect(target.requests).toHaveLength(1);
     expect(fake.requests).toHaveLength(1);
@@ -92,7 +75,7 @@ ${extra}`;
     first.send('What is milk?');
     expect(await first.exited).toBeNull();
 
-    const again = await restartAndResume(dir);
+    const again = await resumeAfterRestart(start(dir));
     expect(await again.waitFor(isReply)).toMatchObject({ text: 'Milk is a drink.', model: 'local-llama' });
     expect(primaryServer.requests).toHaveLength(1);
     expect(fake.requests).toHaveLength(1);

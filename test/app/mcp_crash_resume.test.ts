@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
 import { FakeLLMServer } from '../support/fake_llm/server.js';
 import { McpTarget } from '../support/mcp_target.js';
-import { isNotice, isReply, type JsonLinesProgram, startJsonLinesProgram, useProgramsKilledAfterEach } from '../support/program.js';
+import { isNotice, isReply, type JsonLinesProgram, startJsonLinesProgram, useProgramsKilledAfterEach, resumeAfterRestart } from '../support/program.js';
 import { useTempDir } from '../support/temp_dir.js';
 
 const never = new Promise<void>(() => undefined);
@@ -49,19 +49,11 @@ describe('killing the real program while an MCP tool call is in flight', { timeo
     target.onCall = undefined;
   }
 
-  async function restartAndResume(dir: string): Promise<JsonLinesProgram> {
-    const again = start(dir);
-    await again.waitFor((e) => e['type'] === 'ready', 'the restarted program to be ready');
-    await again.waitFor(isNotice('interrupted'), 'the notice that the turn was interrupted, at the restart');
-    again.send('resume');
-    return again;
-  }
-
   it('halts for manual resolution when a write was in flight, and never sends it again', async () => {
     const dir = temp.path();
     await killedDuring(dir, 'target__bare', 'Send the report.');
     const requestsBefore = fake.requests.length;
-    const again = await restartAndResume(dir);
+    const again = await resumeAfterRestart(start(dir));
     expect(await again.waitFor(isNotice('manual_resolution'))).toMatchObject({ text: expect.stringMatching(/`target__bare` \(call c1\)/) as unknown });
     expect(target.calls.map((call) => call.tool)).toEqual(['bare']);
     expect(fake.requests).toHaveLength(requestsBefore);
@@ -71,7 +63,7 @@ describe('killing the real program while an MCP tool call is in flight', { timeo
     const dir = temp.path();
     await killedDuring(dir, 'target__reader', 'Look it up.');
     fake.enqueue(chatText('Found it.'));
-    const again = await restartAndResume(dir);
+    const again = await resumeAfterRestart(start(dir));
     expect(await again.waitFor(isReply)).toMatchObject({ text: 'Found it.' });
     expect(target.calls.map((call) => call.tool)).toEqual(['reader', 'reader']);
     const lastRequest = fake.requests.at(-1)?.body as { messages: { role: string; content: unknown }[] };
@@ -82,7 +74,7 @@ describe('killing the real program while an MCP tool call is in flight', { timeo
     const dir = temp.path();
     await killedDuring(dir, 'target__repeater', 'Set the flag.');
     fake.enqueue(chatText('The flag is set.'));
-    const again = await restartAndResume(dir);
+    const again = await resumeAfterRestart(start(dir));
     expect(await again.waitFor(isReply)).toMatchObject({ text: 'The flag is set.' });
     const keys = target.calls.map((call) => call.meta?.['holdfast/idempotency_key']);
     const db = new BetterSqlite3(join(dir, 'data/turn_state/turns.sqlite3'), { readonly: true });

@@ -188,3 +188,11 @@ export function useProgramsKilledAfterEach<P extends { kill(signal: NodeJS.Signa
     return program;
   };
 }
+
+/** Once `again`, restarted on the store of a killed program, is ready and has said the turn was interrupted: types `resume` into it. */
+export async function resumeAfterRestart(again: JsonLinesProgram): Promise<JsonLinesProgram> {
+  await again.waitFor((e) => e['type'] === 'ready', 'the restarted program to be ready');
+  await again.waitFor(isNotice('interrupted'), 'the notice that the turn was interrupted, at the restart');
+  again.send('resume');
+  return again;
+}

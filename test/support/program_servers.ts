@@ -37,14 +37,19 @@ export function noteToolConfig(servers: Pick<ProgramServers, 'fake' | 'target'>,
   return `llm:
   base_url: ${servers.fake.baseUrl}
   model: test-model
-tools:
+${noteToolSection(servers.target.url)}${extra}`;
+}
+
+/** The `tools` section with one `save_note` write tool on the target at `targetUrl`. */
+export function noteToolSection(targetUrl: string): string {
+  return `tools:
   builtin: []
   http:
     - name: save_note
       description: Saves a note.
       method: POST
-      url: ${servers.target.url}/notes
+      url: ${targetUrl}/notes
       effect: write
       parameters: { type: object, properties: { text: { type: string } }, required: [text] }
-${extra}`;
+`;
 }
