@@ -14,8 +14,6 @@ export interface BatchMoves {
   record(op: OpRecord, move: OpMove): Promise<OpRecord>;
   /** The moves kept for the checkpoint, in the order they were made; none for an immediate batch. */
   readonly kept: readonly OpSettlement[];
-  /** Writes the kept moves one by one, for a batch that ends without its checkpoint. */
-  flush(): Promise<void>;
 }
 
 /** Every move written at once. */
@@ -24,12 +22,11 @@ export function immediateMoves(durability: TurnDurability): BatchMoves {
     immediate: true,
     record: (op, move) => durability.moveOp(keyOf(op), move),
     kept: [],
-    flush: () => Promise.resolve(),
   };
 }
 
 /** Every move kept for the step's checkpoint. */
-export function keptMoves(durability: TurnDurability): BatchMoves {
+export function keptMoves(): BatchMoves {
   const kept: OpSettlement[] = [];
   return {
     immediate: false,
@@ -38,9 +35,6 @@ export function keptMoves(durability: TurnDurability): BatchMoves {
       return Promise.resolve(movedOp(op, move));
     },
     kept,
-    async flush() {
-      for (const { key, move } of kept.splice(0)) await durability.moveOp(key, move);
-    },
   };
 }
 

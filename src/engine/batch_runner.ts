@@ -58,7 +58,7 @@ export interface BatchResult {
 export async function runBatch(plans: readonly CallPlan[], ops: ReadonlyMap<string, OpRecord>, context: BatchContext): Promise<BatchResult> {
   const manual: OpRecord[] = [];
   const readOnly = plans.every((plan) => plan.kind === 'refuse' || plan.tool.effect === 'read');
-  const moves = readOnly ? keptMoves(context.durability) : immediateMoves(context.durability);
+  const moves = readOnly ? keptMoves() : immediateMoves(context.durability);
   const answer = async (plan: CallPlan): Promise<ToolResultBlock> => {
     const op = ops.get(plan.use.id);
     if (op === undefined) throw new Error(`no ledger row for call ${plan.use.id}`);
@@ -68,9 +68,8 @@ export async function runBatch(plans: readonly CallPlan[], ops: ReadonlyMap<stri
   };
   if (readOnly) {
     const results = await Promise.all(plans.map(answer));
-    if (manual.length === 0) return { results, manual, stopped: false, settle: moves.kept };
-    await moves.flush();
-    return { results, manual, stopped: false, settle: [] };
+    // A batch that stops for a person writes no checkpoint, and so none of its moves: its reads run again on resume.
+    return { results, manual, stopped: false, settle: manual.length === 0 ? moves.kept : [] };
   }
   const results: ToolResultBlock[] = [];
   for (const plan of plans) {

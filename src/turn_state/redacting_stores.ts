@@ -33,7 +33,7 @@ export function redactingTurnStore(store: TurnStore, secrets: SecretValues): Tur
         ...write,
         append: secrets.redactDeep(write.append),
         state: secrets.redactDeep(write.state),
-        ...(write.settle === undefined ? {} : { settle: write.settle.map(({ key, move }) => ({ key, move: redactMove(move, secrets) })) }),
+        settle: (write.settle ?? []).map(({ key, move }) => ({ key, move: redactMove(move, secrets) })),
       }),
     suspend: (lease, reason) => store.suspend(lease, secrets.redact(reason)),
     finish: (lease, status, reason) => store.finish(lease, status, reason === undefined ? undefined : secrets.redact(reason)),

@@ -4,8 +4,10 @@ import { openInMemoryDatabase, openSqliteFile } from './file.js';
 import { TURN_STORE_MIGRATIONS } from './schema.js';
 
 /**
- * Opens (creating if needed) the store's one database file: turns, history and memory. `synchronous=FULL` matters most here: a RUNNING
- * mark that a power cut could erase would let a started write run twice.
+ * Opens (creating if needed) the store's one database file: turns, history and memory. Durability
+ * matters most here: a RUNNING mark that a power cut could erase would let a started write run
+ * twice. Every commit is synced (`synchronous=FULL`), but for the turn store's grouped writes,
+ * which sync the log themselves before answering (group_commit.ts).
  */
 export function openTurnDatabase(dbPath: string): Database {
   return openSqliteFile(dbPath, TURN_STORE_MIGRATIONS, 'turn store');

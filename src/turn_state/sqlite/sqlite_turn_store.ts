@@ -208,7 +208,7 @@ class SqliteTurnStore implements TurnStore {
   async close(): Promise<void> {
     if (!this.db.open) return;
     await this.#calls.settle();
-    if (this.db.open) this.db.close();
+    this.db.close();
   }
 
   /** The terminal transition shared by `finish` and `complete`: status, lease released, payload dropped. */
