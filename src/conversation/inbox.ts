@@ -2,6 +2,7 @@ import { assertNever } from '../core/assert_never.js';
 import type { Logger } from '../core/logger.js';
 import type { TurnStore } from '../turn_state/turn_store.js';
 import { decodeInbound } from './inbound_codec.js';
+import { channelKey } from './notices.js';
 import type { InboundMessage, ServedChannels } from './transport.js';
 
 /**
@@ -22,6 +23,31 @@ export async function keepMessage(store: TurnStore | undefined, message: Inbound
   } catch (error) {
     logger.error({ err: error, channel: message.channelId, message: message.messageId }, 'a queued message could not be kept: the store is unavailable');
     return { kind: 'unavailable', error };
+  }
+}
+
+/**
+ * The messages of each channel being written to the inbox, so that whatever is said in a channel
+ * after a message was taken (a `busy` answer) waits until that message is kept.
+ */
+export class KeptInOrder {
+  readonly #latest = new Map<string, Promise<void>>();
+
+  /** Keeps `message` as {@link keepMessage} does, remembering it as its channel's latest. */
+  keep(store: TurnStore | undefined, message: InboundMessage, logger: Logger): Promise<KeptMessage> {
+    const key = channelKey(message);
+    const kept = keepMessage(store, message, logger);
+    const settled = kept.then(() => undefined);
+    this.#latest.set(key, settled);
+    void settled.then(() => {
+      if (this.#latest.get(key) === settled) this.#latest.delete(key);
+    });
+    return kept;
+  }
+
+  /** Resolves once every message taken so far in the channel of `origin` is kept. */
+  settled(origin: InboundMessage): Promise<void> {
+    return this.#latest.get(channelKey(origin)) ?? Promise.resolve();
   }
 }
 

@@ -6,7 +6,7 @@ import { followMessageChange } from './history_changes.js';
 import { HistoryFitting } from './history_fitting.js';
 import { statusCommand, stopCommand } from './channel_commands.js';
 import type { ConversationDeps } from './conversation_deps.js';
-import { dropKept, keepMessage, waitingMessages, type WaitingMessage } from './inbox.js';
+import { dropKept, KeptInOrder, waitingMessages, type WaitingMessage } from './inbox.js';
 import { rejectTooLong } from './message_length.js';
 import { channelKey, postNotice } from './notices.js';
 import { modelsAt } from './channel_models.js';
@@ -26,8 +26,7 @@ export class Intake {
   readonly #lanes: ChannelLanes;
   readonly #runner: TurnRunner;
   readonly #commands = new Set<Promise<void>>();
-  /** The latest message of each channel still being written to the inbox, so that a `busy` after it waits for it. */
-  readonly #keeping = new Map<string, Promise<void>>();
+  readonly #kept = new KeptInOrder();
   readonly #auto: AutoResumer;
   readonly #stopping = new AbortController();
   readonly #fitting: HistoryFitting;
@@ -62,8 +61,7 @@ export class Intake {
         return this.#enqueue(origin, () => this.#runner.resumeCommand(origin, inbound.turnId, inbound.spoken));
       case 'message': {
         if (this.#refusedAsBusy(origin)) return;
-        const kept = keepMessage(this.deps.store, origin, this.deps.logger);
-        this.#keepingInOrder(origin, kept);
+        const kept = this.#kept.keep(this.deps.store, origin, this.deps.logger);
         return this.#enqueue(origin, async () => this.#runner.message(origin, await kept));
       }
       default:
@@ -167,21 +165,9 @@ export class Intake {
    * messages taken before it are on disk: a member told to send this one again may count on those.
    */
   #refusedAsBusy(origin: InboundMessage): boolean {
-    const key = channelKey(origin);
-    if (this.#lanes.hasRoom(key)) return false;
-    const before = this.#keeping.get(key) ?? Promise.resolve();
-    this.#answering(before.then(() => postNotice(this.deps.sink, origin, null, 'busy', 'I am still working on earlier messages in this channel; please send this again in a moment.')));
+    if (this.#lanes.hasRoom(channelKey(origin))) return false;
+    this.#answering(this.#kept.settled(origin).then(() => postNotice(this.deps.sink, origin, null, 'busy', 'I am still working on earlier messages in this channel; please send this again in a moment.')));
     return true;
-  }
-
-  /** Remembers the latest message of its channel still being kept in the inbox. */
-  #keepingInOrder(origin: InboundMessage, kept: Promise<unknown>): void {
-    const key = channelKey(origin);
-    const settled = kept.then(() => undefined);
-    this.#keeping.set(key, settled);
-    void settled.then(() => {
-      if (this.#keeping.get(key) === settled) this.#keeping.delete(key);
-    });
   }
 
   /** Queues `work` in the origin's channel, to start when the jobs before it are done. */
