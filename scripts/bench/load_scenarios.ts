@@ -81,7 +81,7 @@ export async function runScenario(plan: ScenarioPlan, settings: LoadSettings): P
     await sleep(plan.warmupMs);
     await scraper.scrape();
     const from = performance.now();
-    if (plan.overloadMs !== undefined) world.storm.begin({ ms: plan.overloadMs });
+    if (plan.overloadMs !== undefined) world.storm.begin([{ ms: plan.overloadMs, share: 0.5 }]);
     await sleep(plan.windowMs);
     await scraper.scrape();
     const to = performance.now();

@@ -31,28 +31,55 @@ export interface LoadWorldOptions {
   readonly startDeadlineMs: number;
 }
 
-/** How long an overload lasts: for a time from now, or for a number of the model's next requests. */
-export type StormWindow = { readonly ms: number } | { readonly requests: number };
+/**
+ * One stretch of an overload: `share` of the model's requests in it are answered "overloaded".
+ * It lasts a number of requests, or a time counted from the first request it sees.
+ */
+export type StormPhase = { readonly share: number } & ({ readonly ms: number } | { readonly requests: number });
 
-/** A window in which half of the model's requests are answered "overloaded". */
+/** Overloads the model's requests in phases, one after the other. */
 export interface Storm {
-  /** Starts the overload now. */
-  begin(window: StormWindow): void;
+  /** Starts the first phase with the model's next request. */
+  begin(phases: readonly StormPhase[]): void;
+  /** Resolves at the first request after the last phase: the storm is over and the model was asked again. */
+  readonly over: Promise<void>;
+}
+
+/** Whether a phase still covers a request, given the request and how many the phase has seen before it. */
+function covering(phase: StormPhase): (request: RecordedRequest) => boolean {
+  if ('requests' in phase) {
+    let seen = 0;
+    return () => (seen += 1) <= phase.requests;
+  }
+  let to: number | undefined;
+  return (request) => {
+    to ??= request.arrivedAt + phase.ms;
+    return request.arrivedAt < to;
+  };
 }
 
 function storm(random: SeededRandom): Storm & { readonly decide: (request: RecordedRequest) => boolean } {
-  let covers: (request: RecordedRequest) => boolean = () => false;
+  let phases: { readonly share: number; readonly covers: (request: RecordedRequest) => boolean }[] = [];
+  let started = false;
+  let ended = (): void => undefined;
+  const over = new Promise<void>((resolve) => {
+    ended = resolve;
+  });
   return {
-    begin(window) {
-      if ('ms' in window) {
-        const to = performance.now() + window.ms;
-        covers = (request) => request.arrivedAt < to;
-      } else {
-        let left = window.requests;
-        covers = () => (left -= 1) >= 0;
-      }
+    begin(next) {
+      phases = next.map((phase) => ({ share: phase.share, covers: covering(phase) }));
+      started = true;
     },
-    decide: (request) => covers(request) && random.next() < 0.5,
+    over,
+    decide: (request) => {
+      while (phases.length > 0) {
+        const [phase] = phases;
+        if (phase !== undefined && phase.covers(request)) return random.next() < phase.share;
+        phases.shift();
+      }
+      if (started) ended();
+      return false;
+    },
   };
 }
 
