@@ -76,8 +76,9 @@ export async function resumeCommand(origin: InboundMessage, wanted: string | und
  * where the original was said) before the resume lease is taken;
  * one resumer wins. The turn's models are asked in order (DESIGN §5.4): the first whose breaker
  * admits a call goes, as its probe when the breaker is not closed; when none does, the
- * requester's resume claims the first open breaker's slot even before its cooldown ends, while an
- * automatic one waits; with every probe slot taken the turn stays as it was (`overloaded`). Any failure is a notice; the turn stays saved unless it cannot be used.
+ * requester's resume claims every open breaker's probe slot even before its cooldown ends, so each
+ * model is tried in order at once, while an automatic one waits; with every probe slot taken the
+ * turn stays as it was (`overloaded`). Any failure is a notice; the turn stays saved unless it cannot be used.
  */
 export async function resumeTurn(turn: TurnRecord, requester: InboundMessage, askedBy: ResumeAsker, signal: AbortSignal, deps: ResumeDeps): Promise<ResumeAttempt> {
   try {
@@ -126,10 +127,9 @@ async function resume(turn: TurnRecord, requester: InboundMessage, askedBy: Resu
   }
   const claimed = claimOnRoute(routeOf(deps.engine.provider, deps.engine.fallbacks), deps.engine.recovery.breakers, askedBy === 'requester');
   if (claimed.kind === 'rejected') return { kind: 'overloaded', turn: turn.turnId, retryAtMs: claimed.retryAtMs };
-  const { admission, breaker } = claimed;
-  const probe = admission.kind === 'probe' ? admission.token : undefined;
+  const { probes } = claimed;
   const giveBack = (): void => {
-    if (probe !== undefined) breaker.abandonProbe(probe);
+    for (const { breaker, token } of probes) breaker.abandonProbe(token);
   };
   let claim;
   try {
@@ -144,8 +144,9 @@ async function resume(turn: TurnRecord, requester: InboundMessage, askedBy: Resu
   }
   // The claim records that the requester is told now.
   const resolved = resumable.turn.resolutionUntold ? resolvedNotice(resumable.turn, resumable.ops, true) : undefined;
-  // A run that never reached the model (its reply was already logged, it halted) gives the probe slot back.
-  const continued = runTurn(restored.turn, { kind: 'resumed', log: restored.log }, storeDurability(store, claim.lease), probe === undefined ? deps.engine : { ...deps.engine, probeToken: probe }).finally(giveBack);
+  // A run that never reached the model (its reply was already logged, it halted) gives the probe slots back.
+  const engine = probes.length === 0 ? deps.engine : { ...deps.engine, probeTokens: probes.map((probe) => probe.token) };
+  const continued = runTurn(restored.turn, { kind: 'resumed', log: restored.log }, storeDurability(store, claim.lease), engine).finally(giveBack);
   return { kind: 'resumed', turn: claim.turn, continued, resolved };
 }
 

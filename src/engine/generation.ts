@@ -34,8 +34,8 @@ export interface EngineDeps {
   readonly onToolActivity?: (activity: ToolActivity) => void;
   /** Where this run counts its model attempts, tool calls and tokens. */
   readonly stats?: TurnStats;
-  /** The probe slot of the model's breaker that this run claimed (a resume is the probe): its first model call goes as that probe. */
-  readonly probeToken?: string;
+  /** The probe slots of the models' breakers that this run claimed (a resume is the probe): its first model call to each goes as that probe. */
+  readonly probeTokens?: readonly string[];
 }
 
 /** The model's answer and the model of the route that gave it, or the outcome that ends the turn because no answer could be had. */
@@ -55,7 +55,7 @@ export async function generate(turn: ChatTurn, durability: TurnDurability, deps:
       runtime: deps.recovery,
       signal: turn.signal,
       budgetMs,
-      ...(deps.probeToken === undefined ? {} : { probeToken: deps.probeToken }),
+      ...(deps.probeTokens === undefined ? {} : { probeTokens: deps.probeTokens }),
       ...(deps.onStreamEvent === undefined ? {} : { onStreamEvent: deps.onStreamEvent }),
       onEvent: (event) => {
         if (event.type === 'attempt_started') deps.stats?.modelAttempted();

@@ -139,6 +139,11 @@ export class ModelCapacityBreaker {
     this.#open();
   }
 
+  /** Whether `token` is the probe slot's, still held: its holder is let through by {@link admit}. */
+  holdsProbe(token: string): boolean {
+    return this.#holdsProbe(this.#current(), token);
+  }
+
   /** The probe ended without a verdict (cancelled, or failed for another reason): free the slot. */
   abandonProbe(token: string): void {
     if (this.#holdsProbe(this.#current(), token)) this.#move({ kind: 'half_open', probe: undefined });

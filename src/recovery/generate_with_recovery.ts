@@ -43,8 +43,12 @@ export interface RecoveryOptions {
   readonly budgetMs?: number;
   /** `false`: an open breaker gives up at once (`non_retryable`, with the CircuitOpenError) instead of being waited through. */
   readonly retryCircuitOpen?: boolean;
-  /** The token of the probe slot the caller claimed for this generation (a person's `resume`): its first attempt goes as that probe. */
-  readonly probeToken?: string;
+  /**
+   * The tokens of the probe slots the caller claimed for this generation (a person's `resume`):
+   * its first attempt on each of those models goes as that probe. The run gives back the slots it
+   * did not use when it ends.
+   */
+  readonly probeTokens?: readonly string[];
   readonly onEvent?: (event: RecoveryEvent) => void;
   /** Each attempt's stream events. A retried attempt starts its text again after `attempt_started`. */
   readonly onStreamEvent?: (event: StreamEvent) => void;
@@ -86,7 +90,7 @@ class RecoveryRun {
   /** Rounds of the route so far whose attempts failed (one attempt each with a single model): the backoff's exponent. */
   #rounds = 1;
   #lastError: unknown;
-  #heldProbe: string | undefined;
+  #heldProbes: readonly string[];
 
   constructor(
     route: ModelRoute,
@@ -95,7 +99,7 @@ class RecoveryRun {
   ) {
     this.#startedAt = options.runtime.clock.monotonicNow();
     this.#deadline = this.#startedAt + (options.budgetMs ?? options.runtime.settings.deadlineMs);
-    this.#heldProbe = options.probeToken;
+    this.#heldProbes = options.probeTokens ?? [];
     this.#cursor = new RouteCursor(route, options.runtime.breakers);
   }
 
@@ -113,18 +117,20 @@ class RecoveryRun {
       return { response, model: this.#cursor.current };
     } catch (error) {
       throw this.#final(error);
+    } finally {
+      this.#cursor.giveBack(this.#heldProbes);
     }
   }
 
   async #attempt(): Promise<GenerateResponse> {
     const { runtime, signal } = this.options;
-    const choice = this.#cursor.choose(this.#heldProbe);
-    this.#heldProbe = undefined;
+    const choice = this.#cursor.choose(this.#heldProbes);
     if (choice.kind === 'refused') {
       for (const refusal of choice.refusals) runtime.guard.recordFailure(`llm:${refusal.provider}`, refusal);
       throw choice.refusals[0];
     }
     const { model, breaker, probe } = choice.chosen;
+    this.#heldProbes = this.#heldProbes.filter((token) => token !== probe);
     this.#attempts += 1;
     this.#emit({ type: 'attempt_started', attempt: this.#attempts, remainingMs: this.#remaining() });
     try {
@@ -151,7 +157,7 @@ class RecoveryRun {
     if (signal.aborted) throw this.#giveUp('cancelled', isLLMError(error) ? error : this.#lastError);
     if (isLLMErrorOfKind(error, 'capacity')) {
       const from = this.#cursor.current;
-      const to = this.#cursor.overloaded();
+      const to = this.#cursor.overloaded(this.#heldProbes);
       if (to !== undefined) {
         this.#lastError = error;
         this.options.runtime.onSwitch?.(from, to);

@@ -19,28 +19,38 @@ export function routeBreakers(route: ModelRoute, breakers: ModelBreakerRegistry)
   return route.map((model) => breakers.get(model.provider, model.model));
 }
 
-/** Which model of a route a caller may go to, and how: admitted, or as the holder of its probe slot. */
+/** A probe slot a caller holds: the breaker it belongs to and the token that lets its holder through. */
+export interface HeldProbe {
+  readonly breaker: ModelCapacityBreaker;
+  readonly token: string;
+}
+
+/** Whether a caller may go to the route's models: with the probe slots it took (none when a breaker is closed), or not now. */
 export type RouteClaim =
-  | { readonly kind: 'claimed'; readonly model: LLMProvider; readonly breaker: ModelCapacityBreaker; readonly admission: Exclude<Admission, { kind: 'rejected' }> }
+  | { readonly kind: 'claimed'; readonly probes: readonly HeldProbe[] }
   /** No model admits a call; `retryAtMs` is when the first of them may (monotonic), `undefined` when none can tell. */
   | { readonly kind: 'rejected'; readonly retryAtMs: number | undefined };
 
 /**
  * Asks the models of `route` in order for a call, as a resume does before it takes its lease
  * (DESIGN §9): the first whose breaker admits one wins, taking its probe slot when it is
- * half-open. `forced` (a person's `resume`) then lets the first open breaker give up its
- * cooldown for this call, as its probe; an automatic resume waits instead.
+ * half-open. When none does, `forced` (a person's `resume`) takes the probe slot of every
+ * breaker that is not already probing, ending their cooldowns for this call, so the turn tries
+ * each model in order at once; an automatic resume waits instead.
  */
 export function claimOnRoute(route: ModelRoute, breakers: ModelBreakerRegistry, forced: boolean): RouteClaim {
   const guarded = routeBreakers(route, breakers);
-  for (const ask of forced ? [(b: ModelCapacityBreaker) => b.admit(), (b: ModelCapacityBreaker) => b.claimProbe()] : [(b: ModelCapacityBreaker) => b.admit()]) {
-    for (const [index, breaker] of guarded.entries()) {
-      const admission = ask(breaker);
-      const model = route[index];
-      if (admission.kind !== 'rejected' && model !== undefined) return { kind: 'claimed', model, breaker, admission };
-    }
+  for (const breaker of guarded) {
+    const admission = breaker.admit();
+    if (admission.kind === 'admitted') return { kind: 'claimed', probes: [] };
+    if (admission.kind === 'probe') return { kind: 'claimed', probes: [{ breaker, token: admission.token }] };
   }
-  return { kind: 'rejected', retryAtMs: earliestTry(guarded) };
+  const probes = forced ? guarded.flatMap((breaker) => probeOf(breaker, breaker.claimProbe())) : [];
+  return probes.length > 0 ? { kind: 'claimed', probes } : { kind: 'rejected', retryAtMs: earliestTry(guarded) };
+}
+
+function probeOf(breaker: ModelCapacityBreaker, admission: Admission): HeldProbe[] {
+  return admission.kind === 'probe' ? [{ breaker, token: admission.token }] : [];
 }
 
 /** When the first of `breakers` would let a waiter try (monotonic); `undefined` when one admits now or none can tell. */

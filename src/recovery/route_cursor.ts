@@ -44,15 +44,15 @@ export class RouteCursor {
   }
 
   /**
-   * The first model of this round, in order, whose breaker admits a call; a held probe token
-   * goes to each breaker asked, so the breaker it belongs to lets its holder through.
+   * The first model of this round, in order, whose breaker admits a call; a breaker whose probe
+   * slot one of `heldProbes` holds lets its holder through.
    */
-  choose(heldProbe: string | undefined): RouteChoice {
+  choose(heldProbes: readonly string[]): RouteChoice {
     if (this.#passedOver.size === this.route.length) this.#passedOver.clear();
     const refusals: CircuitOpenError[] = [];
     for (const [index, breaker] of this.#breakers.entries()) {
       if (this.#passedOver.has(index)) continue;
-      const admission = breaker.admit(heldProbe);
+      const admission = breaker.admit(heldProbes.find((token) => breaker.holdsProbe(token)));
       if (admission.kind === 'rejected') {
         refusals.push(admission.error);
         continue;
@@ -69,13 +69,15 @@ export class RouteCursor {
 
   /**
    * The model in use failed for capacity: it is passed over for the rest of the round. Returns
-   * the next model whose breaker would admit a call now, counting the failed generation on the
-   * breaker of the one left; `undefined` when none would, and the generation has to wait.
+   * the next model whose breaker would admit a call now, or whose probe slot one of `heldProbes`
+   * holds, counting the failed generation on the breaker of the one left; `undefined` when none
+   * would, and the generation has to wait.
    */
-  overloaded(): LLMProvider | undefined {
+  overloaded(heldProbes: readonly string[]): LLMProvider | undefined {
     this.#overloaded.add(this.#current);
     this.#passedOver.add(this.#current);
-    const next = this.#breakers.findIndex((breaker, index) => !this.#passedOver.has(index) && breaker.nextTryAtMs() === undefined);
+    const admits = (breaker: ModelCapacityBreaker): boolean => breaker.nextTryAtMs() === undefined || heldProbes.some((token) => breaker.holdsProbe(token));
+    const next = this.#breakers.findIndex((breaker, index) => !this.#passedOver.has(index) && admits(breaker));
     if (next === -1) return undefined;
     this.#count(this.#current);
     return this.route[next];
@@ -85,6 +87,11 @@ export class RouteCursor {
   waitingFor(): ModelCapacityBreaker[] {
     const waiting = this.#breakers.filter((_breaker, index) => !this.#passedOver.has(index));
     return waiting.length > 0 ? waiting : [...this.#breakers];
+  }
+
+  /** Frees the probe slots of `heldProbes` still held on this route's breakers: the generation is over. */
+  giveBack(heldProbes: readonly string[]): void {
+    for (const breaker of this.#breakers) for (const token of heldProbes) breaker.abandonProbe(token);
   }
 
   /** A wait ended the round: the next attempt asks every model again, from the first. */

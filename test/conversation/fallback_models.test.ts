@@ -113,6 +113,30 @@ describe('fallback models in a conversation: an Anthropic primary, an OpenAI-com
     await bot.close();
   });
 
+  it('tries every model at once on a person’s `resume`, before their cooldowns end: the recovered fallback answers', async () => {
+    primaryServer.enqueue(...repeat(overloaded, 40));
+    fallbackServer.enqueue(...repeat(fallbackOverloaded, 40));
+    const d = harness.current.deps(`turn_state:\n  auto_resume: false\n${LLM}`, { provider: primary, fallbacks: [fallback] });
+    const bot = new Intake(d);
+    bot.submit(inboundFromText(harness.current.message('what is milk?')));
+    await runToCompletion(clock, once(() => harness.current.notices().includes('suspended')));
+    const states = () => [d.recovery.breakers.get('anthropic', 'claude-main'), d.recovery.breakers.get('openai', 'local-llama')].map((breaker) => breaker.snapshot().state);
+    expect(states()).toEqual(['open', 'open']);
+    primaryServer.reset();
+    fallbackServer.reset();
+    primaryServer.enqueue(...repeat(overloaded, 40));
+    fallbackServer.enqueue(chatText('Milk is a drink.'));
+    const resumedAt = clock.monotonicNow();
+    bot.submit(inboundFromText(harness.current.message('resume')));
+    await runToCompletion(clock, once(() => replies().length === 1));
+    expect(clock.monotonicNow()).toBe(resumedAt);
+    expect(primaryServer.requests).toHaveLength(1);
+    expect(replies()).toEqual([expect.objectContaining({ text: 'Milk is a drink.', model: 'local-llama' })]);
+    expect(harness.current.notices()).toEqual(['suspended', 'resumed']);
+    expect(states()).toEqual(['open', 'closed']);
+    await bot.close();
+  });
+
   it('does not fall over on an auth error: the user is told, and the fallback is never asked', async () => {
     primaryServer.enqueue(anthropicErrorReply(401, 'authentication_error', 'invalid x-api-key'));
     const bot = new Intake(deps());

@@ -4,7 +4,7 @@ import type { GenerateRequest } from '../../src/llm/protocol.js';
 import type { LLMProvider } from '../../src/llm/provider.js';
 import { generateOnRoute, type RecoveryEvent, type RecoveryOptions, type RecoveryRuntime } from '../../src/recovery/generate_with_recovery.js';
 import { isRecoveryGiveUpError, type RecoveryGiveUpError } from '../../src/recovery/give_up_error.js';
-import type { ModelRoute } from '../../src/recovery/model_route.js';
+import { claimOnRoute, type ModelRoute } from '../../src/recovery/model_route.js';
 import { anthropicErrorReply, anthropicText } from '../support/fake_llm/anthropic.js';
 import { chatText } from '../support/fake_llm/openai_chat.js';
 import { llmConfig, testProvider } from '../support/fake_llm/provider.js';
@@ -162,6 +162,34 @@ describe('generateOnRoute: an Anthropic primary and an OpenAI-compatible fallbac
     const answer = await runToCompletion(clock, generate());
     expect(answer.model).toBe(primary);
     expect(breakerOf(primary).snapshot().state).toBe('closed');
+    expect(fallbackServer.requests).toHaveLength(0);
+  });
+
+  it('forced by a person, takes every open breaker’s probe slot and tries each model at once, before any cooldown ends', async () => {
+    breakerOf(primary).recordGenerationFailure();
+    breakerOf(fallback).recordGenerationFailure();
+    expect(claimOnRoute(route, runtime.breakers, false)).toEqual({ kind: 'rejected', retryAtMs: 5_000 });
+    const claim = claimOnRoute(route, runtime.breakers, true);
+    if (claim.kind !== 'claimed') throw new Error('expected a claim');
+    expect(claim.probes.map((probe) => probe.breaker)).toEqual([breakerOf(primary), breakerOf(fallback)]);
+    primaryServer.enqueue(overloaded);
+    fallbackServer.enqueue(chatText('The fallback recovered.'));
+    const answer = await runToCompletion(clock, generate(QUESTION, { probeTokens: claim.probes.map((probe) => probe.token) }));
+    expect(answer.model).toBe(fallback);
+    expect(clock.monotonicNow()).toBe(0);
+    expect(breakerOf(fallback).snapshot().state).toBe('closed');
+    expect(breakerOf(primary).snapshot()).toMatchObject({ state: 'open', cooldownMs: 10_000 });
+  });
+
+  it('gives back the probe slots it did not use once the generation is over', async () => {
+    breakerOf(primary).recordGenerationFailure();
+    breakerOf(fallback).recordGenerationFailure();
+    const claim = claimOnRoute(route, runtime.breakers, true);
+    if (claim.kind !== 'claimed') throw new Error('expected a claim');
+    primaryServer.enqueue(anthropicText('The primary recovered.'));
+    const answer = await runToCompletion(clock, generate(QUESTION, { probeTokens: claim.probes.map((probe) => probe.token) }));
+    expect(answer.model).toBe(primary);
+    expect(breakerOf(fallback).snapshot()).toMatchObject({ state: 'half_open', probeInFlight: false });
     expect(fallbackServer.requests).toHaveLength(0);
   });
 });
