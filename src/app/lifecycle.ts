@@ -45,7 +45,7 @@ export async function runBot(transport: Transport, run: BotRun): Promise<void> {
   };
   const stopHousekeeping = new AbortController();
   const housekeeping = keepHouse(services.store, clock, config.turn_state.housekeeping_interval_seconds * 1000, stopHousekeeping.signal, announce);
-  const caughtUp = catchUpAfterRestart(services, sink, transport, logger);
+  const caughtUp = catchUpAfterRestart(services, sink, transport, config.llm.fallback_note, logger);
   await intake.restoreInbox(transport);
   // Verdicts given while the bot was stopped are told at once.
   await announce();

@@ -8,11 +8,12 @@ import { tellInterrupted } from './interrupted_notices.js';
  * What a transport owes its channels from before a restart: each turn this process's start-up
  * sweep found interrupted is announced once, as a reply to its request (whichever process
  * reclaimed a turn tells its channel), and each final reply whose delivery was never confirmed
- * is posted in the channels this process serves. Resolves when those posts are done; never throws.
+ * is posted in the channels this process serves, below a fallback's reply `fallbackNote` (`llm.fallback_note`).
+ * Resolves when those posts are done; never throws.
  */
-export async function catchUpAfterRestart(services: BotServices, sink: ReplySink, channels: ServedChannels, logger: Logger): Promise<void> {
+export async function catchUpAfterRestart(services: BotServices, sink: ReplySink, channels: ServedChannels, fallbackNote: string, logger: Logger): Promise<void> {
   for (const turn of services.interrupted) {
     if (turn.identity.source === channels.source) tellInterrupted(sink, turn, 'restart');
   }
-  if (services.store !== undefined) await deliverPendingReplies(services.store, services.pendingReplies, channels, sink, logger);
+  if (services.store !== undefined) await deliverPendingReplies(services.store, services.pendingReplies, { channels, sink, fallbackNote }, logger);
 }

@@ -1,5 +1,5 @@
 import type { Logger } from '../core/logger.js';
-import type { PendingReply, ReplyProgress } from '../turn_state/reply_types.js';
+import type { PendingReply, ReplyAuthor, ReplyProgress } from '../turn_state/reply_types.js';
 import type { TurnStore } from '../turn_state/turn_store.js';
 import { isReplyUndeliverable, type FinalReply, type ReplySink, type ServedChannels } from './transport.js';
 
@@ -35,19 +35,43 @@ export async function deliverReply(store: TurnStore | undefined, sink: ReplySink
   return 'delivered';
 }
 
+/** Where pending replies go: the channels this process serves, through `sink`, a fallback's reply with `fallbackNote` (`llm.fallback_note`) below it. */
+export interface PendingDelivery {
+  readonly channels: ServedChannels;
+  readonly sink: ReplySink;
+  readonly fallbackNote: string;
+}
+
+/**
+ * What a reply says of the model that wrote it: its name, and below a fallback's reply
+ * `fallbackNote` with `<model>` replaced (none when the note is empty, or the model is not known).
+ */
+export function replyAuthorship(writtenBy: ReplyAuthor | undefined, fallbackNote: string): Pick<FinalReply, 'model' | 'note'> {
+  if (writtenBy === undefined) return {};
+  const note = fallbackNote.replaceAll('<model>', writtenBy.model);
+  return writtenBy.fallback && note !== '' ? { model: writtenBy.model, note } : { model: writtenBy.model };
+}
+
 /**
  * Posts the replies that a previous process stored but never saw confirmed (read at start-up,
  * before any new turn could add one) in the channels this process serves, each from its first
- * unconfirmed part; the others' stay pending for the process that serves them (DESIGN §7.7).
+ * unconfirmed part and marked with the model that wrote it as it would have been; the others'
+ * stay pending for the process that serves them (DESIGN §7.7).
  */
-export async function deliverPendingReplies(store: TurnStore, pending: readonly PendingReply[], channels: ServedChannels, sink: ReplySink, logger: Logger): Promise<DeliveryResult[]> {
+export async function deliverPendingReplies(store: TurnStore, pending: readonly PendingReply[], to: PendingDelivery, logger: Logger): Promise<DeliveryResult[]> {
+  const { channels, sink, fallbackNote } = to;
   const ofSource = pending.filter((reply) => reply.turn.identity.source === channels.source);
   const served = await Promise.all(ofSource.map((reply) => channels.serves(reply.turn.identity.channelId)));
   const ours = ofSource.filter((_reply, index) => served[index] === true);
   if (ours.length > 0) logger.info({ replies: ours.length }, 'posting replies whose delivery was not confirmed before the restart');
   return Promise.all(
-    ours.map(({ turn, text, partsDelivered }) =>
-      deliverReply(store, sink, { channelId: turn.identity.channelId, inReplyTo: turn.identity.messageId, turn: turn.turnId, text, partsDelivered, redelivery: true }, logger),
+    ours.map(({ turn, text, partsDelivered, writtenBy }) =>
+      deliverReply(
+        store,
+        sink,
+        { channelId: turn.identity.channelId, inReplyTo: turn.identity.messageId, turn: turn.turnId, text, partsDelivered, redelivery: true, ...replyAuthorship(writtenBy, fallbackNote) },
+        logger,
+      ),
     ),
   );
 }

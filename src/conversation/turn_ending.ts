@@ -3,13 +3,13 @@ import type { Logger } from '../core/logger.js';
 import type { FaultInjector } from '../engine/fault_points.js';
 import type { TurnEnding } from '../engine/terminal_writer.js';
 import { shortTurnId } from '../engine/call_label.js';
-import type { AwaitedCall, ReplyAuthor } from '../engine/turn_outcome.js';
+import type { AwaitedCall } from '../engine/turn_outcome.js';
 import type { TurnStore } from '../turn_state/turn_store.js';
 import type { HistoryStore } from '../turn_state/history_store.js';
 import type { HistoryFitting } from './history_fitting.js';
 import { channelKey, noticeFor, postNotice } from './notices.js';
-import { deliverReply } from './reply_delivery.js';
-import type { FinalReply, InboundMessage, ReplySink } from './transport.js';
+import { deliverReply, replyAuthorship } from './reply_delivery.js';
+import type { InboundMessage, ReplySink } from './transport.js';
 
 export interface EndingDeps {
   readonly config: ConversationSettings;
@@ -37,17 +37,10 @@ export async function deliverEnding(message: InboundMessage, turnId: string, end
   if (ending.status !== 'TERMINAL_COMPLETED') return postNotice(deps.sink, message, turnId, noticeFor(ending.status), ending.message);
   const channel = channelKey(message);
   await deps.history.append(channel, { role: 'assistant', text: ending.message });
-  const reply = { channelId: message.channelId, inReplyTo: message.messageId, turn: turnId, text: ending.message, partsDelivered: 0, redelivery: false, ...authorship(ending.writtenBy, deps.config) };
+  const reply = { channelId: message.channelId, inReplyTo: message.messageId, turn: turnId, text: ending.message, partsDelivered: 0, redelivery: false, ...replyAuthorship(ending.writtenBy, deps.config.llm.fallback_note) };
   deps.faults.reach('after_completion', 0);
   await deliverReply(deps.store, deps.sink, reply, deps.logger);
   deps.fitting.request(channel);
-}
-
-/** What a reply says of the model that wrote it: its name, and below a fallback's reply the configured note (none when the note is empty). */
-function authorship(writtenBy: ReplyAuthor | undefined, config: ConversationSettings): Pick<FinalReply, 'model' | 'note'> {
-  if (writtenBy === undefined) return {};
-  const note = config.llm.fallback_note.replaceAll('<model>', writtenBy.model);
-  return writtenBy.fallback && note !== '' ? { model: writtenBy.model, note } : { model: writtenBy.model };
 }
 
 /** One WARN line per call that awaits a verdict, with what an operator needs and the command to run (DESIGN §9.1). */

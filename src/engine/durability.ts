@@ -3,6 +3,7 @@ import { repeatUntilAborted } from '../core/repeat.js';
 import type { Message } from '../llm/protocol.js';
 import { idempotencyKey } from '../turn_state/call_fingerprint.js';
 import type { OpIntent, OpKey, OpMove, OpRecord, OpSettlement } from '../turn_state/ledger_types.js';
+import type { ReplyAuthor } from '../turn_state/reply_types.js';
 import type { TurnStore } from '../turn_state/turn_store.js';
 import type { Lease, OwnerTerminalStatus } from '../turn_state/turn_types.js';
 
@@ -22,8 +23,8 @@ export interface TurnDurability {
   /** Parks the turn until an operator gives each of `calls` a verdict (DESIGN §9.1). */
   awaitResolution(calls: readonly OpKey[], reason: string): Promise<void>;
   finish(status: OwnerTerminalStatus, reason?: string): Promise<void>;
-  /** Ends the turn TERMINAL_COMPLETED with its final reply stored for delivery. */
-  complete(reply: string): Promise<void>;
+  /** Ends the turn TERMINAL_COMPLETED with its final reply, and the model that wrote it, stored for delivery. */
+  complete(reply: string, writtenBy?: ReplyAuthor): Promise<void>;
   /** Beats the lease every `intervalMs` until `signal` aborts; a lost lease or dead store ends the loop. */
   keepAlive(clock: Clock, intervalMs: number, signal: AbortSignal): Promise<void>;
 }
@@ -41,7 +42,7 @@ export function storeDurability(store: TurnStore, lease: Lease): TurnDurability 
     suspend: (reason) => store.suspend(lease, reason),
     awaitResolution: (calls, reason) => store.awaitResolution(lease, calls, reason),
     finish: (status, reason) => store.finish(lease, status, reason),
-    complete: (reply) => store.complete(lease, reply),
+    complete: (reply, writtenBy) => store.complete(lease, reply, writtenBy),
     keepAlive: (clock, intervalMs, signal) => repeatUntilAborted(clock, intervalMs, signal, () => store.heartbeat(lease)).catch(() => undefined),
   };
 }

@@ -1,7 +1,8 @@
 import type { TurnStore } from '../turn_state/turn_store.js';
 import type { OwnerTerminalStatus, TurnRecord, TurnStatus } from '../turn_state/turn_types.js';
 import type { TurnDurability } from './durability.js';
-import type { AwaitedCall, FailureReason, ReplyAuthor, TurnOutcome } from './turn_outcome.js';
+import type { ReplyAuthor } from '../turn_state/reply_types.js';
+import type { AwaitedCall, FailureReason, TurnOutcome } from './turn_outcome.js';
 import { shortTurnId } from './call_label.js';
 import { assertNever } from '../core/assert_never.js';
 import { isStaleTurnError } from '../turn_state/errors.js';
@@ -54,7 +55,7 @@ export async function endTurn(outcome: TurnOutcome, durability: TurnDurability):
   switch (outcome.kind) {
     case 'completed':
       // The reply is stored with the ending, so that one the transport never confirmed is posted after a restart.
-      return recorded(() => durability.complete(outcome.reply), { status: 'TERMINAL_COMPLETED', message: outcome.reply, ...(outcome.writtenBy === undefined ? {} : { writtenBy: outcome.writtenBy }) });
+      return recorded(() => durability.complete(outcome.reply, outcome.writtenBy), { status: 'TERMINAL_COMPLETED', message: outcome.reply, ...(outcome.writtenBy === undefined ? {} : { writtenBy: outcome.writtenBy }) });
     case 'failed':
       return finished(durability, 'TERMINAL_FAILED', outcome.reason, FAILURE_NOTICES[outcome.reason]);
     case 'cancelled':

@@ -1,4 +1,5 @@
 import type { OpRecord } from '../turn_state/ledger_types.js';
+import type { ReplyAuthor } from '../turn_state/reply_types.js';
 
 /** Why a turn failed; each one is told to the user in its own words. */
 export const FAILURE_REASONS = [
@@ -13,11 +14,6 @@ export const FAILURE_REASONS = [
 ] as const;
 export type FailureReason = (typeof FAILURE_REASONS)[number];
 
-/** The model that wrote a reply's last step, and whether it was a fallback: not the turn's first model (DESIGN §5.4). */
-export interface ReplyAuthor {
-  readonly model: string;
-  readonly fallback: boolean;
-}
 
 /** A call whose effect nobody can know, as people name it (DESIGN §9.1): it waits for an operator's verdict. */
 export interface AwaitedCall {

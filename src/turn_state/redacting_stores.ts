@@ -37,7 +37,7 @@ export function redactingTurnStore(store: TurnStore, secrets: SecretValues): Tur
       }),
     suspend: (lease, reason) => store.suspend(lease, secrets.redact(reason)),
     finish: (lease, status, reason) => store.finish(lease, status, reason === undefined ? undefined : secrets.redact(reason)),
-    complete: (lease, reply) => store.complete(lease, secrets.redact(reply)),
+    complete: (lease, reply, writtenBy) => store.complete(lease, secrets.redact(reply), writtenBy),
     recordReplyDelivery: (turnId, progress) => store.recordReplyDelivery(turnId, redactProgress(progress, secrets)),
     listPendingReplies: () => store.listPendingReplies(),
     loadResumable: (turnId) => store.loadResumable(turnId),

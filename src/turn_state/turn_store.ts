@@ -1,7 +1,7 @@
 import type { JsonObject, Message } from '../llm/protocol.js';
 import type { InboundRecord, InboxEntry } from './inbox_types.js';
 import type { EffectClass, OpIntent, OpKey, OpMove, OpRecord, OpSettlement } from './ledger_types.js';
-import type { PendingReply, ReplyProgress } from './reply_types.js';
+import type { PendingReply, ReplyAuthor, ReplyProgress } from './reply_types.js';
 import type { Admission, AdmissionRequest, CheckpointRecord, Lease, OwnerTerminalStatus, ResumeClaim, TurnRecord } from './turn_types.js';
 
 /** What the model answered at one step, recorded at WI-1 before any tool runs. */
@@ -117,9 +117,10 @@ export interface TurnStore {
   finish(lease: Lease, status: OwnerTerminalStatus, reason?: string): Promise<void>;
   /**
    * Ends the turn TERMINAL_COMPLETED like `finish`, and in the same transaction stores its final
-   * reply as pending, so that a reply the transport never confirmed can be posted after a restart.
+   * reply as pending, with the model that wrote it when known, so that a reply the transport never
+   * confirmed can be posted after a restart as it would have been.
    */
-  complete(lease: Lease, reply: string): Promise<void>;
+  complete(lease: Lease, reply: string, writtenBy?: ReplyAuthor): Promise<void>;
 
   /** Records a step of a pending reply's delivery; a reply that is no longer pending is left as it is. */
   recordReplyDelivery(turnId: string, progress: ReplyProgress): Promise<void>;

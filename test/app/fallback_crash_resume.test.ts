@@ -81,6 +81,25 @@ ${noteToolSection(target.url)}${extra}`;
     expect(fake.requests).toHaveLength(1);
   });
 
+  it('names the fallback as the writer of a reply stored just before a kill and printed at the next start', async () => {
+    const { fake } = servers.current;
+    primaryServer.enqueue(overloaded);
+    fake.enqueue(chatText('Milk is a drink.'));
+    const dir = temp.path();
+    const first = start(dir, 'after_completion', 'metrics:\n  listen: 127.0.0.1:0\n');
+    await first.waitFor((e) => e['type'] === 'ready');
+    first.send('What is milk?');
+    expect(await first.exited).toBeNull();
+    expect(first.events.filter(isReply)).toEqual([]);
+
+    const again = start(dir);
+    expect(await again.waitFor(isReply)).toMatchObject({ text: 'Milk is a drink.', model: 'local-llama' });
+    again.endInput();
+    expect(await again.exited).toBe(0);
+    expect(primaryServer.requests).toHaveLength(1);
+    expect(fake.requests).toHaveLength(1);
+  });
+
   it('logs the switch once and counts it in holdfast_fallbacks_total, with every model metered', async () => {
     const { fake } = servers.current;
     primaryServer.enqueue(overloaded);

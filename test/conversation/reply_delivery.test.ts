@@ -8,6 +8,7 @@ import { admissionFor, admitNew, openTestStore } from '../support/turn_store.js'
 import { storedReply } from '../support/stored_rows.js';
 
 const silent = pino({ level: 'silent' });
+const NOTE = '-# answered by <model>';
 
 /** A transport that confirms `parts` parts of every reply, then fails with `failure` (if any), recording what it was asked. */
 function transport(parts: number, failure?: Error): ReplySink & { asked: FinalReply[] } {
@@ -54,9 +55,25 @@ describe('final reply delivery', () => {
     expect(pending).toMatchObject([{ text: 'Part one. Part two. Part three.', partsDelivered: 2 }]);
 
     const after = transport(3);
-    expect(await deliverPendingReplies(store, pending, everyChannelOf('console'), after, silent)).toEqual(['delivered']);
+    expect(await deliverPendingReplies(store, pending, { channels: everyChannelOf('console'), sink: after, fallbackNote: NOTE }, silent)).toEqual(['delivered']);
     expect(after.asked).toEqual([{ channelId: 'channel-1', inReplyTo: 'm1', turn: reply.turn, text: reply.text, partsDelivered: 2, redelivery: true }]);
     expect(await store.listPendingReplies()).toEqual([]);
+  });
+
+  it('posts a pending reply after a restart marked with the model that wrote it, a fallback’s with the note below it', async () => {
+    const byFallback = await admitNew(store, 'm1');
+    await store.complete(byFallback, 'From the fallback.', { model: 'local-llama', fallback: true });
+    const byPrimary = await admitNew(store, 'm2');
+    await store.complete(byPrimary, 'From the primary.', { model: 'claude-main', fallback: false });
+    const after = transport(1);
+    expect(await deliverPendingReplies(store, await store.listPendingReplies(), { channels: everyChannelOf('console'), sink: after, fallbackNote: NOTE }, silent)).toEqual([
+      'delivered',
+      'delivered',
+    ]);
+    expect(after.asked).toEqual([
+      expect.objectContaining({ turn: byFallback.turnId, text: 'From the fallback.', model: 'local-llama', note: '-# answered by local-llama', redelivery: true }),
+      { channelId: 'channel-1', inReplyTo: 'm2', turn: byPrimary.turnId, text: 'From the primary.', partsDelivered: 0, redelivery: true, model: 'claude-main' },
+    ]);
   });
 
   it('gives a reply up when the transport refuses it for good, so that no restart posts it', async () => {
@@ -74,7 +91,7 @@ describe('final reply delivery', () => {
     const [notServed] = (await store.listPendingReplies()).filter((reply) => reply.turn.identity.channelId === 'channel-1');
     const here = transport(1);
     const served = { source: 'console', serves: (channelId: string) => Promise.resolve(channelId === 'channel-2') };
-    expect(await deliverPendingReplies(store, await store.listPendingReplies(), served, here, silent)).toEqual(['delivered']);
+    expect(await deliverPendingReplies(store, await store.listPendingReplies(), { channels: served, sink: here, fallbackNote: NOTE }, silent)).toEqual(['delivered']);
     expect(here.asked.map((reply) => reply.text)).toEqual(['Hello there.']);
     expect(await store.listPendingReplies()).toEqual([notServed]);
   });
@@ -82,7 +99,7 @@ describe('final reply delivery', () => {
   it('leaves another transport’s pending replies to it', async () => {
     await completed('m1', 'Hello.');
     const discord = transport(1);
-    expect(await deliverPendingReplies(store, await store.listPendingReplies(), everyChannelOf('discord'), discord, silent)).toEqual([]);
+    expect(await deliverPendingReplies(store, await store.listPendingReplies(), { channels: everyChannelOf('discord'), sink: discord, fallbackNote: NOTE }, silent)).toEqual([]);
     expect(discord.asked).toEqual([]);
     expect(await store.listPendingReplies()).toHaveLength(1);
   });

@@ -50,8 +50,8 @@ export function meteredTurnStore(store: TurnStore, metrics: HoldfastMetrics, clo
       await timed(() => store.finish(lease, status, reason));
       metrics.turnsEnded(endingOf(status));
     },
-    complete: async (lease, reply) => {
-      await timed(() => store.complete(lease, reply));
+    complete: async (lease, reply, writtenBy) => {
+      await timed(() => store.complete(lease, reply, writtenBy));
       metrics.turnsEnded('completed');
     },
     recordReplyDelivery: (turnId, progress) => timed(() => store.recordReplyDelivery(turnId, progress)),

@@ -1,5 +1,6 @@
 import { assertNever } from '../../core/assert_never.js';
-import type { PendingReply, ReplyProgress } from '../reply_types.js';
+import type { PendingReply, ReplyAuthor, ReplyProgress } from '../reply_types.js';
+import { authorColumns, PENDING_REPLY_COLUMNS, pendingReplyFromRow, type PendingReplyRow } from '../reply_rows.js';
 import { turnFromRow, type TurnRow } from '../turn_rows.js';
 import type { PgQueryable } from './pg_pool.js';
 
@@ -7,8 +8,15 @@ import type { PgQueryable } from './pg_pool.js';
  * Stores a completed turn's reply as pending, inside the transaction that ends the turn, before
  * the transport is asked to post it.
  */
-export async function storeReply(db: PgQueryable, turnId: string, text: string, now: number): Promise<void> {
-  await db.query(`INSERT INTO replies (turn_id, state, text, created_at, updated_at) VALUES ($1, 'pending', $2, $3, $3)`, [turnId, text, now]);
+export async function storeReply(db: PgQueryable, turnId: string, text: string, writtenBy: ReplyAuthor | undefined, now: number): Promise<void> {
+  const { model, fallback } = authorColumns(writtenBy);
+  await db.query(`INSERT INTO replies (turn_id, state, text, written_by_model, written_by_fallback, created_at, updated_at) VALUES ($1, 'pending', $2, $3, $4, $5, $5)`, [
+    turnId,
+    text,
+    model,
+    fallback,
+    now,
+  ]);
 }
 
 /**
@@ -38,9 +46,8 @@ export async function recordReplyDelivery(db: PgQueryable, turnId: string, progr
 
 /** Pending replies with their turns, oldest first, so that a channel gets them in the order they were written. */
 export async function pendingReplies(db: PgQueryable): Promise<PendingReply[]> {
-  const { rows } = await db.query<TurnRow & { reply_text: string; reply_parts_delivered: number }>(
-    `SELECT turns.*, replies.text AS reply_text, replies.parts_delivered AS reply_parts_delivered
-     FROM replies JOIN turns USING (turn_id) WHERE replies.state = 'pending' ORDER BY replies.created_at, turns.admitted`,
+  const { rows } = await db.query<TurnRow & PendingReplyRow>(
+    `SELECT turns.*, ${PENDING_REPLY_COLUMNS} FROM replies JOIN turns USING (turn_id) WHERE replies.state = 'pending' ORDER BY replies.created_at, turns.admitted`,
   );
-  return rows.map((row) => ({ turn: turnFromRow(row), text: row.reply_text, partsDelivered: row.reply_parts_delivered }));
+  return rows.map((row) => pendingReplyFromRow(turnFromRow(row), row));
 }

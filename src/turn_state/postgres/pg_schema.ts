@@ -23,7 +23,8 @@ const FIRST_MEMORY_SCOPES = ['user', 'channel'];
  * holds what SQLite's seven versions built, in PostgreSQL's terms, and what sharing the store
  * needs: `now_ms()`, the database's clock every lease is judged by (DESIGN §7.7); the owner
  * process of each lease and the registry of processes; blobs as rows instead of files; and an
- * admission order (`admitted`) where SQLite has its rowid.
+ * admission order (`admitted`) where SQLite has its rowid. Version 2 is SQLite's version 8: a
+ * pending reply keeps the model that wrote it.
  */
 export const PG_MIGRATIONS: readonly string[] = [
   `
@@ -173,5 +174,9 @@ export const PG_MIGRATIONS: readonly string[] = [
     created_at BIGINT NOT NULL
   );
   CREATE INDEX memory_notes_by_owner ON memory_notes (scope, owner_id, id);
+  `,
+  `
+  ALTER TABLE replies ADD COLUMN written_by_model TEXT;
+  ALTER TABLE replies ADD COLUMN written_by_fallback SMALLINT NOT NULL DEFAULT 0 CHECK (written_by_fallback IN (0, 1));
   `,
 ];

@@ -4,7 +4,7 @@ import type { IdFactory } from '../../core/ids.js';
 import type { Logger } from '../../core/logger.js';
 import type { InboundRecord, InboxEntry } from '../inbox_types.js';
 import { validateIntents, type OpKey, type OpMove, type OpRecord } from '../ledger_types.js';
-import type { PendingReply, ReplyProgress } from '../reply_types.js';
+import type { PendingReply, ReplyAuthor, ReplyProgress } from '../reply_types.js';
 import type { TurnStoreTimings } from '../store_options.js';
 import type { CheckpointWrite, ModelTurnRecord, ResumableTurn, RetentionSweepResult, StartupSweepResult, TurnStore } from '../turn_store.js';
 import type { Admission, AdmissionRequest, Lease, OwnerTerminalStatus, ResumeClaim, TurnRecord } from '../turn_types.js';
@@ -127,10 +127,10 @@ export class PgTurnStore implements TurnStore {
     return this.#fenced('finish', lease, (db, now) => this.#end(db, lease, now, status, reason));
   }
 
-  complete(lease: Lease, reply: string): Promise<void> {
+  complete(lease: Lease, reply: string, writtenBy?: ReplyAuthor): Promise<void> {
     return this.#fenced('complete', lease, async (db, now) => {
       await this.#end(db, lease, now, 'TERMINAL_COMPLETED', undefined);
-      await storeReply(db, lease.turnId, reply, now);
+      await storeReply(db, lease.turnId, reply, writtenBy, now);
     });
   }
 

@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
-import type { PendingReply, ReplyProgress } from '../reply_types.js';
+import type { PendingReply, ReplyAuthor, ReplyProgress } from '../reply_types.js';
+import { authorColumns, PENDING_REPLY_COLUMNS, pendingReplyFromRow, type PendingReplyRow } from '../reply_rows.js';
 import { statement } from './statements.js';
 import { turnFromRow, type TurnRow } from '../turn_rows.js';
 import { assertNever } from '../../core/assert_never.js';
@@ -13,8 +14,11 @@ export class SqliteReplies {
   constructor(private readonly db: Database) {}
 
   /** Stores a completed turn's reply as pending. */
-  store(turnId: string, text: string, now: number): void {
-    statement(this.db, `INSERT INTO replies (turn_id, state, text, created_at, updated_at) VALUES (?, 'pending', ?, ?, ?)`).run(turnId, text, now, now);
+  store(turnId: string, text: string, writtenBy: ReplyAuthor | undefined, now: number): void {
+    statement(
+      this.db,
+      `INSERT INTO replies (turn_id, state, text, written_by_model, written_by_fallback, created_at, updated_at) VALUES (@turnId, 'pending', @text, @model, @fallback, @now, @now)`,
+    ).run({ turnId, text, ...authorColumns(writtenBy), now });
   }
 
   /**
@@ -52,9 +56,8 @@ export class SqliteReplies {
   pending(): PendingReply[] {
     const rows = statement(
       this.db,
-      `SELECT turns.*, replies.text AS reply_text, replies.parts_delivered AS reply_parts_delivered
-       FROM replies JOIN turns USING (turn_id) WHERE replies.state = 'pending' ORDER BY replies.created_at, turns.rowid`,
-    ).all() as (TurnRow & { reply_text: string; reply_parts_delivered: number })[];
-    return rows.map((row) => ({ turn: turnFromRow(row), text: row.reply_text, partsDelivered: row.reply_parts_delivered }));
+      `SELECT turns.*, ${PENDING_REPLY_COLUMNS} FROM replies JOIN turns USING (turn_id) WHERE replies.state = 'pending' ORDER BY replies.created_at, turns.rowid`,
+    ).all() as (TurnRow & PendingReplyRow)[];
+    return rows.map((row) => pendingReplyFromRow(turnFromRow(row), row));
   }
 }

@@ -3,6 +3,7 @@ import { MEMORY_SCOPES } from '../memory_store.js';
 import { REPLY_STATES } from '../reply_types.js';
 import { historyAttachmentsAndEdits } from './history_schema.js';
 import { memoryNotesOwnedPerSource } from './memory_owner_schema.js';
+import { repliesKeepTheirAuthor } from './reply_author_schema.js';
 import { turnsAndOpsWithVerdicts } from './verdict_schema.js';
 
 const list = (values: readonly string[]): string => values.map((v) => `'${v}'`).join(', ');
@@ -143,4 +144,5 @@ export const TURN_STORE_MIGRATIONS: readonly string[] = [
   turnsAndOpsWithVerdicts,
   historyAttachmentsAndEdits,
   memoryNotesOwnedPerSource,
+  repliesKeepTheirAuthor,
 ];

@@ -7,7 +7,7 @@ import { validateIntents, type OpKey, type OpMove, type OpRecord } from '../ledg
 import { bumpTurn, extendLease } from './fence.js';
 import { SqliteLedger } from './ledger.js';
 import { blobDirectoryFor } from './open.js';
-import type { PendingReply, ReplyProgress } from '../reply_types.js';
+import type { PendingReply, ReplyAuthor, ReplyProgress } from '../reply_types.js';
 import { SqliteReplies } from './replies.js';
 import { admitTurn } from './admission.js';
 import { acceptInbound, dropInbound, listInbox } from './inbox.js';
@@ -146,10 +146,10 @@ class SqliteTurnStore implements TurnStore {
     return this.#calls.write('finish', () => this.#end(lease, status, reason), lease);
   }
 
-  complete(lease: Lease, reply: string): Promise<void> {
+  complete(lease: Lease, reply: string, writtenBy?: ReplyAuthor): Promise<void> {
     return this.#calls.write('complete', () => {
       this.#end(lease, 'TERMINAL_COMPLETED', undefined);
-      this.#replies.store(lease.turnId, reply, this.#now());
+      this.#replies.store(lease.turnId, reply, writtenBy, this.#now());
     }, lease);
   }
 

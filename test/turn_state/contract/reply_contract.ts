@@ -26,6 +26,19 @@ export function describeReplies(makeHarness: MakeHarness): void {
       expect(await h.store.listPendingReplies()).toEqual([{ turn, text: 'The answer.', partsDelivered: 0 }]);
     });
 
+    it('keeps the model that wrote a pending reply, and whether it was a fallback, across a reopen', async () => {
+      const h = harness();
+      const byFallback = (await admitNew(h.store, identity('first'))).lease;
+      await h.store.complete(byFallback, 'From the fallback.', { model: 'local-llama', fallback: true });
+      const byPrimary = (await admitNew(h.store, identity('second'))).lease;
+      await h.store.complete(byPrimary, 'From the primary.', { model: 'claude-main', fallback: false });
+      await h.reopen();
+      expect((await h.store.listPendingReplies()).map(({ text, writtenBy }) => ({ text, writtenBy }))).toEqual([
+        { text: 'From the fallback.', writtenBy: { model: 'local-llama', fallback: true } },
+        { text: 'From the primary.', writtenBy: { model: 'claude-main', fallback: false } },
+      ]);
+    });
+
     it('complete is fenced: a superseded owner stores neither the ending nor the reply', async () => {
       const h = harness();
       const { lease } = await admitNew(h.store, identity('asked'));
