@@ -69,16 +69,14 @@ export function discordSink(options: DiscordSinkOptions): ReplySink {
   const post = (channelId: string, work: (channel: SendableChannel) => Promise<unknown>): void => {
     inOrder(channelId, work).catch((error: unknown) => logger.error({ err: error, channel: channelId }, 'could not post to Discord'));
   };
-  const show = (channelId: string, work: (channel: SendableChannel) => Promise<unknown>): void => {
-    budget.spend();
-    post(channelId, work);
-  };
   const replyTo = (messageId: string) => ({ messageReference: messageId, failIfNotExists: false });
   const typing = new TypingIndicators(
     clock,
-    (channelId) => {
-      if (budget.spareForOptional()) post(channelId, (channel) => channel.sendTyping());
-    },
+    // Decided when the channel's turn comes, after the requests queued before it went out.
+    (channelId) =>
+      post(channelId, async (channel) => {
+        if (budget.spareForOptional()) await channel.sendTyping();
+      }),
     options.delivery.signal,
   );
   const streamOf = (turn: string): Stream => {
@@ -88,7 +86,7 @@ export function discordSink(options: DiscordSinkOptions): ReplySink {
   };
   /** Shows the draft as it is when the channel's turn comes; a wait held back by the interval is shown once the interval has passed. */
   const drawDraft = (event: { readonly channelId: string; readonly inReplyTo: string; readonly turn: string }, stream: Stream): void =>
-    show(event.channelId, async (channel) => {
+    post(event.channelId, async (channel) => {
       const content = stream.waiting ?? stream.text;
       const now = clock.monotonicNow();
       if (content.length > DISCORD_MESSAGE_LIMIT || content === stream.shown) return;
@@ -107,6 +105,7 @@ export function discordSink(options: DiscordSinkOptions): ReplySink {
         return;
       }
       stream.lastEditAt = now;
+      budget.spend();
       if (stream.message === undefined) {
         stream.message = await channel.send({
           content,
@@ -144,7 +143,7 @@ export function discordSink(options: DiscordSinkOptions): ReplySink {
             streams.delete(event.turn);
             typing.stop(event.turn);
           }
-          show(event.channelId, async (channel) => {
+          post(event.channelId, async (channel) => {
             const [first = '', ...rest] = splitMessage(`${NOTICE_MARK}${event.text}`);
             // A slash command's answer goes to its user alone; a streamed draft becomes the notice that replaces it.
             if (stream?.message === undefined && (await options.commands.answer(event.inReplyTo, first))) {
@@ -155,6 +154,7 @@ export function discordSink(options: DiscordSinkOptions): ReplySink {
               logger.warn({ channel: event.channelId, command: event.inReplyTo }, 'the answer to an operator’s command could not be shown to them alone, so it is not shown at all');
               return;
             }
+            budget.spend(1 + rest.length);
             const shown = stream?.message ?? (await channel.send({ content: first, reply: replyTo(event.inReplyTo), allowedMentions: SAFE_MENTIONS }));
             if (stream?.message !== undefined) await stream.message.edit({ content: first, allowedMentions: SAFE_MENTIONS });
             if (event.turn !== null && rest.length === 0) notices.shown(event.turn, event.notice, shown);
@@ -164,9 +164,12 @@ export function discordSink(options: DiscordSinkOptions): ReplySink {
         }
         case 'notice_update':
           // Looked up when the channel's turn comes: the notice it edits may still be on its way.
-          show(event.channelId, async () => {
+          post(event.channelId, async () => {
             const [content = ''] = splitMessage(`${NOTICE_MARK}${event.text}`);
-            await notices.find(event.turn, event.notice)?.edit({ content, allowedMentions: SAFE_MENTIONS });
+            const notice = notices.find(event.turn, event.notice);
+            if (notice === undefined) return;
+            budget.spend();
+            await notice.edit({ content, allowedMentions: SAFE_MENTIONS });
           });
           return;
         case 'turn':
@@ -182,16 +185,16 @@ export function discordSink(options: DiscordSinkOptions): ReplySink {
       typing.stop(reply.turn);
       const stream = streams.get(reply.turn);
       streams.delete(reply.turn);
-      budget.spend();
       // The draft is read when the channel's turn comes: the deltas queued before may still be creating it.
-      return inOrder(reply.channelId, (channel) =>
-        postReplyParts(
+      return inOrder(reply.channelId, (channel) => {
+        budget.spend();
+        return postReplyParts(
           channel,
           reply.note === undefined ? reply : { ...reply, text: `${reply.text}\n${reply.note}` },
           { draft: stream?.message, lookForEarlier: reply.redelivery || (stream !== undefined && stream.message === undefined), botUserId: client.user.id, policy: options.delivery },
           confirmed,
-        ),
-      ).catch((error: unknown) => {
+        );
+      }).catch((error: unknown) => {
         // Discord refused (the channel is gone, the bot may not post there): no later attempt can do better.
         throw isRefusedByDiscord(error) ? new ReplyUndeliverable(reply.turn, String(error), { cause: error }) : error;
       });

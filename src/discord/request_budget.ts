@@ -20,9 +20,10 @@ export class RequestBudget {
     private readonly perSecond: number,
   ) {}
 
-  /** Counts a request the bot makes whatever the budget says. */
-  spend(): void {
-    this.#sent.push(this.#lastSecond());
+  /** Counts `requests` (one by default) the bot makes now whatever the budget says: only those that go out, not the events held back. */
+  spend(requests = 1): void {
+    const now = this.#lastSecond();
+    for (let sent = 0; sent < requests; sent += 1) this.#sent.push(now);
   }
 
   /** Whether an optional request may go out now; counts it when it may. */

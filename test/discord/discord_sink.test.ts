@@ -79,6 +79,22 @@ describe('the Discord sink, driven by the manual clock', () => {
     await fake.whenRequest(() => typed() === 3);
   });
 
+  it('counts only the requests that go out: text the edit interval holds back leaves the typing indicator its share', async () => {
+    const { fake, clock, sink } = await sinkOnDiscord(4);
+    const channelId = fake.world.channelId;
+    const typed = (): number => fake.requests.filter((r) => r.method === 'POST' && r.path === `/channels/${channelId}/typing`).length;
+    const drafts = (): number => fake.requests.filter((r) => r.method === 'POST' && r.path === `/channels/${channelId}/messages`).length;
+
+    sink.post({ type: 'delta', channelId, inReplyTo: 'm1', turn: 't1', text: 'Milk' });
+    for (const word of [' is', ' a', ' drink', ' made', ' by', ' cows']) sink.post({ type: 'delta', channelId, inReplyTo: 'm1', turn: 't1', text: word });
+    sink.post({ type: 'turn', channelId, turn: 't2', status: 'ACTIVE' });
+    // The channel's requests go out in order: the typing indicator is decided on after every delta was looked at.
+    await fake.whenRequest(() => typed() === 1);
+    expect(drafts()).toBe(1);
+    expect(fake.requests.filter((r) => r.method === 'PATCH')).toEqual([]);
+    expect(clock.monotonicNow()).toBe(0);
+  });
+
   it('shows in the draft that the turn waits for the model, the latest wait at most once per interval, until the next attempt’s text replaces it', async () => {
     const { fake, clock, sink } = await sinkOnDiscord();
     const channelId = fake.world.channelId;
@@ -112,15 +128,17 @@ describe('the Discord sink, driven by the manual clock', () => {
   it('stops renewing an indicator after fifteen minutes, whatever became of its turn', async () => {
     const { fake, clock, sink } = await sinkOnDiscord();
     const channelId = fake.world.channelId;
+    const typed = (): number => fake.requests.filter((r) => r.path === `/channels/${channelId}/typing`).length;
     sink.post({ type: 'turn', channelId, turn: 't1', status: 'ACTIVE' });
-    for (let elapsed = 0; elapsed < TYPING_MAX_MS; elapsed += TYPING_RENEW_MS) {
+    for (let elapsed = 0, shown = 1; elapsed < TYPING_MAX_MS; elapsed += TYPING_RENEW_MS, shown += 1) {
+      await fake.whenRequest(() => typed() === shown);
       await clock.whenSleeping();
       await clock.advance(TYPING_RENEW_MS);
     }
     await clock.advance(TYPING_RENEW_MS);
     sink.post({ type: 'message', channelId, inReplyTo: 'm1', turn: null, kind: 'notice', notice: 'status', text: 'Still here.' });
     await fake.whenRequest((r) => r.method === 'POST' && (r.body as { content?: string } | undefined)?.content === 'ℹ️ Still here.');
-    expect(fake.requests.filter((r) => r.path === `/channels/${channelId}/typing`)).toHaveLength(Math.ceil(TYPING_MAX_MS / TYPING_RENEW_MS));
+    expect(typed()).toBe(Math.ceil(TYPING_MAX_MS / TYPING_RENEW_MS));
   });
 
   it('stops every typing indicator when the bot shuts down', async () => {
