@@ -95,6 +95,17 @@ describe('the Discord sink, driven by the manual clock', () => {
     expect(clock.monotonicNow()).toBe(0);
   });
 
+  it('edits a suspended notice in place when it is updated, and posts nothing for a notice it never showed', async () => {
+    const { fake, sink } = await sinkOnDiscord();
+    const channelId = fake.world.channelId;
+    sink.post({ type: 'message', channelId, inReplyTo: 'm1', turn: 't1', kind: 'notice', notice: 'suspended', text: 'Saved; I try again at 14:05 UTC.' });
+    sink.post({ type: 'notice_update', channelId, turn: 't2', notice: 'suspended', text: 'Never shown.' });
+    sink.post({ type: 'notice_update', channelId, turn: 't1', notice: 'suspended', text: 'Saved; I try again at 14:07 UTC.' });
+    await fake.whenRequest((r) => r.method === 'PATCH');
+    const toDiscord = fake.requests.filter((r) => r.path.startsWith(`/channels/${channelId}/messages`)).map((r) => `${r.method} ${(r.body as { content: string }).content}`);
+    expect(toDiscord).toEqual(['POST ℹ️ Saved; I try again at 14:05 UTC.', 'PATCH ℹ️ Saved; I try again at 14:07 UTC.']);
+  });
+
   it('shows in the draft that the turn waits for the model, the latest wait at most once per interval, until the next attempt’s text replaces it', async () => {
     const { fake, clock, sink } = await sinkOnDiscord();
     const channelId = fake.world.channelId;
