@@ -36,6 +36,12 @@ export interface LoadFigures {
    * each after some collection, so what stays alive rather than garbage not yet collected.
    */
   readonly heapFloorBytes: readonly [number, number] | undefined;
+  /**
+   * For the soak: where the RSS is, when the window began and when it ended: the JS heap V8
+   * holds (`heap`) and the memory JS objects keep outside it (`external`); the rest of the RSS
+   * is code, stacks, and what native code (SQLite, the allocator) holds.
+   */
+  readonly memoryAtWindow: { readonly heap: readonly [number, number]; readonly external: readonly [number, number] } | undefined;
   readonly commitsPerSecond: number | undefined;
   readonly commitsPerTurn: number | undefined;
   readonly discordRequestsPerSecond: number;
@@ -99,6 +105,9 @@ export function loadFigures(run: LoadRun): LoadFigures {
   };
   const floors = run.rssGrowth ? [heapFloor(scraper.within(from, from + 60_000)), heapFloor(scraper.within(to - 60_000, to))] : [];
   const [floorFirst, floorLast] = floors;
+  const pairOf = (start: number | undefined, end: number | undefined): readonly [number, number] | undefined => (start === undefined || end === undefined ? undefined : [start, end]);
+  const heapAtWindow = pairOf(first?.heapTotalBytes, last?.heapTotalBytes);
+  const externalAtWindow = pairOf(first?.externalBytes, last?.externalBytes);
   return {
     scenario: run.scenario,
     channels: run.channels,
@@ -113,7 +122,8 @@ export function loadFigures(run: LoadRun): LoadFigures {
     rssEndBytes: scraper.scrapes.at(-1)?.rssBytes,
     rssAfterWarmupBytes: rssAfterWarmup,
     rssGrowthPercent: rssAfterWarmup === undefined || rssWindowEnd === undefined ? undefined : ((rssWindowEnd - rssAfterWarmup) / rssAfterWarmup) * 100,
-    heapFloorBytes: floorFirst === undefined || floorLast === undefined ? undefined : [floorFirst, floorLast],
+    heapFloorBytes: pairOf(floorFirst, floorLast),
+    memoryAtWindow: run.rssGrowth && heapAtWindow !== undefined && externalAtWindow !== undefined ? { heap: heapAtWindow, external: externalAtWindow } : undefined,
     commitsPerSecond: commits === undefined || scrapedSeconds === 0 ? undefined : commits / scrapedSeconds,
     commitsPerTurn: commits === undefined || completed === 0 ? undefined : commits / completed,
     botCpuPercent: cpu === undefined || scrapedSeconds === 0 ? undefined : (cpu / scrapedSeconds) * 100,

@@ -8,6 +8,10 @@ export interface Scrape {
   readonly rssBytes: number | undefined;
   /** `nodejs_heap_size_used_bytes`: the JS heap in use, garbage included until the next collection. */
   readonly heapUsedBytes: number | undefined;
+  /** `nodejs_heap_size_total_bytes`: the JS heap V8 holds from the system, live or not. */
+  readonly heapTotalBytes: number | undefined;
+  /** `nodejs_external_memory_bytes`: memory outside the JS heap that JS objects keep (buffers, native handles). */
+  readonly externalBytes: number | undefined;
   /** `holdfast_store_write_seconds_count`: durable writes (commits) so far. */
   readonly storeWrites: number | undefined;
   /** `process_cpu_seconds_total`: the bot's CPU time so far, user and system. */
@@ -39,6 +43,8 @@ export class MetricsScraper {
         eventLoopP99Ms: lag === undefined ? undefined : lag * 1000,
         rssBytes: valueOf(text, 'process_resident_memory_bytes'),
         heapUsedBytes: valueOf(text, 'nodejs_heap_size_used_bytes'),
+        heapTotalBytes: valueOf(text, 'nodejs_heap_size_total_bytes'),
+        externalBytes: valueOf(text, 'nodejs_external_memory_bytes'),
         storeWrites: valueOf(text, 'holdfast_store_write_seconds_count'),
         cpuSeconds: valueOf(text, 'process_cpu_seconds_total'),
       };

@@ -3,6 +3,7 @@ import type { LoadFigures, Percentiles } from './load_figures.js';
 const ms = (value: number | undefined): string => (value === undefined ? '–' : value.toFixed(0));
 const pair = (p: Percentiles): string => `${ms(p.p50)} / ${ms(p.p99)}`;
 const mib = (bytes: number | undefined): string => (bytes === undefined ? '–' : (bytes / 1024 / 1024).toFixed(0));
+const span = (bytes: readonly [number, number] | undefined): string => (bytes === undefined ? '–' : `${mib(bytes[0])} → ${mib(bytes[1])}`);
 const fixed = (value: number | undefined, digits: number): string => (value === undefined ? '–' : value.toFixed(digits));
 
 /** A Markdown table: a header row, a separator, and the rows, each column as wide as its widest cell. */
@@ -36,7 +37,7 @@ export function mainTable(rows: readonly LoadFigures[]): string {
 /** The second table: what members saw (the model's time included), how every message ended, and the soak's memory. */
 export function detailTable(rows: readonly LoadFigures[]): string {
   return table(
-    ['scenario', 'window s', 'bot CPU %', 'first text raw ms p50 / p99', 'final raw ms p50 / p99', 'samples', 'sent', 'replied', 'resumed', 'told only', 'RSS after warm-up MiB', 'RSS growth %', 'heap floor MiB first → last minute'],
+    ['scenario', 'window s', 'bot CPU %', 'first text raw ms p50 / p99', 'final raw ms p50 / p99', 'samples', 'sent', 'replied', 'resumed', 'told only', 'RSS after warm-up MiB', 'RSS growth %', 'heap floor MiB first → last minute', 'JS heap MiB window start → end', 'external MiB window start → end'],
     rows.map((f) => [
       f.scenario,
       fixed(f.windowSeconds, 0),
@@ -50,7 +51,9 @@ export function detailTable(rows: readonly LoadFigures[]): string {
       String(f.outcomes.toldOnly),
       mib(f.rssAfterWarmupBytes),
       fixed(f.rssGrowthPercent, 1),
-      f.heapFloorBytes === undefined ? '–' : `${mib(f.heapFloorBytes[0])} → ${mib(f.heapFloorBytes[1])}`,
+      span(f.heapFloorBytes),
+      span(f.memoryAtWindow?.heap),
+      span(f.memoryAtWindow?.external),
     ]),
   );
 }
