@@ -13,6 +13,8 @@ import { runScenario, type LoadSettings, type ScenarioPlan } from './load_scenar
  * scenario; see BENCHMARKS.md for what each column means.
  */
 const SCENARIOS = ['steady', 'storm', 'soak', 'all'] as const;
+/** Long enough for V8's memory reducer, which acts once allocation has been low for some seconds, to run a few times. */
+const SOAK_REST_MS = 30_000;
 type Scenario = (typeof SCENARIOS)[number];
 
 const { values } = parseArgs({
@@ -46,10 +48,10 @@ const soakMs = numberOption('soak-minutes') * 60_000;
 
 /** The scenarios asked for, `--channels` replacing each one's size. */
 function plans(): ScenarioPlan[] {
-  const steady = [50, 200, 500].map((size) => ({ name: `steady-${channels ?? size}`, channels: channels ?? size, warmupMs: 10_000, windowMs, drainMs: 60_000, rssGrowth: false }));
-  const storm = { name: 'storm', channels: channels ?? 500, warmupMs: 10_000, windowMs: 80_000, overloadMs: 60_000, drainMs: 120_000, rssGrowth: false };
+  const steady = [50, 200, 500].map((size) => ({ name: `steady-${channels ?? size}`, channels: channels ?? size, warmupMs: 10_000, windowMs, drainMs: 60_000, rssGrowth: false, restMs: 0 }));
+  const storm = { name: 'storm', channels: channels ?? 500, warmupMs: 10_000, windowMs: 80_000, overloadMs: 60_000, drainMs: 120_000, rssGrowth: false, restMs: 0 };
   const soakWarmupMs = Math.min(120_000, soakMs / 5);
-  const soak = { name: 'soak', channels: channels ?? 200, warmupMs: soakWarmupMs, windowMs: soakMs - soakWarmupMs, drainMs: 60_000, rssGrowth: true };
+  const soak = { name: 'soak', channels: channels ?? 200, warmupMs: soakWarmupMs, windowMs: soakMs - soakWarmupMs, drainMs: 60_000, rssGrowth: true, restMs: SOAK_REST_MS };
   const chosen: Record<Scenario, ScenarioPlan[]> = { steady: channels === undefined ? steady : [steady[0] as ScenarioPlan], storm: [storm], soak: [soak], all: [] };
   chosen.all = [...(channels === undefined ? steady : [steady[0] as ScenarioPlan]), storm, soak];
   return chosen[scenario];

@@ -42,6 +42,8 @@ export interface LoadFigures {
    * is code, stacks, and what native code (SQLite, the allocator) holds.
    */
   readonly memoryAtWindow: { readonly heap: readonly [number, number]; readonly external: readonly [number, number] } | undefined;
+  /** For the soak: the RSS and the JS heap V8 holds once the bot had been idle a while after its last answer. */
+  readonly atRest: { readonly rssBytes: number; readonly heapTotalBytes: number } | undefined;
   readonly commitsPerSecond: number | undefined;
   readonly commitsPerTurn: number | undefined;
   readonly discordRequestsPerSecond: number;
@@ -75,6 +77,9 @@ export interface LoadRun {
   readonly outcomes: LoadOutcomes;
   /** Whether the growth of the RSS over the window is reported (the soak). */
   readonly rssGrowth: boolean;
+  /** The scrape after the last answers, and the one after the bot was then left idle (the soak). */
+  readonly ended: Scrape | undefined;
+  readonly atRest: Scrape | undefined;
 }
 
 /** The figures of one run. */
@@ -119,11 +124,12 @@ export function loadFigures(run: LoadRun): LoadFigures {
     finalRaw: percentiles(finalRaw),
     eventLoopP99MaxMs: lags.length === 0 ? undefined : Math.max(...lags),
     rssStartBytes: scraper.scrapes[0]?.rssBytes,
-    rssEndBytes: scraper.scrapes.at(-1)?.rssBytes,
+    rssEndBytes: run.ended?.rssBytes,
     rssAfterWarmupBytes: rssAfterWarmup,
     rssGrowthPercent: rssAfterWarmup === undefined || rssWindowEnd === undefined ? undefined : ((rssWindowEnd - rssAfterWarmup) / rssAfterWarmup) * 100,
     heapFloorBytes: pairOf(floorFirst, floorLast),
     memoryAtWindow: run.rssGrowth && heapAtWindow !== undefined && externalAtWindow !== undefined ? { heap: heapAtWindow, external: externalAtWindow } : undefined,
+    atRest: run.atRest?.rssBytes === undefined || run.atRest.heapTotalBytes === undefined ? undefined : { rssBytes: run.atRest.rssBytes, heapTotalBytes: run.atRest.heapTotalBytes },
     commitsPerSecond: commits === undefined || scrapedSeconds === 0 ? undefined : commits / scrapedSeconds,
     commitsPerTurn: commits === undefined || completed === 0 ? undefined : commits / completed,
     botCpuPercent: cpu === undefined || scrapedSeconds === 0 ? undefined : (cpu / scrapedSeconds) * 100,

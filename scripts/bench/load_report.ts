@@ -37,7 +37,7 @@ export function mainTable(rows: readonly LoadFigures[]): string {
 /** The second table: what members saw (the model's time included), how every message ended, and the soak's memory. */
 export function detailTable(rows: readonly LoadFigures[]): string {
   return table(
-    ['scenario', 'window s', 'bot CPU %', 'first text raw ms p50 / p99', 'final raw ms p50 / p99', 'samples', 'sent', 'replied', 'resumed', 'told only', 'RSS after warm-up MiB', 'RSS growth %', 'heap floor MiB first → last minute', 'JS heap MiB window start → end', 'external MiB window start → end'],
+    ['scenario', 'window s', 'bot CPU %', 'first text raw ms p50 / p99', 'final raw ms p50 / p99', 'samples', 'sent', 'replied', 'resumed', 'told only', 'RSS after warm-up MiB', 'RSS growth %', 'heap floor MiB first → last minute', 'JS heap MiB window start → end', 'external MiB window start → end', 'RSS / JS heap MiB at rest'],
     rows.map((f) => [
       f.scenario,
       fixed(f.windowSeconds, 0),
@@ -54,6 +54,7 @@ export function detailTable(rows: readonly LoadFigures[]): string {
       span(f.heapFloorBytes),
       span(f.memoryAtWindow?.heap),
       span(f.memoryAtWindow?.external),
+      f.atRest === undefined ? '–' : `${mib(f.atRest.rssBytes)} / ${mib(f.atRest.heapTotalBytes)}`,
     ]),
   );
 }

@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { LoadRecovery, LoadStore } from '../../test/support/load/load_config.js';
 import { LoadWorld } from '../../test/support/load/load_world.js';
 import { loadFigures, type LoadFigures } from './load_figures.js';
-import { MetricsScraper } from './load_metrics.js';
+import { MetricsScraper, type Scrape } from './load_metrics.js';
 
 /** The knobs of every scenario, from the command line. */
 export interface LoadSettings {
@@ -36,6 +36,8 @@ export interface ScenarioPlan {
   readonly drainMs: number;
   /** Whether the RSS growth over the window is reported. */
   readonly rssGrowth: boolean;
+  /** After the last answers the bot is left idle this long, then its memory is read once more: what it gives back at rest. */
+  readonly restMs: number;
 }
 
 /** Short enough that a 60 s storm suspends turns and resumes them within the run. */
@@ -87,7 +89,12 @@ export async function runScenario(plan: ScenarioPlan, settings: LoadSettings): P
     const to = performance.now();
     await world.members.drain(plan.drainMs);
     scraper.stop();
-    await scraper.scrape();
+    const ended = await scraper.scrape();
+    let atRest: Scrape | undefined;
+    if (plan.restMs > 0) {
+      await sleep(plan.restMs);
+      atRest = await scraper.scrape();
+    }
     figures = loadFigures({
       scenario: plan.name,
       channels: plan.channels,
@@ -99,6 +106,8 @@ export async function runScenario(plan: ScenarioPlan, settings: LoadSettings): P
       scraper,
       outcomes: world.outcomes(),
       rssGrowth: plan.rssGrowth,
+      ended,
+      atRest,
     });
   } finally {
     scraper.stop();
