@@ -13,9 +13,9 @@ import { runScenario, type LoadSettings, type ScenarioPlan } from './load_scenar
  * scenario; see BENCHMARKS.md for what each column means.
  */
 const SCENARIOS = ['steady', 'storm', 'soak', 'all'] as const;
-/** Long enough for V8's memory reducer, which acts once allocation has been low for some seconds, to run a few times. */
-const SOAK_REST_MS = 30_000;
 type Scenario = (typeof SCENARIOS)[number];
+/** Several times the 8 s V8's memory reducer waits before it checks whether the program went idle. */
+const SOAK_REST_MS = 30_000;
 
 const { values } = parseArgs({
   options: {
