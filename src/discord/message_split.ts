@@ -52,16 +52,18 @@ class Messages {
 
   /** A line, broken where it is too long, starting a new message where the current one is full. */
   addLine(line: string): void {
+    const opened = FENCE.exec(line);
+    // A line that opens a block must leave room for the fence that closes it at the break.
+    const closing = this.fence === undefined && opened !== null ? CLOSING_FENCE : this.close();
     for (const piece of breakLine(line, this.limit - 8 - (this.fence ?? '').length)) {
       const joined = this.joinedWith(piece);
-      if (joined.length + this.close().length > this.limit) {
+      if (joined.length + closing.length > this.limit) {
         this.flush();
         this.current += piece;
       } else {
         this.current = joined;
       }
     }
-    const opened = FENCE.exec(line);
     if (opened !== null) this.fence = this.fence === undefined ? (opened[1] ?? '') : undefined;
   }
 

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
 import type { FakeLLMServer } from '../support/fake_llm/server.js';
-import { familiesOf, metricsUrlIn, sampleValue } from '../support/prometheus_text.js';
+import { familiesOf, metricsUrlIn, sampleValue, sampleValuesBy } from '../support/prometheus_text.js';
 import { isReply, runProgram, startJsonLinesProgram, type JsonLinesProgram } from '../support/program.js';
 import { useProgramServers } from '../support/program_servers.js';
 import { useTempDir } from '../support/temp_dir.js';
@@ -74,12 +74,12 @@ ${extra}`,
     expect(scraped.status).toBe(200);
     const text = scraped.body;
 
-    expect(['completed', 'failed', 'cancelled', 'rejected', 'expired'].map((status) => sampleValue(text, 'holdfast_turns_total', { status }))).toEqual([1, 0, 0, 0, 0]);
+    expect(sampleValuesBy(text, 'holdfast_turns_total', 'status', ['completed', 'failed', 'cancelled', 'rejected', 'expired'])).toEqual({ completed: 1, failed: 0, cancelled: 0, rejected: 0, expired: 0 });
     expect(sampleValue(text, 'holdfast_tool_calls_total', { tool: 'lookup', effect: 'read', outcome: 'applied' })).toBe(1);
     expect(sampleValue(text, 'holdfast_model_attempts_total', { provider: 'openai', model: 'test-model', result: 'ok' })).toBe(2);
     expect(sampleValue(text, 'holdfast_store_write_seconds_count')).toBeGreaterThan(0);
     expect(sampleValue(text, 'holdfast_breaker_open', { provider: 'openai', model: 'test-model' })).toBe(0);
-    expect(['active', 'suspended', 'awaiting_resolution'].map((state) => sampleValue(text, 'holdfast_turns', { state }))).toEqual([0, 0, 0]);
+    expect(sampleValuesBy(text, 'holdfast_turns', 'state', ['active', 'suspended', 'awaiting_resolution'])).toEqual({ active: 0, suspended: 0, awaiting_resolution: 0 });
     expect(sampleValue(text, 'holdfast_calls_awaiting_verdict')).toBe(0);
     // The console confirms the reply just after printing it: either count is right at this instant.
     expect([0, 1]).toContain(sampleValue(text, 'holdfast_replies_pending'));

@@ -28,6 +28,16 @@ describe('SecretValues', () => {
     expect(secrets.redact('short')).toBe('short');
   });
 
+  it('keeps a secret one character shorter than the threshold and redacts one exactly at it (README: values under 8 characters)', () => {
+    expect(MIN_SECRET_LENGTH).toBe(8);
+    const under = 'seven-7';
+    const at = 'eight-88';
+    expect([under.length, at.length]).toEqual([MIN_SECRET_LENGTH - 1, MIN_SECRET_LENGTH]);
+    const threshold = SecretValues.of([under, at]);
+    expect(threshold.size).toBe(1);
+    expect(threshold.redact(`one ${under} two ${at}`)).toBe(`one ${under} two ${REDACTED}`);
+  });
+
   it('redacts every string of a JSON-like value at any depth, keeping keys and other values, without touching the input', () => {
     const input = { text: 'key opaque-key-4f9a2c71', list: [1, true, null, ['opaque-key-4f9a2c71']], 'opaque-key-4f9a2c71': 'kept key' };
     const copy = structuredClone(input);

@@ -52,6 +52,26 @@ describe('AccessPolicy', () => {
     expect(dms.refusal(direct('7'))).toBe('not_an_allowed_person');
   });
 
+  describe('with only one of the two allow lists naming anyone', () => {
+    const only = (yaml: string): AccessPolicy => {
+      const parsed = parseConfigText(yaml, 'c.yml', {});
+      return new AccessPolicy(parsed.access, parsed.permissions);
+    };
+    const usersOnly = only('access:\n  users:\n    allow: ["100"]\n');
+    const rolesOnly = only('access:\n  roles:\n    allow: ["helper"]\n');
+
+    it.each<[string, AccessPolicy, Speaker, AccessRefusal | undefined]>([
+      ['users.allow alone: the listed user is answered', usersOnly, inChannel('100', 'random'), undefined],
+      ['users.allow alone: anyone else is not, whatever their roles', usersOnly, inChannel('7', 'random', 'helper'), 'not_an_allowed_person'],
+      ['users.allow alone: an unlisted user’s direct message is not', usersOnly, direct('7'), 'not_an_allowed_person'],
+      ['roles.allow alone: a member holding the role is answered', rolesOnly, inChannel('7', 'random', 'helper'), undefined],
+      ['roles.allow alone: a member without it is not', rolesOnly, inChannel('7', 'random', 'other'), 'not_an_allowed_person'],
+      ['roles.allow alone: a direct message, which carries no roles, is not', rolesOnly, direct('7'), 'not_an_allowed_person'],
+    ])('%s', (_case, access, speaker, expected) => {
+      expect(access.refusal(speaker)).toBe(expected);
+    });
+  });
+
   it('lets everyone in everywhere with the defaults', () => {
     const defaults = parseConfigText('', 'c.yml', {});
     const everyone = new AccessPolicy(defaults.access, defaults.permissions);

@@ -27,6 +27,15 @@ export function sampleValue(text: string, name: string, labels: Readonly<Record<
   return samplesOf(text).find((s) => s.name === name && Object.keys(s.labels).length === wanted.length && wanted.every(([k, v]) => s.labels[k] === v))?.value;
 }
 
+/**
+ * The value of `name` for each of `values` of its one label `label`, keyed by that value, so that
+ * an assertion names every count it expects (`{ completed: 1, failed: 0 }`); a missing sample is
+ * `undefined`.
+ */
+export function sampleValuesBy(text: string, name: string, label: string, values: readonly string[]): Record<string, number | undefined> {
+  return Object.fromEntries(values.map((value) => [value, sampleValue(text, name, { [label]: value })]));
+}
+
 /** The metric families `text` declares (`# TYPE name kind`), by name. */
 export function familiesOf(text: string): Map<string, string> {
   const families = new Map<string, string>();

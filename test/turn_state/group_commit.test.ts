@@ -78,6 +78,22 @@ describe('group commit: the writes asked for in one turn of the event loop share
     expect(notes()).toEqual(['milk', 'eggs']);
   });
 
+  it('fails every write of a group when one of them makes SQLite roll back the whole transaction, and keeps none of them', async () => {
+    db.exec(`CREATE TRIGGER no_poison BEFORE INSERT ON notes WHEN NEW.text = 'poison' BEGIN SELECT RAISE(ROLLBACK, 'poison is refused'); END`);
+    const group = new GroupCommit(db, new SyncedAtOnce());
+    const writes = [group.write(insert('milk')), group.write(insert('poison')), group.write(insert('eggs'))];
+
+    const outcomes = await Promise.allSettled(writes);
+
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    expect(outcomes.map((outcome) => (outcome.status === 'rejected' ? String(outcome.reason) : ''))).toEqual(Array.from({ length: 3 }, () => expect.stringContaining('poison is refused') as unknown));
+    expect(notes()).toEqual([]);
+    expect(db.inTransaction).toBe(false);
+    // The connection goes on: the next group commits as usual.
+    await group.write(insert('bread'));
+    expect(notes()).toEqual(['bread']);
+  });
+
   it('fails every write of a group whose sync fails, though SQLite took them', async () => {
     const wal = new HeldSync();
     const group = new GroupCommit(db, wal);

@@ -6,7 +6,7 @@ import { isStaleTurnError } from '../../../src/turn_state/errors.js';
 import type { EffectClass } from '../../../src/turn_state/ledger_types.js';
 import type { TurnStore } from '../../../src/turn_state/turn_store.js';
 import type { Lease } from '../../../src/turn_state/turn_types.js';
-import { sampleValue } from '../../support/prometheus_text.js';
+import { sampleValue, sampleValuesBy } from '../../support/prometheus_text.js';
 import { openTestStoreFile } from '../../support/store_file.js';
 import { useTempDir } from '../../support/temp_dir.js';
 import { admitNew, TEST_TIMINGS } from '../../support/turn_store.js';
@@ -45,14 +45,14 @@ describe('the turn store measured for the metrics', () => {
     expect((await store.sweepRetention()).expiredTurns).toBe(2);
 
     const text = await scrape();
-    expect(['completed', 'failed', 'cancelled', 'rejected', 'expired'].map((status) => sampleValue(text, 'holdfast_turns_total', { status }))).toEqual([2, 1, 1, 2, 2]);
+    expect(sampleValuesBy(text, 'holdfast_turns_total', 'status', ['completed', 'failed', 'cancelled', 'rejected', 'expired'])).toEqual({ completed: 2, failed: 1, cancelled: 1, rejected: 2, expired: 2 });
     await file.close();
   });
 
   it('shows every ending at zero before any turn ended', async () => {
     const { file, scrape } = meteredStore(temp.path());
     const text = await scrape();
-    expect(['completed', 'failed', 'cancelled', 'rejected', 'expired'].map((status) => sampleValue(text, 'holdfast_turns_total', { status }))).toEqual([0, 0, 0, 0, 0]);
+    expect(sampleValuesBy(text, 'holdfast_turns_total', 'status', ['completed', 'failed', 'cancelled', 'rejected', 'expired'])).toEqual({ completed: 0, failed: 0, cancelled: 0, rejected: 0, expired: 0 });
     await file.close();
   });
 

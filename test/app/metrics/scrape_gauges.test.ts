@@ -5,7 +5,7 @@ import { registerScrapeGauges } from '../../../src/app/metrics/scrape_gauges.js'
 import type { TurnStore } from '../../../src/turn_state/turn_store.js';
 import type { Lease } from '../../../src/turn_state/turn_types.js';
 import { ManualClock } from '../../support/manual_clock.js';
-import { sampleValue } from '../../support/prometheus_text.js';
+import { sampleValue, sampleValuesBy } from '../../support/prometheus_text.js';
 import { testRecoveryRuntime } from '../../support/recovery_runtime.js';
 import { useTempDir } from '../../support/temp_dir.js';
 import { admitNew, openStoreFileAt } from '../../support/turn_store.js';
@@ -41,13 +41,13 @@ describe('the gauges read at each scrape', () => {
     await store.recordReplyDelivery((await store.listPendingReplies())[1]?.turn.turnId ?? '', { kind: 'delivered' });
 
     const text = await metrics.registry.metrics();
-    expect(['active', 'suspended', 'awaiting_resolution'].map((state) => sampleValue(text, 'holdfast_turns', { state }))).toEqual([2, 1, 0]);
+    expect(sampleValuesBy(text, 'holdfast_turns', 'state', ['active', 'suspended', 'awaiting_resolution'])).toEqual({ active: 2, suspended: 1, awaiting_resolution: 0 });
     expect(sampleValue(text, 'holdfast_calls_awaiting_verdict')).toBe(1);
     expect(sampleValue(text, 'holdfast_replies_pending')).toBe(1);
 
     await store.suspend(held, 'shutdown');
     const later = await metrics.registry.metrics();
-    expect(['active', 'suspended'].map((state) => sampleValue(later, 'holdfast_turns', { state }))).toEqual([1, 2]);
+    expect(sampleValuesBy(later, 'holdfast_turns', 'state', ['active', 'suspended'])).toEqual({ active: 1, suspended: 2 });
     await opened.close();
   });
 
@@ -55,8 +55,8 @@ describe('the gauges read at each scrape', () => {
     const metrics = new HoldfastMetrics();
     registerScrapeGauges(metrics.registry, { census: undefined, breakers: testRecoveryRuntime(new ManualClock()).breakers });
     const text = await metrics.registry.metrics();
-    expect(['active', 'suspended', 'awaiting_resolution'].map((state) => sampleValue(text, 'holdfast_turns', { state }))).toEqual([0, 0, 0]);
-    expect([sampleValue(text, 'holdfast_calls_awaiting_verdict'), sampleValue(text, 'holdfast_replies_pending')]).toEqual([0, 0]);
+    expect(sampleValuesBy(text, 'holdfast_turns', 'state', ['active', 'suspended', 'awaiting_resolution'])).toEqual({ active: 0, suspended: 0, awaiting_resolution: 0 });
+    expect({ callsAwaitingVerdict: sampleValue(text, 'holdfast_calls_awaiting_verdict'), repliesPending: sampleValue(text, 'holdfast_replies_pending') }).toEqual({ callsAwaitingVerdict: 0, repliesPending: 0 });
   });
 
   it('show each model breaker open (1) from the failure that opens it until a probe closes it (0), by provider and model', async () => {
