@@ -10,6 +10,7 @@ import type { TurnStore } from '../../src/turn_state/turn_store.js';
 import { chatText } from '../support/fake_llm/openai_chat.js';
 import { type FakeLLMServer, sse } from '../support/fake_llm/server.js';
 import { useConversationHarness } from '../support/conversation_harness.js';
+import { deferred } from '../support/deferred.js';
 
 const stall = { kind: 'stream' as const, chunks: [sse({ choices: [{ index: 0, delta: { content: 'Working' } }] })], then: 'stall' as const };
 const HOUR = 3_600_000;
@@ -57,6 +58,42 @@ describe('the inbox: messages accepted into a channel’s queue', () => {
     await again.restoreInbox(everyChannelOf('console'));
     await again.idle();
     expect(harness.current.replies()).toEqual(['Answer to second.']);
+    expect(await store.listInbox('console')).toEqual([]);
+  });
+
+  it('leaves a message whose history was being read when shutdown began in the inbox: the model gets nothing, and the next start answers it once', async () => {
+    const reading = deferred();
+    const release = deferred();
+    const real = harness.current.store.history;
+    const history: HistoryStore = {
+      ...bound(real),
+      read: async (channel) => {
+        reading.resolve();
+        await release.promise;
+        return real.read(channel);
+      },
+    };
+    const bot = intake({ history });
+    submitted(bot, 'hello');
+    await reading.promise;
+    const stopping = bot.shutdown();
+    release.resolve();
+    await stopping;
+
+    expect((await store.listInbox('console')).map((entry) => entry.identity.messageId)).toEqual(['m-1']);
+    expect(await store.latestTurnOf({ source: 'console', channelId: 'c1' }, 'ada')).toBeUndefined();
+    expect(fake.requests).toHaveLength(0);
+    expect(harness.current.events).toEqual([]);
+
+    fake.enqueue(chatText('Hello, Ada.'));
+    const again = intake();
+    await again.restoreInbox(everyChannelOf('console'));
+    await again.idle();
+    const third = intake();
+    await third.restoreInbox(everyChannelOf('console'));
+    await third.idle();
+    expect(harness.current.replies()).toEqual(['Hello, Ada.']);
+    expect(fake.requests).toHaveLength(1);
     expect(await store.listInbox('console')).toEqual([]);
   });
 

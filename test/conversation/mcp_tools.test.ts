@@ -6,6 +6,7 @@ import { inboundFromText } from '../../src/conversation/command_words.js';
 import { Intake } from '../../src/conversation/intake.js';
 import { deriveCatalog } from '../../src/tools/catalog.js';
 import { McpServers } from '../../src/tools/mcp/mcp_servers.js';
+import { IDEMPOTENCY_META_KEY } from '../../src/tools/mcp/mcp_tool.js';
 import { targetToolsConfig } from '../support/engine_harness.js';
 import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
 import type { FakeLLMServer } from '../support/fake_llm/server.js';
@@ -115,6 +116,33 @@ describe('MCP tools in a conversation', () => {
     await bot.idle();
     expect(harness.current.notices()).toEqual(['status', 'manual_resolution']);
     expect(target.calls).toHaveLength(1);
+  });
+
+  it('never cuts short the re-send that settles an uncertain idempotent call: /stop during it sends no cancellation, the call ends RECONCILED_APPLIED, and the turn ends cancelled once it settled', async () => {
+    target = await McpTarget.start();
+    const resent = deferred();
+    target.answer({ hold: never }, { hold: resent.promise });
+    const bot = await intakeWith(`    - name: target\n      url: ${target.url}\n      timeout_seconds: 8\n`);
+    fake.enqueue(chatToolCalls([{ id: 'i1', name: 'target__repeater', args: '{"text":"charge"}' }]));
+    bot.submit(inboundFromText(harness.current.message('Charge it.')));
+    await target.whenCalls(1);
+    // The first run times out (before the lease's first heartbeat is due): it may have taken effect, so it is sent again with the same key.
+    await harness.current.store.clock.advance(8_000);
+    await target.whenCalls(2);
+    bot.submit(inboundFromText(harness.current.message('/stop')));
+    resent.resolve();
+    await bot.idle();
+
+    expect(target.cancelled).toEqual(['repeater']);
+    const keys = target.calls.map((call) => call.meta?.[IDEMPOTENCY_META_KEY]);
+    expect(keys).toHaveLength(2);
+    expect(keys[1]).toBe(keys[0]);
+    const turn = await harness.current.store.turns.latestTurnOf({ source: 'console', channelId: 'c1' }, 'ada');
+    expect(turn?.status).toBe('TERMINAL_CANCELLED');
+    const ops = await harness.current.store.turns.listOps(turn?.turnId ?? '');
+    expect(ops.map((op) => [op.toolName, op.state, op.result])).toEqual([['target__repeater', 'RECONCILED_APPLIED', 'repeater released']]);
+    expect(harness.current.notices()).toEqual(['status', 'cancelled']);
+    expect(fake.requests).toHaveLength(1);
   });
 
   it('lets a running call finish when the bot shuts down, and keeps its result for the resume', async () => {
