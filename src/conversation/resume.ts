@@ -7,6 +7,8 @@ import { runTurn, type RunDeps } from '../engine/run_turn.js';
 import { rejectUnresumable, type TurnEnding } from '../engine/terminal_writer.js';
 import { isInvalidCheckpointError } from '../engine/turn_codec.js';
 import type { ToolCatalog } from '../tools/catalog.js';
+import type { OperatorStore } from '../turn_state/operator_store.js';
+import { shortTurnId } from '../engine/call_label.js';
 import type { TurnStore } from '../turn_state/turn_store.js';
 import type { TurnRecord, TurnStatus } from '../turn_state/turn_types.js';
 import type { ResumableTurn } from '../turn_state/turn_store.js';
@@ -20,6 +22,8 @@ import type { InboundMessage, MessageSource, NoticeKind } from './transport.js';
 export interface ResumeDeps {
   readonly config: ConversationSettings;
   readonly store: TurnStore;
+  /** The operators' view of the same store: which of the requester's requests wait for a verdict or for another process. */
+  readonly operator?: OperatorStore | undefined;
   readonly source: MessageSource;
   readonly catalog: () => ToolCatalog;
   readonly clock: Clock;
@@ -58,16 +62,32 @@ export async function resumeCommand(origin: InboundMessage, wanted: string | und
   }
   const [turn] = matching;
   if (turn !== undefined) return resumeTurn(turn, origin, 'requester', signal, deps);
+  const held = await heldElsewhere(origin, wanted, deps);
+  if (held !== undefined) return held;
   const latest = wanted === undefined ? await store.latestTurnOf(channel, origin.authorId) : await store.getTurn(wanted);
   if (latest?.status === 'TERMINAL_EXPIRED' && latest.requesterId === origin.authorId) return expired(latest, deps.config);
-  if (latest?.status === 'AWAITING_RESOLUTION' && latest.requesterId === origin.authorId) {
-    return { kind: 'notice', turn: latest.turnId, notice: 'manual_resolution', text: stillAwaitingNotice(latest, await store.listOps(latest.turnId)) };
-  }
   if (suspended.some((other) => other.requesterId !== origin.authorId)) {
     return { kind: 'notice', turn: null, notice: 'rejected', text: 'Only the person who asked can resume their saved request.' };
   }
   if (wanted !== undefined) return { kind: 'notice', turn: null, notice: 'rejected', text: `There is no saved request ${wanted} of yours in this channel.` };
   return spoken ? { kind: 'not_a_resume' } : { kind: 'notice', turn: null, notice: 'status', text: 'You have no saved request in this channel to resume.' };
+}
+
+/**
+ * What a resume says of the requester's request in this channel (named by `wanted`, or their
+ * newest) that is saved but cannot be resumed now: one parked for an operator's verdict (DESIGN
+ * §9.1) waits for it; one another process holds (its owner may have died, its lease not yet run
+ * out) is tried again once the lease ends. `undefined` when there is none.
+ */
+async function heldElsewhere(origin: InboundMessage, wanted: string | undefined, deps: ResumeDeps): Promise<ResumeAttempt | undefined> {
+  if (deps.operator === undefined) return undefined;
+  const open = await deps.operator.listTurns({ statuses: ['AWAITING_RESOLUTION', 'ACTIVE'], source: origin.source, channelId: origin.channelId });
+  const turn = open.map((overview) => overview.turn).find((candidate) => candidate.requesterId === origin.authorId && (wanted === undefined || candidate.turnId.startsWith(wanted)));
+  if (turn === undefined) return undefined;
+  if (turn.status === 'AWAITING_RESOLUTION') return { kind: 'notice', turn: turn.turnId, notice: 'manual_resolution', text: stillAwaitingNotice(turn, await deps.store.listOps(turn.turnId)) };
+  const seconds = Math.ceil(((turn.leaseExpiresAt ?? 0) - deps.clock.now()) / 1000);
+  const when = seconds > 0 ? `in ${seconds} s` : 'in a moment';
+  return { kind: 'notice', turn: turn.turnId, notice: 'in_progress', text: `Another process was working on your request (turn ${shortTurnId(turn.turnId)}); try \`resume\` again ${when}.` };
 }
 
 /**

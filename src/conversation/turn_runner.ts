@@ -61,16 +61,10 @@ export class TurnRunner {
     if (deps.provider === undefined) return this.#noModel(message, kept);
     const controller = new AbortController();
     const counting = newRunCounting(this.deps);
-    let history;
-    try {
-      history = await loadHistory(deps.history, channelKey(message), deps.config.llm.vision);
-    } catch (error) {
-      await dropKept(deps.store, kept, deps.logger);
-      throw error;
-    }
+    const history = await this.#orDropped(kept, () => loadHistory(deps.history, channelKey(message), deps.config.llm.vision));
     // A shutdown that began meanwhile leaves the message in the inbox, for the next start.
     if (this.shutdown.aborted) return undefined;
-    const admitted = await admitMessage(message, history.messages, inboxIdOf(kept), controller.signal, deps);
+    const admitted = await this.#orDropped(kept, () => admitMessage(message, history.messages, inboxIdOf(kept), controller.signal, deps));
     // Admission took the message out of the inbox, unless the store failed: then it is told it failed, and not run later.
     if (admitted.kind === 'notice') return this.#answered(message, kept, admitted.notice, admitted.text, admitted.turn);
     const { turn, durability } = admitted;
@@ -204,6 +198,16 @@ export class TurnRunner {
 
   #noModel(message: InboundMessage, kept: KeptMessage = { kind: 'memory' }): Promise<undefined> {
     return this.#answered(message, kept, 'failed', 'No model is configured yet: set `llm.model` (and `llm.api_key` or `llm.base_url`) in the configuration, then restart the bot.');
+  }
+
+  /** What `work` resolves to; when it fails, the message is taken out of the inbox first: it would fail again at every start. */
+  async #orDropped<T>(kept: KeptMessage, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      await dropKept(this.deps.store, kept, this.deps.logger);
+      throw error;
+    }
   }
 
   /** Answers a message with a notice instead of a turn, and takes it out of the inbox. */

@@ -1,3 +1,4 @@
+import { MAX_JSON_DEPTH, NESTED_TOO_DEEP } from './json_bounds.js';
 import { REDACTED } from './sensitive_keys.js';
 
 /**
@@ -38,8 +39,9 @@ export class SecretValues implements Redactor {
   }
 
   /**
-   * A copy of JSON-like `value` with {@link redact} applied to every string at any depth of plain
-   * objects and arrays; keys and other values are kept, and the input is never mutated.
+   * A copy of JSON-like `value` with {@link redact} applied to every string of plain objects and
+   * arrays; keys and other values are kept, and the input is never mutated. A value nested deeper
+   * than {@link MAX_JSON_DEPTH} is replaced by {@link NESTED_TOO_DEEP}: nothing below it is kept.
    */
   redactDeep<T>(value: T): T {
     return this.pattern === undefined ? value : (redactStrings(value, (text) => this.redact(text)) as T);
@@ -49,11 +51,13 @@ export class SecretValues implements Redactor {
 /** Redacts nothing: for a configuration without secrets, and for tests that need none. */
 export const NO_SECRETS = SecretValues.of([]);
 
-function redactStrings(value: unknown, redact: (text: string) => string): unknown {
+function redactStrings(value: unknown, redact: (text: string) => string, depth = 0): unknown {
   if (typeof value === 'string') return redact(value);
-  if (Array.isArray(value)) return value.map((item) => redactStrings(item, redact));
   if (typeof value !== 'object' || value === null) return value;
+  const isArray = Array.isArray(value);
   const proto: unknown = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) return value;
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactStrings(item, redact)]));
+  if (!isArray && proto !== Object.prototype && proto !== null) return value;
+  if (depth >= MAX_JSON_DEPTH) return NESTED_TOO_DEEP;
+  if (isArray) return (value as unknown[]).map((item) => redactStrings(item, redact, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactStrings(item, redact, depth + 1)]));
 }

@@ -1,3 +1,5 @@
+import { MAX_JSON_DEPTH, NESTED_TOO_DEEP } from './json_bounds.js';
+
 /** What replaces a secret value wherever one is written down. */
 export const REDACTED = '[REDACTED]';
 
@@ -39,7 +41,8 @@ export function isSensitiveKey(key: string): boolean {
  * A copy of `value` in which every value under a sensitive key, at any depth of plain objects
  * and arrays, is replaced by {@link REDACTED}, and every other string is passed through
  * `scrubString` (unchanged by default). Class instances such as errors are returned as they are;
- * a cycle becomes `[Circular]`. The input is never mutated.
+ * a cycle becomes `[Circular]`, and a value nested deeper than {@link MAX_JSON_DEPTH} becomes
+ * {@link NESTED_TOO_DEEP}. The input is never mutated.
  */
 export function redactSensitiveKeys<T>(value: T, scrubString: (text: string) => string = (text) => text): T {
   return redact(value, scrubString, new Set()) as T;
@@ -52,6 +55,7 @@ function redact(value: unknown, scrubString: (text: string) => string, ancestors
   const proto: unknown = Object.getPrototypeOf(value);
   const isArray = Array.isArray(value);
   if (!isArray && proto !== Object.prototype && proto !== null) return value;
+  if (ancestors.size >= MAX_JSON_DEPTH) return NESTED_TOO_DEEP;
   ancestors.add(value);
   try {
     if (isArray) return value.map((item) => redact(item, scrubString, ancestors));

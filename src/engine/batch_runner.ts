@@ -13,6 +13,7 @@ import type { FaultInjector } from './fault_points.js';
 import { isShutdownReason } from './shutdown_reason.js';
 import { assertNever } from '../core/assert_never.js';
 import { verdictResult } from './verdict_results.js';
+import { isStaleTurnError, isTurnStateUnavailable } from '../turn_state/errors.js';
 import type { TurnStats } from './turn_stats.js';
 
 export interface BatchContext {
@@ -107,17 +108,19 @@ async function settle(plan: CallPlan, op: OpRecord, context: BatchContext, moves
       }
       const running = unmarked ? op : await context.durability.moveOp(key, { to: 'RUNNING' });
       if (running !== op) context.faults.reach('after_wi2', context.step);
-      const outcome = await execute(plan.tool, op, input, context, 'first');
+      const ran = await execute(plan.tool, op, input, context, 'first');
       context.faults.reach('after_tool', context.step);
-      const recorded = await moves.record(running, moveFor(outcome));
+      const recorded = await recordRan(moves, running, ran, context);
+      if (recorded === undefined) return unrecorded(plan, running);
+      const { op: settled, outcome } = recorded;
       if (moves.immediate) context.faults.reach('after_wi3', context.step);
       if (outcome.kind !== 'uncertain') return { block: blockOf(plan, outcome) };
       const { turn } = context;
-      warnOutcomeUnknown(turn.logger, { ...recorded, channelId: turn.identity.channelId, requesterId: turn.requester.userId });
-      return afterUncertain(plan, recorded, context);
+      warnOutcomeUnknown(turn.logger, { ...settled, channelId: turn.identity.channelId, requesterId: turn.requester.userId });
+      return afterUncertain(plan, settled, context, moves);
     }
     case 'OUTCOME_UNKNOWN':
-      return afterUncertain(plan, op, context);
+      return afterUncertain(plan, op, context, moves);
     case 'RUNNING':
     case 'MANUAL_RESOLUTION_REQUIRED':
       return { block: errorBlock(plan.use.id, op.error ?? 'outcome unknown'), manual: op };
@@ -131,8 +134,7 @@ async function settle(plan: CallPlan, op: OpRecord, context: BatchContext, moves
  * its key; a write waits for a person. A call whose arguments are not in hand as proposed is not
  * run again: a read is answered with an error, an idempotent call waits for a person too.
  */
-async function afterUncertain(plan: CallPlan & { kind: 'run' }, op: OpRecord, context: BatchContext): Promise<{ block: ToolResultBlock; manual?: OpRecord }> {
-  const key = { turnId: op.turnId, step: op.step, toolCallId: op.toolCallId };
+async function afterUncertain(plan: CallPlan & { kind: 'run' }, op: OpRecord, context: BatchContext, moves: BatchMoves): Promise<{ block: ToolResultBlock; manual?: OpRecord }> {
   const input = callArguments(context.source, plan.use, op);
   switch (plan.tool.effect) {
     case 'read': {
@@ -142,11 +144,10 @@ async function afterUncertain(plan: CallPlan & { kind: 'run' }, op: OpRecord, co
     }
     case 'idempotent': {
       if (input === undefined) return { block: errorBlock(plan.use.id, op.error ?? 'outcome unknown'), manual: op };
-      const outcome = await execute(plan.tool, op, input, context, 'again');
-      if (outcome.kind === 'uncertain') return { block: errorBlock(plan.use.id, outcome.error), manual: op };
-      const move: OpMove = outcome.kind === 'result' ? { to: 'RECONCILED_APPLIED', result: outcome.text } : { to: 'RECONCILED_FAILED', error: outcome.error };
-      await context.durability.moveOp(key, move);
-      return { block: blockOf(plan, outcome) };
+      const again = await execute(plan.tool, op, input, context, 'again');
+      if (again.kind === 'uncertain') return { block: errorBlock(plan.use.id, again.error), manual: op };
+      const recorded = await recordRan(moves, op, again, context);
+      return recorded === undefined ? unrecorded(plan, op) : { block: blockOf(plan, recorded.outcome) };
     }
     case 'write':
       return { block: errorBlock(plan.use.id, op.error ?? 'outcome unknown'), manual: op };
@@ -184,12 +185,57 @@ function stopOnly(turnSignal: AbortSignal): { readonly signal: AbortSignal; rele
   return { signal: controller.signal, release: () => turnSignal.removeEventListener('abort', follow) };
 }
 
-function moveFor(outcome: ToolOutcome): OpMove {
+/**
+ * Records what a call that ran came to (WI-3), or what its re-send settled an uncertain call to.
+ * A call that may have run is never left where it stands (DESIGN §9.3): an outcome the store
+ * cannot keep as it is (a fault of the code around the store, not the store failing) is recorded
+ * as a stand-in the store can keep, which the model is given too; when the outcome is uncertain
+ * already, when the store itself failed, or when even the stand-in cannot be written, nothing is
+ * recorded (`undefined`) and the call is left to an operator's verdict.
+ */
+async function recordRan(moves: BatchMoves, op: OpRecord, outcome: ToolOutcome, context: BatchContext): Promise<{ op: OpRecord; outcome: ToolOutcome } | undefined> {
+  const call = { call: op.toolCallId, tool: op.toolName };
+  try {
+    return { op: await moves.record(op, moveFor(op, outcome)), outcome };
+  } catch (error) {
+    if (isStaleTurnError(error)) throw error;
+    context.turn.logger.error({ err: error, ...call }, `the outcome of ${op.toolName} could not be recorded`);
+    if (isTurnStateUnavailable(error) || outcome.kind === 'uncertain') return undefined;
+    const standIn = unstorableStandIn(outcome, error);
+    try {
+      return { op: await moves.record(op, moveFor(op, standIn)), outcome: standIn };
+    } catch (again) {
+      if (isStaleTurnError(again)) throw again;
+      context.turn.logger.error({ err: again, ...call }, `nor could a note in place of the outcome of ${op.toolName}: it waits for an operator's verdict`);
+      return undefined;
+    }
+  }
+}
+
+/** The longest start of an answer the store could not keep that its stand-in quotes. */
+const STAND_IN_EXCERPT_CHARS = 500;
+
+/** What stands for an outcome the store could not keep: a note, then the start of the answer, which is no longer JSON. */
+function unstorableStandIn(outcome: Exclude<ToolOutcome, { kind: 'uncertain' }>, error: unknown): Exclude<ToolOutcome, { kind: 'uncertain' }> {
+  const text = outcome.kind === 'result' ? outcome.text : outcome.error;
+  const why = error instanceof Error ? error.message : String(error);
+  const note = `[the tool's answer (${text.length} characters) could not be stored (${why.slice(0, 200)}); its first ${STAND_IN_EXCERPT_CHARS} characters follow]\n${text.slice(0, STAND_IN_EXCERPT_CHARS)}`;
+  return outcome.kind === 'result' ? { kind: 'result', text: note } : { kind: 'failed', error: note };
+}
+
+/** A call whose outcome could not be recorded: it waits for an operator's verdict, like an uncertain write. */
+function unrecorded(plan: CallPlan & { kind: 'run' }, op: OpRecord): { block: ToolResultBlock; manual: OpRecord } {
+  return { block: errorBlock(plan.use.id, `the outcome of ${op.toolName} could not be recorded`), manual: op };
+}
+
+/** The move that records `outcome`: a first run settles from RUNNING (or PREPARED, for a read), a re-send reconciles an uncertain call. */
+function moveFor(op: OpRecord, outcome: ToolOutcome): OpMove {
+  const reconciling = op.state === 'OUTCOME_UNKNOWN';
   switch (outcome.kind) {
     case 'result':
-      return { to: 'APPLIED', result: outcome.text };
+      return { to: reconciling ? 'RECONCILED_APPLIED' : 'APPLIED', result: outcome.text };
     case 'failed':
-      return { to: 'DEFINITELY_FAILED', error: outcome.error };
+      return { to: reconciling ? 'RECONCILED_FAILED' : 'DEFINITELY_FAILED', error: outcome.error };
     case 'uncertain':
       return { to: 'OUTCOME_UNKNOWN', error: outcome.error };
     default:

@@ -6,12 +6,10 @@
  * numbers, booleans, `null`), which is all a `JSON.parse` can produce.
  */
 import { assertNever } from '../core/assert_never.js';
+import { MAX_JSON_DEPTH } from '../core/json_bounds.js';
 
 /** A plain data object, read-only. */
 export type PlainObject = Readonly<Record<string, unknown>>;
-
-/** How deep a tool input may nest: deeper is corrupt, and bounding it keeps the checks off the stack limit. */
-export const MAX_JSON_DEPTH = 100;
 
 /** Whether `value` is a plain object: not `null`, not an array, not a class instance. */
 export function isPlainObject(value: unknown): value is PlainObject {

@@ -1,5 +1,6 @@
 import type { GenerateResponse, JsonObject, Provenance, ReasoningBlock, ResponseBlock, StopReason, ToolUseBlock, Usage } from './protocol.js';
 import type { StreamEvent } from './provider.js';
+import { jsonTextDepth, MAX_JSON_DEPTH } from '../core/json_bounds.js';
 
 interface PendingCall {
   id: string;
@@ -134,9 +135,13 @@ export class ResponseAssembler {
   }
 }
 
-/** A tool call's arguments as an object; anything else is kept as malformed, with the reason. */
+/**
+ * A tool call's arguments as an object; anything else is kept as malformed, with the reason, and
+ * so are arguments nested deeper than {@link MAX_JSON_DEPTH} (DESIGN §9.3): nothing walks them.
+ */
 function parseArguments(raw: string): Pick<ToolUseBlock, 'input' | 'malformedInput'> {
   if (raw.trim() === '') return { input: {} };
+  if (jsonTextDepth(raw) > MAX_JSON_DEPTH) return { input: {}, malformedInput: { raw, reason: `the arguments nest deeper than ${MAX_JSON_DEPTH} levels` } };
   let value: unknown;
   try {
     value = JSON.parse(raw);

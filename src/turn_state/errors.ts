@@ -1,4 +1,6 @@
+import type { Logger } from '../core/logger.js';
 import { marked } from '../core/marked.js';
+import type { Admission } from './turn_types.js';
 
 const STALE_TURN = marked<StaleTurnError>('StaleTurnError');
 const UNAVAILABLE = marked<TurnStateUnavailable>('TurnStateUnavailable');
@@ -97,9 +99,37 @@ export const isBackupWithOwnToolsError = OWN_TOOLS_BACKUP.is;
 
 /**
  * Whether a store call's error is the store's answer rather than its failure: a superseded
- * owner, an illegal move, a refused batch or an undecodable turn. Anything else is the store
- * being unavailable.
+ * owner, an illegal move, a refused batch or an undecodable turn.
  */
 export function isStoreRefusal(error: unknown): error is StaleTurnError | IllegalOpMoveError | LedgerIntentError | UndecodableTurnError {
   return isStaleTurnError(error) || isIllegalOpMoveError(error) || isLedgerIntentError(error) || isUndecodableTurnError(error);
+}
+
+/**
+ * What an error thrown inside a store call stands for (DESIGN §9.3). The store's answer (a
+ * refusal) stays itself; the store failing — an error of its database driver, as `fromDriver`
+ * tells, or of the file system under its blobs — becomes {@link TurnStateUnavailable}; anything
+ * else is a fault of the code around the store (a value it cannot encode, a bug) and is passed on
+ * as it is (a thrown value that is no Error, in one), never reported as the store's failure.
+ */
+export function storeCallError(operation: string, error: unknown, fromDriver: (error: unknown) => boolean): Error {
+  if (isStoreRefusal(error) || isTurnStateUnavailable(error)) return error;
+  if (fromDriver(error) || isSystemError(error)) return new TurnStateUnavailable(operation, error);
+  return error instanceof Error ? error : new Error(`${operation} threw ${String(error)}`, { cause: error });
+}
+
+/** An error of a system call (a file, a socket), which Node marks with the call's name. */
+function isSystemError(error: unknown): boolean {
+  return error instanceof Error && typeof (error as NodeJS.ErrnoException).syscall === 'string';
+}
+
+/**
+ * The admission of a message whose store call failed with `error`, as {@link storeCallError}
+ * judged it: the store failing is logged and answered `store_unavailable`; any other error is
+ * thrown on.
+ */
+export function admissionFailed(error: Error, logger: Logger): Promise<Admission> {
+  if (!isTurnStateUnavailable(error)) return Promise.reject(error);
+  logger.error({ err: error }, 'turn admission failed: the store is unavailable');
+  return Promise.resolve({ disposition: 'store_unavailable', error });
 }

@@ -9,6 +9,8 @@ export interface TurnFilter {
   readonly channelId?: string;
   /** Only turns whose final reply was stored and never confirmed delivered. */
   readonly replyPending?: boolean;
+  /** Only turns that are not running yet hold a call still marked RUNNING (see {@link StoreCensus.strandedCalls}). */
+  readonly strandedCalls?: boolean;
 }
 
 /** A turn as an operator's list shows it. */
@@ -65,6 +67,8 @@ export interface StoreCensus {
   readonly awaitingResolution: number;
   readonly callsAwaitingVerdict: number;
   readonly repliesPending: number;
+  /** Calls still marked RUNNING in a turn that is not running (DESIGN §9.3): their effect may have happened, and nothing will settle them. */
+  readonly strandedCalls: number;
 }
 
 /**

@@ -2,6 +2,7 @@
  * Secret scrubbing for every persisted copy of tool arguments, results and op details
  * (DESIGN §7.6): token-shaped strings by pattern, values under sensitive keys by key.
  */
+import { jsonTextDepth, MAX_JSON_DEPTH } from '../core/json_bounds.js';
 import { isSensitiveKey, REDACTED, redactSensitiveKeys } from '../core/sensitive_keys.js';
 
 /**
@@ -91,7 +92,8 @@ export function scrubSecrets<T>(value: T): T {
 
 /**
  * For a stored string that may hold JSON (a tool result): when `text` parses as a JSON object or
- * array, the JSON of its {@link scrubSecrets} copy (compact); otherwise {@link scrubText}`(text)`.
+ * array, the JSON of its {@link scrubSecrets} copy (compact); otherwise, and when it nests deeper
+ * than {@link MAX_JSON_DEPTH} (DESIGN §9.3), {@link scrubText}`(text)`.
  */
 export function scrubJsonText(text: string): string {
   const parsed = parseJsonContainer(text);
@@ -99,7 +101,7 @@ export function scrubJsonText(text: string): string {
 }
 
 function parseJsonContainer(text: string): object | undefined {
-  if (!/^\s*[[{]/.test(text)) return undefined;
+  if (!/^\s*[[{]/.test(text) || jsonTextDepth(text) > MAX_JSON_DEPTH) return undefined;
   try {
     const parsed: unknown = JSON.parse(text);
     return typeof parsed === 'object' && parsed !== null ? parsed : undefined;

@@ -26,6 +26,7 @@ export function turnOverviewQuery(filter: TurnFilter, tieBreak: string): { reado
     params['channelId'] = filter.channelId;
   }
   if (filter.replyPending === true) where.push(`replies.state = 'pending'`);
+  if (filter.strandedCalls === true) where.push(`turns.status <> 'ACTIVE' AND EXISTS (SELECT 1 FROM ops WHERE ops.turn_id = turns.turn_id AND ops.state = 'RUNNING')`);
   const sql = `SELECT turns.*, replies.state AS reply_state,
        (SELECT COUNT(*) FROM ops WHERE ops.turn_id = turns.turn_id AND ops.state = 'MANUAL_RESOLUTION_REQUIRED') AS awaiting_verdict
      FROM turns LEFT JOIN replies USING (turn_id)

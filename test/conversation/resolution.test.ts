@@ -14,7 +14,7 @@ import { runToCompletion } from '../support/recovery_runtime.js';
 import type { SeenEvent } from '../support/recording_sink.js';
 import type { TestStoreFile } from '../support/store_file.js';
 import type { ToolTarget } from '../support/tool_target.js';
-import { storeWith } from '../support/turn_store.js';
+import { admissionFor, storeWith } from '../support/turn_store.js';
 import { TurnStateUnavailable } from '../../src/turn_state/errors.js';
 
 const never = new Promise<void>(() => undefined);
@@ -93,6 +93,41 @@ describe('an uncertain write waits for an operator’s verdict (DESIGN §9.1)', 
     expect(noticesOf('resumed')).toEqual([]);
     expect(fake.requests).toHaveLength(asked);
     expect(target.requests).toHaveLength(1);
+  });
+
+  it('answers `/resume <its short id>`, and a bare `resume` after a later request of the same person, with the call the verdict waits for, running nothing', async () => {
+    const bot = new Intake(deps());
+    const { turnId } = await parkedTurn(bot);
+    fake.enqueue(chatText('Hello, Ada.'));
+    bot.submit(inboundFromText(harness.current.message('hello')));
+    await settle(bot);
+    const asked = fake.requests.length;
+
+    bot.submit(inboundFromText(harness.current.message(`/resume ${turnId.slice(0, 8)}`)));
+    bot.submit(inboundFromText(harness.current.message('resume')));
+    await settle(bot);
+
+    const waiting = `Your request (turn ${turnId.slice(0, 8)}) is waiting for an operator to check whether \`save_note\` (call w1) took effect. I will tell you here once that is done; then \`resume\` continues it.`;
+    expect(noticesOf('manual_resolution').slice(1).map(textOf)).toEqual([waiting, waiting]);
+    expect(harness.current.replies()).toEqual(['Hello, Ada.']);
+    expect(fake.requests).toHaveLength(asked);
+    expect(target.requests).toHaveLength(1);
+  });
+
+  it('tells a resume of a request another process still holds to try again once that process’s lease runs out, running nothing', async () => {
+    const held = await store.turns.admit(admissionFor('m-held', 'c1'));
+    if (held.disposition !== 'admitted') throw new Error('not admitted');
+    await storeClock.advance(12_000);
+    const bot = new Intake(deps());
+
+    bot.submit(inboundFromText({ ...harness.current.message('resume'), authorId: held.turn.requesterId }));
+    bot.submit(inboundFromText({ ...harness.current.message(`/resume ${held.turn.turnId.slice(0, 8)}`), authorId: held.turn.requesterId }));
+    await settle(bot);
+
+    const retry = `Another process was working on your request (turn ${held.turn.turnId.slice(0, 8)}); try \`resume\` again in 18 s.`;
+    expect(noticesOf('in_progress').map(textOf)).toEqual([retry, retry]);
+    expect(fake.requests).toHaveLength(0);
+    expect((await store.turns.getTurn(held.turn.turnId))?.status).toBe('ACTIVE');
   });
 
   it('applied: the requester is told once, and resume gives the model the operator’s result; the call is never sent again', async () => {

@@ -75,6 +75,7 @@ async function startHarness(dir: string): Promise<ConversationHarness & { close(
       return {
         config,
         store: store.turns,
+        operator: store.operator,
         history: store.history,
         provider: testProvider(llmConfig('openai', fake.baseUrl)),
         recovery: testRecoveryRuntime(harness.recoveryClock),

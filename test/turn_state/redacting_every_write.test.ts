@@ -209,7 +209,7 @@ describe('every write of every store port, wrapped with the configured secrets (
     for (const { port, uses, wrapped } of PORTS) {
       // The table names what the wrapper offers, no more and no less.
       expect(Object.keys(wrapped(world)).sort(), port).toEqual(Object.keys(uses).sort());
-      for (const [method, use] of Object.entries(uses) as [string, Use][]) {
+      for (const [method, use] of Object.entries<Use>(uses)) {
         if (typeof use !== 'function') continue;
         await use(world);
         written.push(`${port}.${method}`);

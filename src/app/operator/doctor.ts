@@ -4,7 +4,8 @@ import type { Logger } from '../../core/logger.js';
 import type { ConfigSource } from '../../config/load.js';
 import { isConfigError } from '../../config/problems.js';
 import { createProvider } from '../../llm/create_provider.js';
-import type { StoreCensus } from '../../turn_state/operator_store.js';
+import type { OperatorStore, StoreCensus } from '../../turn_state/operator_store.js';
+import { shortTurnId } from '../../engine/call_label.js';
 import type { Config } from '../config_schema.js';
 import { EXIT, type ExitStatus } from '../exit_status.js';
 import { censusJson, jsonDocument } from './operator_json.js';
@@ -70,6 +71,7 @@ async function examine({ config, store, clock, logger }: DoctorSubject): Promise
       problems.push(...integrity.map((line) => `integrity: ${line}`));
       const census = await store.operator.census();
       problems.push(...censusProblems(census));
+      if (census.strandedCalls > 0) problems.push(await strandedProblem(store.operator, census.strandedCalls));
       if (census.active > 0) notes.push(`${census.active} turn(s) running`);
       return { problems, notes, census, integrity };
     }
@@ -86,6 +88,12 @@ function censusProblems(census: StoreCensus): string[] {
   if (census.suspended > 0) problems.push(`${census.suspended} turn(s) suspended, waiting for their requester's resume: holdfast turns list --status suspended`);
   if (census.repliesPending > 0) problems.push(`${census.repliesPending} reply(ies) not yet delivered; the running bot posts them (a stopped one at its next start): holdfast turns list`);
   return problems;
+}
+
+/** Calls left RUNNING in turns that ended (DESIGN §9.3): nothing will settle them, so an operator has to look, and is told where. */
+async function strandedProblem(operator: OperatorStore, count: number): Promise<string> {
+  const turns = (await operator.listTurns({ strandedCalls: true })).map(({ turn }) => shortTurnId(turn.turnId));
+  return `${count} call(s) still marked RUNNING in turns that are no longer running, so nothing will settle them and each may have taken effect: check them at their tools' targets (holdfast turns show ${turns.join(', ')})`;
 }
 
 function describe({ source, store }: DoctorSubject, report: DoctorReport, healthy: boolean): string {

@@ -87,6 +87,7 @@ export function censusJson(census: StoreCensus): Record<string, number> {
     awaiting_resolution: census.awaitingResolution,
     calls_awaiting_verdict: census.callsAwaitingVerdict,
     replies_pending: census.repliesPending,
+    stranded_calls: census.strandedCalls,
   };
 }
 

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
-import { isStoreRefusal, TurnStateUnavailable } from '../errors.js';
+import { storeCallError } from '../errors.js';
 import { reportSweep } from '../sweep_report.js';
 import type { RetentionSweepResult, StartupSweepResult } from '../turn_store.js';
 import type { Lease } from '../turn_types.js';
@@ -9,9 +9,10 @@ import type { PgQueryable } from './pg_pool.js';
 
 /**
  * How every call of the PostgreSQL store runs (DESIGN §7.2, §7.3): a read on any pooled
- * connection, a write in one transaction on one connection. The store's own failures become
- * TurnStateUnavailable; a fence, ledger or intent refusal stays itself, so the engine can tell a
- * superseded owner from a dead store.
+ * connection, a write in one transaction on one connection. The store's own failures — whatever
+ * the pool or a statement rejects with — become TurnStateUnavailable; a fence, ledger or intent
+ * refusal stays itself, so the engine can tell a superseded owner from a dead store; any other
+ * error is the caller's own and passes as it is.
  */
 export class PgCalls {
   constructor(
@@ -25,12 +26,13 @@ export class PgCalls {
    * it rejects, without the error translation.
    */
   async inTransaction<T>(work: (db: PgQueryable) => Promise<T>, begin = 'BEGIN'): Promise<T> {
-    const client = await this.pool.connect();
+    const client = await this.pool.connect().catch(fromDriver);
     try {
-      await client.query(begin);
+      const db = driven(client);
+      await db.query(begin);
       try {
-        const result = await work(client);
-        await client.query('COMMIT');
+        const result = await work(db);
+        await db.query('COMMIT');
         return result;
       } catch (error) {
         await client.query('ROLLBACK').catch(() => undefined);
@@ -56,7 +58,7 @@ export class PgCalls {
 
   /** A read on the pool. */
   read<T>(operation: string, work: (db: PgQueryable) => Promise<T>): Promise<T> {
-    return this.translated(operation, () => work(this.pool));
+    return this.translated(operation, () => work(driven(this.pool)));
   }
 
   /** A read of several statements that must agree with each other: one read-only snapshot. */
@@ -76,8 +78,26 @@ export class PgCalls {
     try {
       return await work();
     } catch (error) {
-      if (isStoreRefusal(error)) throw error;
-      throw new TurnStateUnavailable(operation, error);
+      throw pgCallError(operation, error);
     }
   }
+}
+
+/** What an error thrown by a call of the store stands for ({@link storeCallError}): whatever the pool or a statement rejected with is the store failing. */
+export function pgCallError(operation: string, error: unknown): Error {
+  return storeCallError(operation, error, (thrown) => typeof thrown === 'object' && thrown !== null && DRIVER_ERRORS.has(thrown));
+}
+
+/** The errors the pool and its connections rejected with: the store failing, whatever their class. */
+const DRIVER_ERRORS = new WeakSet<object>();
+
+function fromDriver(error: unknown): never {
+  if (typeof error === 'object' && error !== null) DRIVER_ERRORS.add(error);
+  throw error;
+}
+
+/** `db`, each of whose statements' errors is known to come from the driver. */
+function driven(db: PgQueryable): PgQueryable {
+  const query = (...args: unknown[]): Promise<unknown> => (db.query as (...args: unknown[]) => Promise<unknown>).apply(db, args).catch(fromDriver);
+  return { query: query as PgQueryable['query'] };
 }

@@ -9,7 +9,8 @@ import type { TurnStoreTimings } from '../store_options.js';
 import type { CheckpointWrite, ModelTurnRecord, ResumableTurn, RetentionSweepResult, StartupSweepResult, TurnStore } from '../turn_store.js';
 import type { Admission, AdmissionRequest, Lease, OwnerTerminalStatus, ResumeClaim, TurnRecord } from '../turn_types.js';
 import { admitTurn } from './pg_admission.js';
-import { PgCalls } from './pg_calls.js';
+import { PgCalls, pgCallError } from './pg_calls.js';
+import { admissionFailed } from '../errors.js';
 import { bumpTurn, databaseNow, extendLease } from './pg_fence.js';
 import { acceptInbound, dropInbound, listInbox } from './pg_inbox.js';
 import { heartbeatInstance } from './pg_instances.js';
@@ -57,8 +58,7 @@ export class PgTurnStore implements TurnStore {
     try {
       return await this.#calls.inTransaction((db) => admitTurn(db, request, this.options));
     } catch (error) {
-      this.options.logger.error({ err: error }, 'turn admission failed: the store is unavailable');
-      return { disposition: 'store_unavailable', error };
+      return admissionFailed(pgCallError('admit turn', error), this.options.logger);
     }
   }
 

@@ -1,7 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { Clock } from '../../core/clock.js';
 import type { BlobStore } from '../blob_store.js';
-import { TurnStateUnavailable } from '../errors.js';
+import { sqliteCallError } from './store_calls.js';
 import type { ChannelHistory, HistoryCompaction, HistoryEntry, HistoryStore, StoredHistoryEntry, StoredHistoryRole } from '../history_store.js';
 import { decodeAttachments, encodeAttachments } from '../history_attachments.js';
 
@@ -115,13 +115,13 @@ export class SqliteHistoryStore implements HistoryStore {
     return row.revision;
   }
 
-  /** Runs `work` in one transaction (IMMEDIATE for a write); a failure rejects as TurnStateUnavailable. */
+  /** Runs `work` in one transaction (IMMEDIATE for a write); the store's failure rejects as TurnStateUnavailable. */
   #run<T>(operation: string, work: () => T, kind: 'read' | 'write' = 'write'): Promise<T> {
     try {
       const transaction = this.#db.transaction(work);
       return Promise.resolve(kind === 'write' ? transaction.immediate() : transaction.deferred());
     } catch (error) {
-      return Promise.reject(new TurnStateUnavailable(operation, error));
+      return Promise.reject(sqliteCallError(this.#db, operation, error));
     }
   }
 }

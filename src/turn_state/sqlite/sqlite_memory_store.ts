@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { Clock } from '../../core/clock.js';
-import { TurnStateUnavailable } from '../errors.js';
+import { sqliteCallError } from './store_calls.js';
 import {
   foldForMatch,
   MAX_NOTE_LENGTH,
@@ -61,7 +61,7 @@ export class SqliteMemoryStore implements MemoryStore {
     try {
       return Promise.resolve(this.#db.transaction((): RememberResult => this.#store(request)).immediate());
     } catch (error) {
-      return Promise.reject(new TurnStateUnavailable('remember a note', error));
+      return Promise.reject(sqliteCallError(this.#db, 'remember a note', error));
     }
   }
 
@@ -77,7 +77,7 @@ export class SqliteMemoryStore implements MemoryStore {
       });
       return Promise.resolve({ notes: rows.slice(0, request.limit).map(toNote), more: rows.length > request.limit });
     } catch (error) {
-      return Promise.reject(new TurnStateUnavailable('recall notes', error));
+      return Promise.reject(sqliteCallError(this.#db, 'recall notes', error));
     }
   }
 

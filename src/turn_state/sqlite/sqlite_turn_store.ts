@@ -4,6 +4,7 @@ import type { IdFactory } from '../../core/ids.js';
 import type { Logger } from '../../core/logger.js';
 import { BlobStore } from '../blob_store.js';
 import { validateIntents, type OpKey, type OpMove, type OpRecord } from '../ledger_types.js';
+import { admissionFailed } from '../errors.js';
 import { bumpTurn, extendLease } from './fence.js';
 import { SqliteLedger } from './ledger.js';
 import { blobDirectoryFor } from './open.js';
@@ -16,7 +17,7 @@ import { claimResume, rejectSuspended } from './resume_claim.js';
 import { markResolutionTold, parkForResolution, resolvedUntold } from './resolution.js';
 import { SqliteOperatorStore } from './sqlite_operator_store.js';
 import type { OperatorStore } from '../operator_store.js';
-import { StoreCalls } from './store_calls.js';
+import { sqliteCallError, StoreCalls } from './store_calls.js';
 import { latestTurnIn, suspendedTurnsIn, turnById, type ChannelRef } from './turn_reads.js';
 import { suspendOwnerless, sweepRetention } from './sweeps.js';
 import { SqliteTranscript } from './transcript.js';
@@ -73,8 +74,7 @@ class SqliteTurnStore implements TurnStore {
     try {
       return Promise.resolve(this.#calls.inWriteTransaction(() => admitTurn(this.db, this.#transcript, request, this.#now(), this.options)));
     } catch (error) {
-      this.options.logger.error({ err: error }, 'turn admission failed: the store is unavailable');
-      return Promise.resolve({ disposition: 'store_unavailable', error });
+      return admissionFailed(sqliteCallError(this.db, 'admit turn', error), this.options.logger);
     }
   }
 

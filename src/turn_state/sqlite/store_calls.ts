@@ -1,7 +1,7 @@
-import type { Database } from 'better-sqlite3';
+import BetterSqlite3, { type Database } from 'better-sqlite3';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
-import { isStoreRefusal, TurnStateUnavailable } from '../errors.js';
+import { storeCallError } from '../errors.js';
 import type { RetentionSweepResult, StartupSweepResult } from '../turn_store.js';
 import type { Lease } from '../turn_types.js';
 import { reportSweep } from '../sweep_report.js';
@@ -11,7 +11,8 @@ import { GroupCommit } from './group_commit.js';
  * How every call of the SQLite store runs (DESIGN §7.2, §7.3): a read as it is, a write in a
  * transaction of its own, or a savepoint of its own in a group commit. The store's own failures
  * become TurnStateUnavailable; a fence, ledger or intent refusal stays itself, so the engine can
- * tell a superseded owner from a dead store.
+ * tell a superseded owner from a dead store; any other error is the caller's own (see
+ * {@link sqliteCallError}).
  */
 export class StoreCalls {
   readonly #group: GroupCommit;
@@ -39,7 +40,7 @@ export class StoreCalls {
       return await this.#group.write(work);
     } catch (error) {
       if (lease !== undefined && before !== undefined) Object.assign(lease, before);
-      throw isStoreRefusal(error) ? error : new TurnStateUnavailable(operation, error);
+      throw sqliteCallError(this.db, operation, error);
     }
   }
 
@@ -63,8 +64,15 @@ export class StoreCalls {
     try {
       return work();
     } catch (error) {
-      if (isStoreRefusal(error)) throw error;
-      throw new TurnStateUnavailable(operation, error);
+      throw sqliteCallError(this.db, operation, error);
     }
   }
+}
+
+/**
+ * What an error thrown by a call on `db` stands for ({@link storeCallError}): SQLite's own errors,
+ * and any error once the connection is closed, are the store failing.
+ */
+export function sqliteCallError(db: Database, operation: string, error: unknown): Error {
+  return storeCallError(operation, error, (thrown) => thrown instanceof BetterSqlite3.SqliteError || !db.open);
 }

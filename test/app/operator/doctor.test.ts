@@ -77,8 +77,31 @@ describe('holdfast doctor', () => {
         '1 reply(ies) not yet delivered; the running bot posts them (a stopped one at its next start): holdfast turns list',
       ],
       notes: ['1 turn(s) running'],
-      census: { active: 1, suspended: 1, awaiting_resolution: 1, calls_awaiting_verdict: 2, replies_pending: 1 },
+      census: { active: 1, suspended: 1, awaiting_resolution: 1, calls_awaiting_verdict: 2, replies_pending: 1, stranded_calls: 0 },
     });
+  });
+
+  it('reports a call left RUNNING in a turn that ended as a problem, naming the turn, with status 1', async () => {
+    const config = configWithModel();
+    const clock = new ManualClock();
+    const store = storeIn(temp.path(), clock);
+    const admitted = await store.turns.admit(admissionFor('m-1'));
+    if (admitted.disposition !== 'admitted') throw new Error('not admitted');
+    const { lease } = admitted;
+    const call = { type: 'tool_use' as const, id: 'w1', name: 'save_note', input: { text: 'milk' } };
+    await store.turns.recordModelTurn(lease, { step: 1, assistant: { role: 'assistant', content: [call] }, intents: [{ toolCallId: 'w1', toolName: 'save_note', input: call.input, effect: 'write' }] });
+    await store.turns.moveOp(lease, { turnId: lease.turnId, step: 1, toolCallId: 'w1' }, { to: 'RUNNING' });
+    await store.turns.finish(lease, 'TERMINAL_FAILED', 'internal_error');
+    await store.close();
+
+    const run = await runCliIn(temp.path(), ['doctor', '--json', '--config', config], { clock });
+
+    expect(run.status).toBe(1);
+    const report = JSON.parse(run.stdout) as { problems: string[]; census: Record<string, number> };
+    expect(report.problems).toEqual([
+      `1 call(s) still marked RUNNING in turns that are no longer running, so nothing will settle them and each may have taken effect: check them at their tools' targets (holdfast turns show ${lease.turnId.slice(0, 8)})`,
+    ]);
+    expect(report.census).toMatchObject({ stranded_calls: 1, active: 0 });
   });
 
   it('calls neither the model provider nor any tool', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { idempotencyKey } from '../../../src/turn_state/call_fingerprint.js';
-import { isIllegalOpMoveError } from '../../../src/turn_state/errors.js';
+import { isIllegalOpMoveError, isTurnStateUnavailable } from '../../../src/turn_state/errors.js';
+import type { JsonObject } from '../../../src/llm/protocol.js';
 import { OP_STATES, isLegalMove, type OpRecord } from '../../../src/turn_state/ledger_types.js';
 import {
   admitNew,
@@ -158,6 +159,25 @@ export function describeLedger(makeHarness: MakeHarness): void {
       await store.moveOp(lease, opKey(lease.turnId, 1, 'call-1'), { to: 'APPLIED', result: 'sunny' });
       await store.recordModelTurn(lease, modelTurn(2, [{ id: 'call-1' }]));
       expect(lease.revision).toBe((await turnOf(store, lease.turnId)).revision);
+    });
+
+    it('passes on an error of its own code as it is, not as the store failing (DESIGN §9.3): nothing is written, and the owner goes on', async () => {
+      const { store } = harness();
+      const { lease } = await admitNew(store);
+      const before = await snapshot(store, lease.turnId);
+      // A value no JSON can hold: the store's encoding throws before the database is asked anything.
+      const unencodable = { query: 10n } as unknown as JsonObject;
+
+      const refused = await store.recordModelTurn(lease, modelTurn(1, [{ id: 'call-1', input: unencodable }])).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+
+      expect(refused).toBeInstanceOf(TypeError);
+      expect(isTurnStateUnavailable(refused)).toBe(false);
+      expect(await snapshot(store, lease.turnId)).toEqual(before);
+      await store.recordModelTurn(lease, modelTurn(1, [{ id: 'call-1' }]));
+      expect((await store.listOps(lease.turnId)).map((op) => op.state)).toEqual(['PREPARED']);
     });
 
     // A write takes every move there is; a read differs only in what it may do from PREPARED.
