@@ -42,6 +42,8 @@ export interface BotServices {
   readonly interrupted: readonly TurnRecord[];
   /** Final replies stored before the restart whose delivery was never confirmed: each is posted once more. */
   readonly pendingReplies: readonly PendingReply[];
+  /** The configured secrets: kept out of what the stores write and of what the bot posts. */
+  readonly secrets: SecretValues;
   close(): Promise<void>;
 }
 
@@ -121,6 +123,7 @@ export async function openBotServices(
     recovery,
     interrupted,
     pendingReplies,
+    secrets,
     close: async () => {
       await mcp.close();
       await chosen.close();

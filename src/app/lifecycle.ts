@@ -1,6 +1,7 @@
 import type { Config } from './config_schema.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
+import { redactingSink } from '../conversation/redacting_sink.js';
 import type { Transport } from '../conversation/transport.js';
 import type { FaultInjector } from '../engine/fault_points.js';
 import { intakeFor, type BotServices } from './bot_services.js';
@@ -37,7 +38,9 @@ export async function runBot(transport: Transport, run: BotRun): Promise<void> {
     run.signals?.once('SIGINT', () => resolve('signal'));
     run.signals?.once('SIGTERM', () => resolve('signal'));
   });
-  const { sink, messages } = await transport.connect();
+  const connected = await transport.connect();
+  const { messages } = connected;
+  const sink = redactingSink(connected.sink, services.secrets);
   const intake = intakeFor(config, services, { clock, logger, sink, source: messages, faults: run.faults });
   const announce = async (reclaimed: readonly string[] = []): Promise<void> => {
     if (services.store !== undefined) await tellReclaimed(services.store, sink, transport.source, reclaimed, logger);

@@ -1,4 +1,4 @@
-/** Reading a bounded prefix of an HTTP response body, and showing where it was cut. */
+/** Reading a bounded prefix of an HTTP response body, cutting a tool's answer to a size, and showing where it was cut. */
 
 /** The first bytes of a body; `cut` when more followed them. */
 export interface Prefix {
@@ -45,10 +45,31 @@ function joined(chunks: readonly Uint8Array[], size: number): Uint8Array {
 export function withCutMarker(body: Prefix, limit: number, headers: Headers): string {
   const decoder = new TextDecoder();
   if (!body.cut) return decoder.decode(body.bytes);
-  let end = limit;
-  while (end > 0 && ((body.bytes[end] ?? 0) & 0xc0) === 0x80) end--;
   const length = Number(headers.get('content-length') ?? Number.NaN);
   const encoded = (headers.get('content-encoding') ?? 'identity').toLowerCase() !== 'identity';
   const rest = Number.isSafeInteger(length) && length > limit && !encoded ? `${length - limit} more bytes were left out` : 'more followed';
-  return `${decoder.decode(body.bytes.subarray(0, end))}\n[truncated: the response was cut at ${limit} bytes; ${rest}]`;
+  return `${decoder.decode(body.bytes.subarray(0, wholeCharacterEnd(body.bytes, limit)))}\n${cutMarker('response', limit, rest)}`;
+}
+
+/**
+ * `text` cut to at most `limit` bytes of UTF-8, on a whole character, followed by a marker the
+ * model can read with how many bytes were left out; `undefined` when it fits.
+ */
+export function cutToBytes(text: string, limit: number, what: 'result' | 'error'): { readonly text: string; readonly bytes: number } | undefined {
+  const bytes = Buffer.from(text);
+  if (bytes.length <= limit) return undefined;
+  const kept = bytes.subarray(0, wholeCharacterEnd(bytes, limit)).toString('utf8');
+  return { text: `${kept}\n${cutMarker(what, limit, `${bytes.length - limit} more bytes were left out`)}`, bytes: bytes.length };
+}
+
+/** The end of the last whole UTF-8 character within the first `limit` bytes of `bytes`. */
+function wholeCharacterEnd(bytes: Uint8Array, limit: number): number {
+  let end = limit;
+  while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
+  return end;
+}
+
+/** What the model reads where a tool's answer was cut. */
+function cutMarker(what: 'response' | 'result' | 'error', limit: number, rest: string): string {
+  return `[truncated: the ${what} was cut at ${limit} bytes; ${rest}]`;
 }

@@ -45,6 +45,27 @@ describe('SecretValues', () => {
     expect(input).toEqual(copy);
   });
 
+  describe('over text that arrives in pieces', () => {
+    const pieces = (redactor: SecretValues, ...texts: string[]): string[] => {
+      const stream = redactor.stream();
+      return [...texts.map((text) => stream.push(text)), stream.end()];
+    };
+
+    it('redacts a secret split across pieces, holding back only what could be its start', () => {
+      expect(pieces(secrets, 'the key is opaque-ke', 'y-4f9a2c71, as said')).toEqual(['the key is ', `${REDACTED}, as said`, '']);
+      expect(pieces(secrets, 'o', 'p', 'aque-key-4f9a2c71', '!').join('')).toBe(`${REDACTED}!`);
+    });
+
+    it('lets go of a held end that turns out not to be a secret, with the next piece or at the end', () => {
+      expect(pieces(secrets, 'an opaque-k', 'ettle')).toEqual(['an ', 'opaque-kettle', '']);
+      expect(pieces(secrets, 'ends with opaque-')).toEqual(['ends with ', 'opaque-']);
+    });
+
+    it('passes every piece as it is when there are no secrets', () => {
+      expect(pieces(NO_SECRETS, 'opaque-ke', 'y-4f9a2c71')).toEqual(['opaque-ke', 'y-4f9a2c71', '']);
+    });
+  });
+
   it('changes nothing when there are no secrets', () => {
     const value = { text: 'opaque-key-4f9a2c71' };
     expect(NO_SECRETS.size).toBe(0);

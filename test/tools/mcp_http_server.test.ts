@@ -105,6 +105,18 @@ describe('MCP tools of a Streamable HTTP server', () => {
     expect(await run('newcomer')).toEqual({ kind: 'result', text: 'newcomer done' });
   });
 
+  it('cuts a result or an error longer than max_result_bytes on a whole character, with a note the model reads, and logs its whole size', async () => {
+    await start('      max_result_bytes: 1025\n');
+    // Two bytes a character: the cut falls inside one, and moves back before it.
+    target.answer({ result: { content: [{ type: 'text', text: 'é'.repeat(3_000) }] } }, { result: { content: [{ type: 'text', text: 'x'.repeat(2_000) }], isError: true } });
+    const withLog = { ...context(), logger: logs.logger };
+
+    expect(await runTool(tool('reader'), { text: 'hi' }, withLog, clock)).toEqual({ kind: 'result', text: `${'é'.repeat(512)}\n[truncated: the result was cut at 1025 bytes; 4975 more bytes were left out]` });
+    expect(await runTool(tool('bare'), { text: 'hi' }, withLog, clock)).toEqual({ kind: 'failed', error: `${'x'.repeat(1_025)}\n[truncated: the error was cut at 1025 bytes; 975 more bytes were left out]` });
+    expect(logs.withMessage('the answer of target__reader was cut to max_result_bytes')).toMatchObject([{ level: LEVEL.info, tool: 'target__reader', bytes: 6_000, limit: 1_025 }]);
+    expect(logs.withMessage('the answer of target__bare was cut to max_result_bytes')).toMatchObject([{ bytes: 2_000 }]);
+  });
+
   it('cancels a call past its timeout: the server is told, a read fails and a write is uncertain', async () => {
     await start('      timeout_seconds: 5\n');
     target.answer({ hold: never }, { hold: never });

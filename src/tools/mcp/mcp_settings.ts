@@ -35,6 +35,11 @@ const server = z
       .default({})
       .describe('Effect classes per tool name (as the server names it), overriding what its annotations say: `read`, `idempotent` or `write`.'),
     timeout_seconds: seconds('How long the server may take to start, and one call to answer, before it is cancelled', 60),
+    max_result_bytes: z
+      .int()
+      .positive()
+      .default(65_536)
+      .describe('The most of one call’s result (or error) given to the model and kept, in bytes of UTF-8; a longer one is cut with a note the model can read, and its whole size is logged.'),
   })
   .superRefine((entry, context) => {
     if ((entry.command === undefined) === (entry.url === undefined)) {

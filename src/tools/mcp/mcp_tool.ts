@@ -7,6 +7,7 @@ import type { ListedTool } from './mcp_connection.js';
 import { effectOf } from './mcp_effect.js';
 import { readCallAnswer } from './mcp_result.js';
 import { MCP_NAME_SEPARATOR } from './mcp_settings.js';
+import { cutToBytes } from '../response_prefix.js';
 
 /** The key of `_meta` that carries an idempotent call's stable key to the server. */
 export const IDEMPOTENCY_META_KEY = 'holdfast/idempotency_key';
@@ -33,6 +34,8 @@ export interface ToolServer {
 export interface ToolPolicy {
   readonly effects: Readonly<Record<string, EffectClass>>;
   readonly timeoutSeconds: number;
+  /** The most bytes of a result or error the model is given (`max_result_bytes`). */
+  readonly maxResultBytes: number;
 }
 
 /**
@@ -58,7 +61,7 @@ export function createMcpTool(server: ToolServer, listed: ListedTool, policy: To
     execute: async (input, context) => {
       const meta = effect === 'idempotent' ? { [IDEMPOTENCY_META_KEY]: context.idempotencyKey } : undefined;
       const attempt = await server.call(listed.name, input, meta, context.signal, policy.timeoutSeconds * 1000);
-      const outcome = outcomeOf(attempt, call, context);
+      const outcome = withinSize(outcomeOf(attempt, call, context), policy.maxResultBytes, name, context);
       context.logger.debug({ tool: name, outcome: outcome.kind, ...(outcome.kind === 'result' ? {} : { error: outcome.error }) }, 'MCP tool call settled');
       return outcome;
     },
@@ -89,6 +92,15 @@ function outcomeOf(attempt: CallAttempt, call: FailedCall, context: ToolContext)
     default:
       return assertNever(attempt);
   }
+}
+
+/** `outcome`, its text cut to `limit` bytes with a note the model reads; a cut is logged with the whole size. */
+function withinSize(outcome: ToolOutcome, limit: number, tool: string, context: ToolContext): ToolOutcome {
+  const text = outcome.kind === 'result' ? outcome.text : outcome.error;
+  const cut = cutToBytes(text, limit, outcome.kind === 'result' ? 'result' : 'error');
+  if (cut === undefined) return outcome;
+  context.logger.info({ tool, bytes: cut.bytes, limit }, `the answer of ${tool} was cut to max_result_bytes`);
+  return outcome.kind === 'result' ? { kind: 'result', text: cut.text } : { ...outcome, error: cut.text };
 }
 
 function stoppedHow(signal: AbortSignal): string {
