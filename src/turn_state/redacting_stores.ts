@@ -50,6 +50,7 @@ export function redactingTurnStore(store: TurnStore, secrets: SecretValues): Tur
     sweepOnStartup: () => store.sweepOnStartup(),
     sweepExpiredLeases: () => store.sweepExpiredLeases(),
     sweepRetention: () => store.sweepRetention(),
+    probe: () => store.probe(),
     close: () => store.close(),
   };
 }

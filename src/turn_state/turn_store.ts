@@ -151,6 +151,12 @@ export interface TurnStore {
   sweepExpiredLeases(): Promise<StartupSweepResult>;
   /** The three retention clocks of DESIGN §10. */
   sweepRetention(): Promise<RetentionSweepResult>;
+  /**
+   * Proves that the store takes a durable write now, with one small write of its own (SQLite: its
+   * probe row; PostgreSQL: this process's heartbeat in the registry), for the readiness check.
+   * @throws {TurnStateUnavailable} when it does not.
+   */
+  probe(): Promise<void>;
 
   close(): Promise<void>;
 }

@@ -4,7 +4,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
 import type { FakeLLMServer } from '../support/fake_llm/server.js';
 import { familiesOf, metricsUrlIn, sampleValue, sampleValuesBy } from '../support/prometheus_text.js';
-import { isReply, runProgram, startJsonLinesProgram, type JsonLinesProgram } from '../support/program.js';
+import { isReply, runProgram, startJsonLinesProgram, whenReading, type JsonLinesProgram } from '../support/program.js';
 import { useProgramServers } from '../support/program_servers.js';
 import { useTempDir } from '../support/temp_dir.js';
 import type { ToolTarget } from '../support/tool_target.js';
@@ -61,7 +61,7 @@ ${extra}`,
   it('serves every metric at /metrics while it runs a turn that calls a tool, answers /healthz and /readyz, and exits 0 at the end of input', async () => {
     fake.enqueue(chatToolCalls([{ id: 'c1', name: 'lookup', args: '{"word":"milk"}' }]), chatText('Milk is a drink.'));
     const bot = track(startJsonLinesProgram(['--config', configFile('metrics:\n  listen: 127.0.0.1:0\n')], { cwd: temp.path() }));
-    await bot.waitFor((e) => e['type'] === 'ready');
+    await whenReading(bot);
     const url = await metricsUrl(bot);
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:[1-9]\d*$/);
     expect(await get(`${url}/healthz`)).toEqual({ status: 200, body: '{"live":true}\n' });
@@ -105,7 +105,7 @@ ${extra}`,
 
   it('answers /readyz 503 naming the store when turns are not durable, and still /healthz 200', async () => {
     const bot = track(startJsonLinesProgram(['--config', configFile('metrics:\n  listen: 127.0.0.1:0\nturn_state:\n  enabled: false\n')], { cwd: temp.path() }));
-    await bot.waitFor((e) => e['type'] === 'ready');
+    await whenReading(bot);
     const url = await metricsUrl(bot);
     expect(await get(`${url}/readyz`)).toEqual({ status: 503, body: '{"ready":false,"not_ready":["store"]}\n' });
     expect((await get(`${url}/healthz`)).status).toBe(200);

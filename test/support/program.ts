@@ -189,6 +189,17 @@ export function useProgramsKilledAfterEach<P extends { kill(signal: NodeJS.Signa
   };
 }
 
+/**
+ * Resolves once `program` reads its input: `ready` comes when it accepts input, which it reads
+ * once it has caught up with what the last run left (only then is the console transport up for
+ * `/readyz`). Asks `/status`, which is answered as soon as it is read.
+ */
+export async function whenReading(program: JsonLinesProgram): Promise<void> {
+  await program.waitFor((event) => event['type'] === 'ready', 'the program to be ready');
+  program.send('/status');
+  await program.waitFor(isNotice('status'), 'the answer to /status, once the program reads its input');
+}
+
 /** Once `again`, restarted on the store of a killed program, is ready and has said the turn was interrupted: types `resume` into it. */
 export async function resumeAfterRestart(again: JsonLinesProgram): Promise<JsonLinesProgram> {
   await again.waitFor((e) => e['type'] === 'ready', 'the restarted program to be ready');

@@ -142,6 +142,7 @@ const TURN_STORE: EveryMethod<TurnStore> = {
   sweepOnStartup: (world) => world.turns.sweepOnStartup(),
   sweepExpiredLeases: (world) => world.turns.sweepExpiredLeases(),
   sweepRetention: (world) => world.turns.sweepRetention(),
+  probe: (world) => world.turns.probe(),
   close: 'lifecycle',
 };
 

@@ -7,7 +7,7 @@ import { meteredProvider } from './metered_provider.js';
 import { meteredTurnStore } from './metered_turn_store.js';
 import { startMetricsServer, type MetricsServer } from './metrics_server.js';
 import type { ListenAddress, MetricsSettings } from './metrics_settings.js';
-import { readiness } from './readiness.js';
+import { readiness, storeCheck } from './readiness.js';
 import { registerScrapeGauges } from './scrape_gauges.js';
 
 /**
@@ -45,9 +45,10 @@ export class BotMetrics {
     if (services.provider !== undefined) for (const model of [services.provider, ...services.fallbacks]) services.recovery.breakers.get(model.provider, model.model);
     const { operator } = services;
     registerScrapeGauges(this.#metrics.registry, { census: operator === undefined ? undefined : () => operator.census(), breakers: services.recovery.breakers });
+    const store = storeCheck(services.store, this.clock);
     const server = await startMetricsServer(this.address, {
       registry: this.#metrics.registry,
-      readiness: () => readiness({ store: () => services.store !== undefined, transport: () => transport.connected() }),
+      readiness: () => readiness({ store, transport: () => transport.connected() }),
     });
     logger.info({ component: 'metrics', url: server.url }, `metrics at ${server.url}/metrics, health at /healthz and /readyz`);
     return server;

@@ -69,6 +69,8 @@ export function meteredTurnStore(store: TurnStore, metrics: HoldfastMetrics, clo
     listOps: (turnId) => store.listOps(turnId),
     sweepOnStartup: () => timed(() => store.sweepOnStartup()),
     sweepExpiredLeases: () => timed(() => store.sweepExpiredLeases()),
+    // The readiness probe is not one of the bot's writes: it is not timed with them.
+    probe: () => store.probe(),
     sweepRetention: async () => {
       const swept = await timed(() => store.sweepRetention());
       metrics.turnsEnded('expired', swept.expiredTurns);

@@ -8,7 +8,7 @@ import type { Readiness } from './readiness.js';
 /** What the server answers from. */
 export interface MetricsEndpoints {
   readonly registry: Registry;
-  readonly readiness: () => Readiness;
+  readonly readiness: () => Promise<Readiness>;
 }
 
 /** A listening metrics server. */
@@ -82,7 +82,7 @@ async function answer(request: IncomingMessage, response: ServerResponse, endpoi
       send(response, 200, 'application/json', { live: true });
       return;
     case '/readyz': {
-      const state = endpoints.readiness();
+      const state = await endpoints.readiness();
       send(response, state.ready ? 200 : 503, 'application/json', state);
       return;
     }

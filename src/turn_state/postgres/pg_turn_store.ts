@@ -191,6 +191,10 @@ export class PgTurnStore implements TurnStore {
     return this.#calls.sweep('retention sweep', async (db) => sweepRetention(db, this.options, await databaseNow(db)));
   }
 
+  probe(): Promise<void> {
+    return this.#calls.write('probe', (db) => heartbeatInstance(db, this.options.instanceId));
+  }
+
   /** Nothing to release: the pool belongs to whoever opened it, who ends it after closing every store on it. */
   close(): Promise<void> {
     return Promise.resolve();

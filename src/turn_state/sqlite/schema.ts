@@ -145,4 +145,11 @@ export const TURN_STORE_MIGRATIONS: readonly string[] = [
   historyAttachmentsAndEdits,
   memoryNotesOwnedPerSource,
   repliesKeepTheirAuthor,
+  // Version 9: the one row a readiness probe writes, to prove the store takes a durable write now.
+  `
+  CREATE TABLE store_probe (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    probed_at INTEGER NOT NULL
+  );
+  `,
 ];

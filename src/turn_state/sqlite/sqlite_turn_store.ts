@@ -17,6 +17,7 @@ import { claimResume, rejectSuspended } from './resume_claim.js';
 import { markResolutionTold, parkForResolution, resolvedUntold } from './resolution.js';
 import { SqliteOperatorStore } from './sqlite_operator_store.js';
 import type { OperatorStore } from '../operator_store.js';
+import { statement } from './statements.js';
 import { sqliteCallError, StoreCalls } from './store_calls.js';
 import { latestTurnIn, suspendedTurnsIn, turnById, type ChannelRef } from './turn_reads.js';
 import { suspendOwnerless, sweepRetention } from './sweeps.js';
@@ -203,6 +204,12 @@ class SqliteTurnStore implements TurnStore {
 
   sweepRetention(): Promise<RetentionSweepResult> {
     return this.#calls.sweep('retention sweep', () => sweepRetention(this.db, this.#transcript, this.blobs, this.options, this.#now()));
+  }
+
+  probe(): Promise<void> {
+    return this.#calls.write('probe', () => {
+      statement(this.db, 'INSERT INTO store_probe (id, probed_at) VALUES (1, @now) ON CONFLICT (id) DO UPDATE SET probed_at = excluded.probed_at').run({ now: this.#now() });
+    });
   }
 
   async close(): Promise<void> {

@@ -74,7 +74,7 @@ describe('the metrics server', () => {
     const { port } = taken.address() as AddressInfo;
     try {
       const metrics = new HoldfastMetrics();
-      const failed: unknown = await startMetricsServer({ host: '127.0.0.1', port }, { registry: metrics.registry, readiness: () => ({ ready: true }) }).catch((error: unknown) => error);
+      const failed: unknown = await startMetricsServer({ host: '127.0.0.1', port }, { registry: metrics.registry, readiness: () => Promise.resolve({ ready: true }) }).catch((error: unknown) => error);
       expect(isMetricsListenError(failed)).toBe(true);
       expect(failed).toMatchObject({ address: `127.0.0.1:${port}`, code: 'EADDRINUSE' });
       expect((failed as Error).message).toMatch(new RegExp(`^metrics\\.listen 127\\.0\\.0\\.1:${port}: cannot listen there: listen EADDRINUSE`));
