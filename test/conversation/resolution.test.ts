@@ -128,6 +128,12 @@ describe('an uncertain write waits for an operator’s verdict (DESIGN §9.1)', 
     expect(noticesOf('in_progress').map(textOf)).toEqual([retry, retry]);
     expect(fake.requests).toHaveLength(0);
     expect((await store.turns.getTurn(held.turn.turnId))?.status).toBe('ACTIVE');
+
+    // Its lease ran out and no sweep has taken the turn yet: it is picked up in a moment.
+    await storeClock.advance(20_000);
+    bot.submit(inboundFromText({ ...harness.current.message('resume'), authorId: held.turn.requesterId }));
+    await settle(bot);
+    expect(textOf(noticesOf('in_progress')[2])).toBe(`Another process was working on your request (turn ${held.turn.turnId.slice(0, 8)}); try \`resume\` again in a moment.`);
   });
 
   it('applied: the requester is told once, and resume gives the model the operator’s result; the call is never sent again', async () => {

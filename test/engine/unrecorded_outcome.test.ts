@@ -6,7 +6,7 @@ import { runTurn } from '../../src/engine/run_turn.js';
 import { TurnStateUnavailable } from '../../src/turn_state/errors.js';
 import type { OpMove } from '../../src/turn_state/ledger_types.js';
 import { engineHarness, targetToolsConfig, useEngineParts } from '../support/engine_harness.js';
-import { failingMoves } from '../support/failing_moves.js';
+import { failingMoves } from '../support/turn_store.js';
 import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
 import { runToCompletion } from '../support/recovery_runtime.js';
 

@@ -90,6 +90,18 @@ describe('ResponseAssembler', () => {
     expect(seen).toEqual(['text', 'reasoning', 'call fragment', 'complete arguments', 'usage', 'finish']);
   });
 
+  it('keeps arguments nested deeper than 100 levels as malformed, unparsed, so that nothing walks them', () => {
+    const a = fresh();
+    const deep = `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`;
+    const fits = `${'{"a":'.repeat(100)}1${'}'.repeat(100)}`;
+    a.toolCallDelta('0', { id: 'deep', name: 'n', arguments: deep });
+    a.toolCallDelta('1', { id: 'fits', name: 'n', arguments: fits });
+    expect(a.toResponse().content).toEqual([
+      { type: 'tool_use', id: 'deep', name: 'n', input: {}, malformedInput: { raw: deep, reason: 'the arguments nest deeper than 100 levels' } },
+      { type: 'tool_use', id: 'fits', name: 'n', input: JSON.parse(fits) as unknown },
+    ]);
+  });
+
   it('keeps malformed arguments with the reason instead of failing the response, and keeps max_tokens', () => {
     const a = fresh();
     a.toolCallDelta('0', { id: 'bad', name: 'n', arguments: '{"a": tru' });

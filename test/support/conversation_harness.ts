@@ -86,6 +86,8 @@ async function startHarness(dir: string): Promise<ConversationHarness & { close(
         source: consoleMessageSource,
         faults: NO_FAULTS,
         ...overrides,
+        // As the program wires them: without a durable store there is no operators' view of it.
+        ...(overrides.store === undefined && 'store' in overrides ? { operator: undefined } : {}),
       };
     },
     message: (text, authorId = 'ada', messageId = `m-${++ids}`) => ({ source: 'console', channelId: 'c1', authorId, authorRoleIds: [], messageId, text }),

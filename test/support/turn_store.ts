@@ -10,6 +10,7 @@ import type { OpenedStore } from '../../src/turn_state/opened_store.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';
 import type { OperatorStore } from '../../src/turn_state/operator_store.js';
 import type { AdmissionRequest, InitialCheckpoint, Lease } from '../../src/turn_state/turn_types.js';
+import type { OpMove } from '../../src/turn_state/ledger_types.js';
 import { initialCheckpoint } from '../../src/engine/fresh_turn.js';
 
 /** Production retention figures (DESIGN §10) with a 30 s lease. */
@@ -72,4 +73,20 @@ export function storeWith<K extends keyof TurnStore>(store: TurnStore, method: K
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
   });
+}
+
+/**
+ * `store`, except that each op move for which `failure(move)` gives an error throws that error
+ * instead of being written (a value the store cannot encode, or the store failing at that very
+ * write); `refused` lists those moves, in order.
+ */
+export function failingMoves(store: TurnStore, failure: (move: OpMove) => Error | undefined): { readonly store: TurnStore; readonly refused: OpMove[] } {
+  const refused: OpMove[] = [];
+  const moveOp: TurnStore['moveOp'] = (lease, key, move) => {
+    const error = failure(move);
+    if (error === undefined) return store.moveOp(lease, key, move);
+    refused.push(move);
+    return Promise.reject(error);
+  };
+  return { store: storeWith(store, 'moveOp', moveOp), refused };
 }

@@ -85,14 +85,16 @@ export class PgCalls {
 
 /** What an error thrown by a call of the store stands for ({@link storeCallError}): whatever the pool or a statement rejected with is the store failing. */
 export function pgCallError(operation: string, error: unknown): Error {
-  return storeCallError(operation, error, (thrown) => typeof thrown === 'object' && thrown !== null && DRIVER_ERRORS.has(thrown));
+  return storeCallError(operation, error, (thrown) => thrown instanceof Error && DRIVER_ERRORS.has(thrown));
 }
 
 /** The errors the pool and its connections rejected with: the store failing, whatever their class. */
-const DRIVER_ERRORS = new WeakSet<object>();
+const DRIVER_ERRORS = new WeakSet<Error>();
 
+/** Rethrows what the pool or a connection rejected with, known from then on as the store failing. */
 function fromDriver(error: unknown): never {
-  if (typeof error === 'object' && error !== null) DRIVER_ERRORS.add(error);
+  // node-postgres rejects with Error objects only.
+  DRIVER_ERRORS.add(error as Error);
   throw error;
 }
 
