@@ -82,6 +82,11 @@ describe('what /status and /stop tell a person', () => {
     expect(harness.current.replies()).toEqual(['Milk is white.']);
   });
 
+  it('/status without a durable store says nothing is saved, and waits on no verdict', async () => {
+    const bot = intake({ store: undefined });
+    expect((await askStatus(bot)).split('\n')).toEqual(['Nothing is running in this channel.', 'No saved requests are waiting.']);
+  });
+
   it('/status says whether the model is still to answer or already writing', async () => {
     const held = deferred();
     const streamed = deferred();

@@ -197,6 +197,11 @@ describe('explicit resume', () => {
     expect(target.requests).toHaveLength(1);
   });
 
+  it('takes spoken words with nothing saved for a message, also where no operators’ view of the store is at hand', async () => {
+    const attempt = await resumeCommand(message('resume'), undefined, true, new AbortController().signal, { ...deps(), operator: undefined, store, engine: engineOf() });
+    expect(attempt).toEqual({ kind: 'not_a_resume' });
+  });
+
   it('says a request is already being continued when another resume took it while its message was re-read', async () => {
     const bot = new Intake(deps());
     await suspendedTurn(bot);

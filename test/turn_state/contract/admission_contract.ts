@@ -146,6 +146,16 @@ export function describeAdmission(makeHarness: MakeHarness): void {
       expect(await store.loadResumable('no-such-turn')).toBeUndefined();
     });
 
+    it('passes on an error of its own code at admission as it is, never as the store being unavailable, and keeps nothing of the message', async () => {
+      const { store, storedTurn } = harness();
+      const unencodable = { ...admissionRequest(identity('msg-1')), start: { transcript: [], state: { count: 10n } } };
+
+      await expect(store.admit(unencodable)).rejects.toBeInstanceOf(TypeError);
+
+      expect(await storedTurn(identity('msg-1'))).toBeUndefined();
+      expect((await store.admit(admissionRequest(identity('msg-1')))).disposition).toBe('admitted');
+    });
+
     for (const c of EXISTING) {
       it(`never runs a message fresh again when its turn is ${c.name}: ${c.disposition}`, async () => {
         const h = harness();
