@@ -1,6 +1,6 @@
 import BetterSqlite3 from 'better-sqlite3';
 import type { ReplyState } from '../../src/turn_state/reply_types.js';
-import { findTurnRow } from '../../src/turn_state/sqlite/turn_reads.js';
+import { turnFromRow, type TurnRow } from '../../src/turn_state/turn_rows.js';
 import type { TurnIdentity, TurnRecord } from '../../src/turn_state/turn_types.js';
 
 /** A turn's final reply as the store file holds it. Times are wall-clock epoch milliseconds. */
@@ -40,7 +40,10 @@ function reading<T>(dbPath: string, read: (db: BetterSqlite3.Database) => T): T 
 
 /** The turn the store file holds for a message, decoded as the store decodes it. */
 export function storedTurn(dbPath: string, identity: TurnIdentity): TurnRecord | undefined {
-  return reading(dbPath, (db) => findTurnRow(db, identity));
+  return reading(dbPath, (db) => {
+    const row = db.prepare('SELECT * FROM turns WHERE source = ? AND channel_id = ? AND message_id = ?').get(identity.source, identity.channelId, identity.messageId) as TurnRow | undefined;
+    return row === undefined ? undefined : turnFromRow(row);
+  });
 }
 
 /** The final reply the store file holds for a turn. */

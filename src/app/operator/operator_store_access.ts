@@ -8,7 +8,7 @@ import type { OperatorStore } from '../../turn_state/operator_store.js';
 import { redactingOperatorStore } from '../../turn_state/redacting_stores.js';
 import { causeOf } from '../../turn_state/sqlite/file.js';
 import { openTurnDatabase } from '../../turn_state/sqlite/open.js';
-import { sqliteOperatorStoreOn } from '../../turn_state/sqlite/sqlite_turn_store.js';
+import { portsOnFile } from '../../turn_state/sqlite/open_store.js';
 import { turnStoreTimings } from '../../turn_state/store_options.js';
 import type { Config } from '../config_schema.js';
 import { openPgOperatorStore } from './pg_operator_access.js';
@@ -44,21 +44,15 @@ export async function openOperatorStore(config: Config, cwd: string, deps: Opera
   if (!existsSync(path)) return { kind: 'missing', path };
   const options = { dbPath: path, clock: deps.clock, ids: new RandomIds(), logger: deps.logger, ...turnStoreTimings(config.turn_state) };
   let db;
-  let operator;
+  let store;
   try {
     db = openTurnDatabase(path);
-    operator = redactingOperatorStore(sqliteOperatorStoreOn(db, options), deps.secrets);
+    store = portsOnFile(db, options);
   } catch (error) {
     if (db?.open === true) db.close();
     return { kind: 'unusable', path, cause: causeOf(error) };
   }
-  return {
-    kind: 'opened',
-    path,
-    operator,
-    close: () => {
-      if (db.open) db.close();
-      return Promise.resolve();
-    },
-  };
+  const { operator } = store;
+  if (operator === undefined) throw new Error('a store file opened without its operators\' view');
+  return { kind: 'opened', path, operator: redactingOperatorStore(operator, deps.secrets), close: () => store.close() };
 }

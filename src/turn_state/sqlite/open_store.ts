@@ -1,34 +1,38 @@
+import { hostname } from 'node:os';
 import type { Database } from 'better-sqlite3';
 import type { Clock } from '../../core/clock.js';
+import type { IdFactory } from '../../core/ids.js';
 import type { Logger } from '../../core/logger.js';
 import { BlobStore } from '../blob_store.js';
-import type { TurnStore } from '../turn_store.js';
+import { durableStore, keptStores } from '../operations/durable_store.js';
+import type { OpenedStore } from '../opened_store.js';
+import type { TurnStoreTimings } from '../store_options.js';
 import { causeOf } from './file.js';
 import { blobDirectoryFor, openInMemoryTurnDatabase, openTurnDatabase } from './open.js';
 import { importPreviousLayout } from './previous_layout.js';
-import { SqliteHistoryStore } from './sqlite_history_store.js';
-import { SqliteMemoryStore } from './sqlite_memory_store.js';
-import { sqliteOperatorStoreOn, sqliteTurnStoreOn, type SqliteTurnStoreOptions } from './sqlite_turn_store.js';
-import type { OperatorStore } from '../operator_store.js';
-import type { OpenedStore } from '../opened_store.js';
+import { SqliteRunner } from './sqlite_runner.js';
 
-/** How to open the store. */
-export interface SqliteStoreOptions extends SqliteTurnStoreOptions {
+/** How to open the store file. */
+export interface SqliteStoreOptions extends TurnStoreTimings {
+  readonly dbPath: string;
+  readonly clock: Clock;
+  readonly ids: IdFactory;
+  readonly logger: Logger;
   /** `turn_state.enabled`: `false` keeps nothing on disk. */
   readonly enabled: boolean;
   /** The directory the previous layout's files are looked for under: the one the bot resolves paths against. */
   readonly baseDir: string;
 }
 
-function storeOn(db: Database, durable: { turns: TurnStore; operator: OperatorStore }, options: SqliteStoreOptions): OpenedStore {
-  return {
-    turns: durable.turns,
-    operator: durable.operator,
-    history: new SqliteHistoryStore(db, options.clock, BlobStore.open(blobDirectoryFor(options.dbPath))),
-    memory: new SqliteMemoryStore(db, options.clock),
-    // The turn store commits in groups: it closes the connection once the last group is on disk.
-    close: () => durable.turns.close(),
-  };
+/**
+ * Every port of the store on the open connection `db`, its blobs beside the file: one runner, so
+ * that every write of the process shares one group commit; closing closes the connection. This
+ * process holds the file alone (DESIGN §7.7), so at its start every ACTIVE turn has no live owner.
+ */
+export function portsOnFile(db: Database, options: Omit<SqliteStoreOptions, 'enabled' | 'baseDir'>): OpenedStore {
+  const runner = new SqliteRunner(db, BlobStore.open(blobDirectoryFor(options.dbPath)), options.clock);
+  const ports = durableStore(runner, { ...options, instanceId: `${hostname()}:${process.pid}`, ownerlessAtStart: { kind: 'all' } });
+  return { ...ports, close: () => runner.close() };
 }
 
 /** The file's database with every port on it, the previous layout imported; throws when it cannot open. */
@@ -36,7 +40,7 @@ function openFileStore(options: SqliteStoreOptions): OpenedStore {
   const db = openTurnDatabase(options.dbPath);
   try {
     importPreviousLayout(db, options.baseDir, options.clock.now(), options.logger);
-    return storeOn(db, { turns: sqliteTurnStoreOn(db, options), operator: sqliteOperatorStoreOn(db, options) }, options);
+    return portsOnFile(db, options);
   } catch (error) {
     db.close();
     throw error;
@@ -64,20 +68,11 @@ export function openSqliteStore(options: SqliteStoreOptions): OpenedStore {
 
 /**
  * The fallback when no durable store opens, whichever backend was asked for: no turn store, and
- * history and memory notes in an in-memory database until the bot stops — said in the log.
+ * history and memory notes in an in-memory database until the bot stops — said in the log. In
+ * memory, attachments stay inline: nothing goes to disk.
  */
 export function memoryOnlyStore(options: { readonly clock: Clock; readonly logger: Logger }): OpenedStore {
   options.logger.warn('conversation history and memory notes are kept in memory only');
-  const db = openInMemoryTurnDatabase();
-  return {
-    turns: undefined,
-    operator: undefined,
-    // In memory, attachments stay inline: nothing goes to disk.
-    history: new SqliteHistoryStore(db, options.clock, undefined),
-    memory: new SqliteMemoryStore(db, options.clock),
-    close() {
-      if (db.open) db.close();
-      return Promise.resolve();
-    },
-  };
+  const runner = new SqliteRunner(openInMemoryTurnDatabase(), undefined, options.clock);
+  return { turns: undefined, operator: undefined, ...keptStores(runner), close: () => runner.close() };
 }

@@ -152,4 +152,8 @@ export const TURN_STORE_MIGRATIONS: readonly string[] = [
     probed_at INTEGER NOT NULL
   );
   `,
+  // Version 10: a lease names the process that holds it, as PostgreSQL's do, so that every store operation is one statement for both.
+  `
+  ALTER TABLE turns ADD COLUMN owner_instance TEXT;
+  `,
 ];

@@ -1,0 +1,43 @@
+import { turnFromRow, type TurnRow } from '../turn_rows.js';
+import type { ResumeClaim } from '../turn_types.js';
+import type { LeaseOptions } from './admission.js';
+import { now, query, queryOne, type Op } from './instructions.js';
+import { compactTranscript } from './transcript.js';
+import { turnById } from './turn_reads.js';
+
+/**
+ * Takes a suspended turn's lease for a resume (DESIGN §9): one conditional UPDATE on status
+ * SUSPENDED and the generation the caller read, decided by the database, so of several resumers
+ * in any number of processes exactly one wins. The lease expires `leaseTtlMs` after now, and the
+ * claiming process owns it.
+ */
+export function* claimResume(turnId: string, expectedGeneration: number, options: LeaseOptions): Op<ResumeClaim> {
+  const turn = yield* turnById(turnId);
+  if (turn === undefined) return { won: false, reason: 'not_found' };
+  if (turn.status !== 'SUSPENDED') return { won: false, reason: 'not_suspended' };
+  if (turn.generation !== expectedGeneration) return { won: false, reason: 'generation_changed' };
+  const at = yield* now();
+  const token = options.ids.newId();
+  const row = yield* queryOne<TurnRow>(
+    `UPDATE turns SET status = 'ACTIVE', generation = generation + 1, revision = revision + 1, lease_token = @token,
+       lease_expires_at = CAST(@now AS BIGINT) + CAST(@ttl AS BIGINT), owner_instance = @instanceId, resolution_untold = 0, updated_at = @now
+     WHERE turn_id = @turnId AND status = 'SUSPENDED' AND generation = @expectedGeneration
+     RETURNING *`,
+    { turnId, expectedGeneration, token, now: at, ttl: options.leaseTtlMs, instanceId: options.instanceId },
+  );
+  if (row === undefined) return { won: false, reason: 'not_suspended' };
+  const claimed = turnFromRow(row);
+  return { won: true, turn: claimed, lease: { turnId, generation: claimed.generation, revision: claimed.revision, token, expiresAt: row.lease_expires_at ?? at } };
+}
+
+/** Ends a suspended turn of that generation TERMINAL_REJECTED, its payload dropped; `false` when it was not. */
+export function* rejectSuspended(turnId: string, expectedGeneration: number, reason: string): Op<boolean> {
+  const { changes } = yield* query(
+    `UPDATE turns SET status = 'TERMINAL_REJECTED', failure_reason = @reason, payload_compacted = 1, owner_instance = NULL, revision = revision + 1, updated_at = @now
+     WHERE turn_id = @turnId AND status = 'SUSPENDED' AND generation = @expectedGeneration`,
+    { turnId, expectedGeneration, reason, now: yield* now() },
+  );
+  if (changes !== 1) return false;
+  yield* compactTranscript(turnId);
+  return true;
+}
