@@ -4,11 +4,9 @@ import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import type pg from 'pg';
-import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BlobStore } from '../../src/turn_state/blob_store.js';
-import { PgHistoryStore } from '../../src/turn_state/postgres/pg_history_store.js';
-import { PgMemoryStore } from '../../src/turn_state/postgres/pg_memory_store.js';
+import { pgKeptStoresOn } from '../../src/turn_state/postgres/open_pg_store.js';
 import { openPgPool, type PgConnection } from '../../src/turn_state/postgres/pg_pool.js';
 import { lockStoreFile } from '../../src/turn_state/sqlite/store_lock.js';
 import { ManualClock } from '../support/manual_clock.js';
@@ -157,8 +155,7 @@ describe('holdfast migrate --to postgres', () => {
     expect(await postgresContents(pool)).toEqual(before);
     expect(fileDigest(dbPath)).toBe(fileBefore);
 
-    const options = { logger: pino({ level: 'silent' }), clock };
-    const history = new PgHistoryStore(pool, options);
+    const history = pgKeptStoresOn(pool).history;
     const read = await history.read(CHANNEL);
     expect(read.entries.map((entry) => [entry.role, entry.text, entry.attachments?.map((attachment) => attachment.name)])).toEqual([
       ['summary', 'first, noted', undefined],
@@ -167,7 +164,7 @@ describe('holdfast migrate --to postgres', () => {
     expect(await history.append(CHANNEL, { role: 'assistant', text: 'a new entry' })).toBe(read.revision + 1);
     const entries = (await history.read(CHANNEL)).entries;
     expect(entries.at(-1)?.id).toBeGreaterThan(Math.max(...before.tables['history_entries']!.map((row) => (row as { id: number }).id)));
-    const memory = new PgMemoryStore(pool, options);
+    const memory = pgKeptStoresOn(pool).memory;
     expect(await memory.remember({ scope: 'user', ownerId: 'console:user-1', text: 'Likes coffee', key: 'note-3' })).toMatchObject({ kind: 'stored' });
     expect((await memory.recall({ scope: 'user', ownerId: 'console:user-1', query: 'LIKES', limit: 5 })).notes.map((note) => note.text)).toEqual(['Likes coffee', 'Likes green tea']);
   });

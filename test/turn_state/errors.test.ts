@@ -10,7 +10,7 @@ import {
   storeCallError,
   TurnStateUnavailable,
 } from '../../src/turn_state/errors.js';
-import { pgCallError } from '../../src/turn_state/postgres/pg_calls.js';
+import { pgCallError } from '../../src/turn_state/postgres/pg_runner.js';
 
 describe('turn store errors', () => {
   it('say what was refused, and each is recognised by its own guard alone', () => {

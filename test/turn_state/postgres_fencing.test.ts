@@ -3,11 +3,12 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { blobDigest } from '../../src/turn_state/blob_store.js';
 import { isStaleTurnError } from '../../src/turn_state/errors.js';
-import { PendingBlobs } from '../../src/turn_state/postgres/pg_blobs.js';
+import { requiredBlobSink, type Op } from '../../src/turn_state/operations/instructions.js';
+import { runOnPostgres } from '../../src/turn_state/postgres/pg_driver.js';
 import { migratePg } from '../../src/turn_state/postgres/pg_migrate.js';
 import { openPgPool, type PgConnection } from '../../src/turn_state/postgres/pg_pool.js';
 import { PG_MIGRATIONS } from '../../src/turn_state/postgres/pg_schema.js';
-import { pgTurnStoreOn } from '../../src/turn_state/postgres/pg_turn_store.js';
+import { pgPortsOn } from '../../src/turn_state/postgres/open_pg_store.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';
 import type { AdmissionRequest, Lease } from '../../src/turn_state/turn_types.js';
 import { ManualClock } from '../support/manual_clock.js';
@@ -91,8 +92,8 @@ describe('several processes on one PostgreSQL store', () => {
     clocks.push(followed);
     const clockOfA = new ManualClock();
     const logger = pino({ level: 'silent' });
-    const a = pgTurnStoreOn(poolA, { ...TEST_TIMINGS, clock: clockOfA, ids: new SequentialIds('a'), logger, instanceId: 'process-a' });
-    const b = pgTurnStoreOn(poolB, { ...TEST_TIMINGS, clock: new ManualClock(), ids: new SequentialIds('b'), logger, instanceId: 'process-b' });
+    const a = pgPortsOn(poolA, { ...TEST_TIMINGS, clock: clockOfA, ids: new SequentialIds('a'), logger, instanceId: 'process-a' }).turns;
+    const b = pgPortsOn(poolB, { ...TEST_TIMINGS, clock: new ManualClock(), ids: new SequentialIds('b'), logger, instanceId: 'process-b' }).turns;
     return { a: callsAfter(a, () => followed.sync()), b: callsAfter(b, () => followed.sync()), database, clockOfA, connection };
   }
 
@@ -177,9 +178,7 @@ describe('several processes on one PostgreSQL store', () => {
     const writer = await sessionOn(connection);
     try {
       await writer.query('BEGIN');
-      const blobs = new PendingBlobs();
-      blobs.put(picture);
-      await blobs.writeTo(writer);
+      await runOnPostgres(storing(picture), writer);
 
       expect((await b.sweepRetention()).deletedBlobs).toBe(0);
 
@@ -192,3 +191,8 @@ describe('several processes on one PostgreSQL store', () => {
     expect((await b.sweepRetention()).deletedBlobs).toBe(0);
   });
 });
+
+/** An operation that stores `bytes` as a blob, as a write does before the row that refers to it. */
+function* storing(bytes: Uint8Array): Op<void> {
+  (yield* requiredBlobSink()).put(bytes);
+}

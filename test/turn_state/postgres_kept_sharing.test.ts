@@ -1,19 +1,16 @@
 import type pg from 'pg';
-import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { migratePg } from '../../src/turn_state/postgres/pg_migrate.js';
-import { PgHistoryStore } from '../../src/turn_state/postgres/pg_history_store.js';
-import { PgMemoryStore } from '../../src/turn_state/postgres/pg_memory_store.js';
+import { pgKeptStoresOn } from '../../src/turn_state/postgres/open_pg_store.js';
 import { openPgPool, type PgConnection } from '../../src/turn_state/postgres/pg_pool.js';
 import { PG_MIGRATIONS } from '../../src/turn_state/postgres/pg_schema.js';
-import { ManualClock } from '../support/manual_clock.js';
+import type { HistoryStore } from '../../src/turn_state/history_store.js';
 import { freshPgConnection, onSchema } from '../support/postgres_schema.js';
 
 const CHANNEL = 'discord:42';
 
 describe('history and memory notes shared by several processes on PostgreSQL', () => {
   const pools: pg.Pool[] = [];
-  const options = { logger: pino({ level: 'silent' }), clock: new ManualClock() };
   afterEach(async () => {
     await Promise.all(pools.splice(0).map((pool) => pool.end()));
   });
@@ -28,9 +25,9 @@ describe('history and memory notes shared by several processes on PostgreSQL', (
   }
 
   it('gives each of many appends racing on one channel a revision of its own, and keeps every entry', async () => {
-    const stores = (await processesOn(2)).pools.map((pool) => new PgHistoryStore(pool, options));
+    const stores = (await processesOn(2)).pools.map((pool) => pgKeptStoresOn(pool).history);
 
-    const revisions = await Promise.all(Array.from({ length: 20 }, (_, index) => (stores[index % 2] as PgHistoryStore).append(CHANNEL, { role: 'user', text: `line ${index}` })));
+    const revisions = await Promise.all(Array.from({ length: 20 }, (_, index) => (stores[index % 2] as HistoryStore).append(CHANNEL, { role: 'user', text: `line ${index}` })));
 
     expect(revisions.sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, index) => index + 1));
     const read = await stores[0]?.read(CHANNEL);
@@ -39,7 +36,7 @@ describe('history and memory notes shared by several processes on PostgreSQL', (
   });
 
   it('stores a note once when two processes remember it under the same key at once', async () => {
-    const stores = (await processesOn(2)).pools.map((pool) => new PgMemoryStore(pool, options));
+    const stores = (await processesOn(2)).pools.map((pool) => pgKeptStoresOn(pool).memory);
 
     const results = await Promise.all(stores.map((store, index) => store.remember({ scope: 'user', ownerId: 'discord:ada', text: `from process ${index}`, key: 'k1' })));
 
@@ -55,7 +52,7 @@ describe('history and memory notes shared by several processes on PostgreSQL', (
       `INSERT INTO memory_notes (idempotency_key, scope, owner_id, text, created_at)
        SELECT 'k' || n, 'user', 'discord:ada', CASE WHEN n IN (3, 5, 7) THEN 'Lives in STRASSE ' || n ELSE 'note ' || n END, n FROM generate_series(1, 1000) AS n`,
     );
-    const store = new PgMemoryStore(pool as pg.Pool, options);
+    const store = pgKeptStoresOn(pool as pg.Pool).memory;
 
     expect(await store.recall({ scope: 'user', ownerId: 'discord:ada', query: 'straße', limit: 2 })).toEqual({
       notes: [

@@ -6,10 +6,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { backup } from '../../src/app/operator/backup.js';
 import { isBackupWithOwnToolsError } from '../../src/turn_state/errors.js';
 import { migratePg } from '../../src/turn_state/postgres/pg_migrate.js';
-import { pgOperatorStoreOn } from '../../src/turn_state/postgres/pg_operator_store.js';
 import { openPgPool, type PgConnection } from '../../src/turn_state/postgres/pg_pool.js';
 import { PG_MIGRATIONS } from '../../src/turn_state/postgres/pg_schema.js';
-import { pgTurnStoreOn } from '../../src/turn_state/postgres/pg_turn_store.js';
+import { pgPortsOn } from '../../src/turn_state/postgres/open_pg_store.js';
 import type { OperatorStore } from '../../src/turn_state/operator_store.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';
 import { ManualClock } from '../support/manual_clock.js';
@@ -32,7 +31,8 @@ describe('the operators’ store on PostgreSQL', () => {
     pools.push(pool);
     await migratePg(pool, connection.schema, PG_MIGRATIONS);
     const options = { ...TEST_TIMINGS, clock: new ManualClock(), ids: new SequentialIds('op'), logger: pino({ level: 'silent' }), instanceId: 'process-a' };
-    return { connection, turns: pgTurnStoreOn(pool, options), operator: pgOperatorStoreOn(pool, options) };
+    const { turns, operator } = pgPortsOn(pool, options);
+    return { connection, turns, operator };
   }
 
   it('finds a store the bot wrote healthy, and names each row that breaks what the store keeps true', async () => {

@@ -5,7 +5,7 @@ import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import { BlobStore } from '../../turn_state/blob_store.js';
 import { migratePg } from '../../turn_state/postgres/pg_migrate.js';
-import { PgCalls } from '../../turn_state/postgres/pg_calls.js';
+import { inTransaction } from '../../turn_state/postgres/pg_runner.js';
 import { openPgPool, type PgConnection } from '../../turn_state/postgres/pg_pool.js';
 import { PG_MIGRATIONS } from '../../turn_state/postgres/pg_schema.js';
 import { copySqliteToPg, isCopyMismatchError, isTargetNotEmptyError, type TableCount } from '../../turn_state/postgres/sqlite_to_pg_copy.js';
@@ -93,7 +93,7 @@ async function copyInto(request: MigrateRequest, source: Database, dbPath: strin
   let counts: TableCount[];
   try {
     await migratePg(pool, target.schema, PG_MIGRATIONS);
-    counts = await new PgCalls(pool, request.logger, request.clock).inTransaction((db) => copySqliteToPg(source, blobs, db));
+    counts = await inTransaction(pool, (db) => copySqliteToPg(source, blobs, db));
   } catch (error) {
     if (isTargetNotEmptyError(error)) {
       request.err(`holdfast: the PostgreSQL schema ${target.schema} is not empty: ${error.message}; migrate copies into an empty one only\n`);

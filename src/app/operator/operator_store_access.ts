@@ -39,7 +39,7 @@ export interface OperatorStoreDeps {
  */
 export async function openOperatorStore(config: Config, cwd: string, deps: OperatorStoreDeps): Promise<StoreAccess> {
   if (!config.turn_state.enabled) return { kind: 'disabled' };
-  if (config.turn_state.backend === 'postgres' && config.turn_state.postgres !== undefined) return openPgOperatorStore(config.turn_state.postgres, deps);
+  if (config.turn_state.backend === 'postgres' && config.turn_state.postgres !== undefined) return openPgOperatorStore(config.turn_state, config.turn_state.postgres, deps);
   const path = resolve(cwd, config.turn_state.db_path);
   if (!existsSync(path)) return { kind: 'missing', path };
   const options = { dbPath: path, clock: deps.clock, ids: new RandomIds(), logger: deps.logger, ...turnStoreTimings(config.turn_state) };

@@ -1,5 +1,7 @@
 import { causeOf } from '../../turn_state/sqlite/file.js';
-import { pgOperatorStoreOn } from '../../turn_state/postgres/pg_operator_store.js';
+import { RandomIds } from '../../core/ids.js';
+import { pgPortsOn } from '../../turn_state/postgres/open_pg_store.js';
+import { turnStoreTimings } from '../../turn_state/store_options.js';
 import { migratePg } from '../../turn_state/postgres/pg_migrate.js';
 import { openPgPool } from '../../turn_state/postgres/pg_pool.js';
 import { PG_MIGRATIONS } from '../../turn_state/postgres/pg_schema.js';
@@ -8,6 +10,9 @@ import type { TurnStateSettings } from '../../turn_state/turn_state_settings.js'
 import type { OperatorStoreDeps, StoreAccess } from './operator_store_access.js';
 
 type PostgresSettings = NonNullable<TurnStateSettings['postgres']>;
+
+/** An operator's command is no bot process: it registers none and takes no lease. */
+const OPERATOR = 'operator';
 
 /** How operators see where the shared store is: schema, host and database, never the password. */
 export function describePgStore(settings: PostgresSettings): string {
@@ -22,7 +27,7 @@ export function describePgStore(settings: PostgresSettings): string {
  * is missing (and is not created); one at an older version is brought up to date as a starting
  * bot would, under the same advisory lock.
  */
-export async function openPgOperatorStore(settings: PostgresSettings, deps: OperatorStoreDeps): Promise<StoreAccess> {
+export async function openPgOperatorStore(turnState: TurnStateSettings, settings: PostgresSettings, deps: OperatorStoreDeps): Promise<StoreAccess> {
   const path = describePgStore(settings);
   const pool = openPgPool({ url: settings.url, poolSize: 2, schema: settings.schema });
   pool.on('error', (error) => deps.logger.warn({ err: error }, 'an idle PostgreSQL connection failed'));
@@ -40,7 +45,7 @@ export async function openPgOperatorStore(settings: PostgresSettings, deps: Oper
   return {
     kind: 'opened',
     path,
-    operator: redactingOperatorStore(pgOperatorStoreOn(pool, { clock: deps.clock, logger: deps.logger }), deps.secrets),
+    operator: redactingOperatorStore(pgPortsOn(pool, { ...turnStoreTimings(turnState), clock: deps.clock, ids: new RandomIds(), logger: deps.logger, instanceId: OPERATOR }).operator, deps.secrets),
     close: () => pool.end(),
   };
 }

@@ -1,16 +1,15 @@
+import type pg from 'pg';
 import type { Clock } from '../../core/clock.js';
+import { durableStore, keptStores, type DurablePorts, type DurableStoreOptions } from '../operations/durable_store.js';
+import { PgRunner } from './pg_runner.js';
 import type { IdFactory } from '../../core/ids.js';
 import type { Logger } from '../../core/logger.js';
 import type { OpenedStore } from '../opened_store.js';
 import type { TurnStoreTimings } from '../store_options.js';
-import { PgHistoryStore } from './pg_history_store.js';
 import { registerInstance, stopInstance } from './pg_instances.js';
-import { PgMemoryStore } from './pg_memory_store.js';
 import { migratePg } from './pg_migrate.js';
-import { pgOperatorStoreOn } from './pg_operator_store.js';
 import { openPgPool, type PgConnection } from './pg_pool.js';
 import { PG_MIGRATIONS } from './pg_schema.js';
-import { pgTurnStoreOn } from './pg_turn_store.js';
 
 /** How to open the shared store. */
 export interface PgStoreOptions extends TurnStoreTimings {
@@ -25,6 +24,23 @@ export interface PgStoreOptions extends TurnStoreTimings {
 /** The shared store, opened for one process: every port on one pool, and the process's registry id. */
 export interface OpenedPgStore extends OpenedStore {
   readonly instanceId: string;
+}
+
+/** What the ports of one process on the shared store need. */
+export type PgPortsOptions = Omit<DurableStoreOptions, 'ownerlessAtStart'>;
+
+/**
+ * Every port of the store on `pool` for the process `options.instanceId` (DESIGN §7.7): its leases
+ * are its own, and at its start the turns without a live owner are its own ACTIVE ones and those
+ * whose lease expired, never another process's live turn.
+ */
+export function pgPortsOn(pool: pg.Pool, options: PgPortsOptions): DurablePorts {
+  return durableStore(new PgRunner(pool, options.instanceId), { ...options, ownerlessAtStart: { kind: 'own', instanceId: options.instanceId } });
+}
+
+/** The conversation history and memory notes alone on `pool`, as a process that takes no lease uses them. */
+export function pgKeptStoresOn(pool: pg.Pool): ReturnType<typeof keptStores> {
+  return keptStores(new PgRunner(pool, 'kept'));
 }
 
 /**
@@ -43,14 +59,10 @@ export async function openPostgresStore(options: PgStoreOptions): Promise<Opened
     await migratePg(pool, connection.schema, PG_MIGRATIONS);
     const instanceId = options.ids.newId();
     await registerInstance(pool, instanceId, options.shards);
-    const ports = { clock: options.clock, logger };
     let closed = false;
     return {
       instanceId,
-      turns: pgTurnStoreOn(pool, { ...options, instanceId }),
-      operator: pgOperatorStoreOn(pool, ports),
-      history: new PgHistoryStore(pool, ports),
-      memory: new PgMemoryStore(pool, ports),
+      ...pgPortsOn(pool, { ...options, instanceId }),
       async close() {
         if (closed) return;
         closed = true;

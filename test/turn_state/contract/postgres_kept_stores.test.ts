@@ -1,8 +1,6 @@
 import type pg from 'pg';
-import { pino } from 'pino';
 import { migratePg } from '../../../src/turn_state/postgres/pg_migrate.js';
-import { PgHistoryStore } from '../../../src/turn_state/postgres/pg_history_store.js';
-import { PgMemoryStore } from '../../../src/turn_state/postgres/pg_memory_store.js';
+import { pgKeptStoresOn } from '../../../src/turn_state/postgres/open_pg_store.js';
 import { openPgPool } from '../../../src/turn_state/postgres/pg_pool.js';
 import { PG_MIGRATIONS } from '../../../src/turn_state/postgres/pg_schema.js';
 import { ManualClock } from '../../support/manual_clock.js';
@@ -15,15 +13,14 @@ import { describeMemoryStoreContract } from './memory_store_contract.js';
 const postgresHarness: MakeKeptHarness = async () => {
   const clock = new ManualClock();
   const connection = freshPgConnection();
-  const options = { logger: pino({ level: 'silent' }), clock };
   let pool: pg.Pool = openPgPool(connection);
   await migratePg(pool, connection.schema, PG_MIGRATIONS);
   const followed = await databaseFollows(connection, clock);
   const sync = (): Promise<void> => followed.sync();
-  const storesOn = (on: pg.Pool) => ({
-    history: callsAfter(new PgHistoryStore(on, options), sync),
-    memory: callsAfter(new PgMemoryStore(on, options), sync),
-  });
+  const storesOn = (on: pg.Pool) => {
+    const kept = pgKeptStoresOn(on);
+    return { history: callsAfter(kept.history, sync), memory: callsAfter(kept.memory, sync) };
+  };
   let stores = storesOn(pool);
   const harness: KeptHarness = {
     get history() {

@@ -1,10 +1,9 @@
 import type pg from 'pg';
 import { pino } from 'pino';
 import { migratePg } from '../../../src/turn_state/postgres/pg_migrate.js';
-import { pgOperatorStoreOn } from '../../../src/turn_state/postgres/pg_operator_store.js';
 import { openPgPool } from '../../../src/turn_state/postgres/pg_pool.js';
 import { PG_MIGRATIONS } from '../../../src/turn_state/postgres/pg_schema.js';
-import { pgTurnStoreOn } from '../../../src/turn_state/postgres/pg_turn_store.js';
+import { pgPortsOn } from '../../../src/turn_state/postgres/open_pg_store.js';
 import type { OperatorStore } from '../../../src/turn_state/operator_store.js';
 import type { TurnStoreTimings } from '../../../src/turn_state/store_options.js';
 import type { TurnStore } from '../../../src/turn_state/turn_store.js';
@@ -32,10 +31,10 @@ async function makePgHarness(): Promise<Harness> {
   let pool: pg.Pool | undefined = openPgPool(connection);
   await migratePg(pool, connection.schema, PG_MIGRATIONS);
   const followed = await databaseFollows(connection, clock);
-  const open = (on: pg.Pool): { turns: TurnStore; operator: OperatorStore } => ({
-    turns: callsAfter(pgTurnStoreOn(on, options), () => followed.sync()),
-    operator: callsAfter(pgOperatorStoreOn(on, options), () => followed.sync()),
-  });
+  const open = (on: pg.Pool): { turns: TurnStore; operator: OperatorStore } => {
+    const ports = pgPortsOn(on, options);
+    return { turns: callsAfter(ports.turns, () => followed.sync()), operator: callsAfter(ports.operator, () => followed.sync()) };
+  };
   let store: { turns: TurnStore; operator: OperatorStore } | undefined = open(pool);
   const current = (): { turns: TurnStore; operator: OperatorStore } => {
     if (store === undefined) throw new Error('the store is closed');
