@@ -4,7 +4,7 @@ import type { IdFactory } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
 import type { OpenedStore } from '../turn_state/opened_store.js';
 import { openPostgresStore } from '../turn_state/postgres/open_pg_store.js';
-import { causeOf } from '../turn_state/sqlite/file.js';
+import { causeOf } from '../turn_state/errors.js';
 import { memoryOnlyStore, openSqliteStore } from '../turn_state/sqlite/open_store.js';
 import { isStoreInUseError, lockStoreFile, type StoreLock } from '../turn_state/sqlite/store_lock.js';
 import { turnStoreTimings } from '../turn_state/store_options.js';

@@ -133,3 +133,13 @@ export function admissionFailed(error: Error, logger: Logger): Promise<Admission
   logger.error({ err: error }, 'turn admission failed: the store is unavailable');
   return Promise.resolve({ disposition: 'store_unavailable', error });
 }
+
+/**
+ * Why a store could not be used, in one line for the log or an operator: the error's message and SQLite's
+ * code, never a stack trace.
+ */
+export function causeOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const code = 'code' in error && typeof error.code === 'string' && !error.message.includes(error.code) ? ` (${error.code})` : '';
+  return `${error.message}${code}`;
+}

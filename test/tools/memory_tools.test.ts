@@ -7,7 +7,7 @@ import { configSchema } from '../../src/app/config_schema.js';
 import { ManualClock } from '../support/manual_clock.js';
 import type { JsonObject } from '../../src/llm/protocol.js';
 import { createMemoryTools } from '../../src/tools/memory_tools.js';
-import { TURN_STORE_MIGRATIONS } from '../../src/turn_state/sqlite/schema.js';
+import { TURN_STORE_MIGRATIONS } from '../../src/turn_state/sqlite/migrations.js';
 import { runTool } from '../../src/tools/run_tool.js';
 import type { Tool, ToolContext, ToolOutcome } from '../../src/tools/tool.js';
 import { openTestStoreFile, type TestStoreFile } from '../support/store_file.js';

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { SequentialIds } from '../support/sequential_ids.js';
 import { ManualClock } from '../support/manual_clock.js';
 import { isTurnStateUnavailable } from '../../src/turn_state/errors.js';
-import { openTurnDatabase } from '../../src/turn_state/sqlite/open.js';
+import { openTurnDatabase } from '../../src/turn_state/sqlite/file.js';
 import { openSqliteStore } from '../../src/turn_state/sqlite/open_store.js';
 import { admissionFor, admitNew, openTestStore, TEST_TIMINGS } from '../support/turn_store.js';
 import { useTempDir } from '../support/temp_dir.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { causeOf } from '../../src/turn_state/sqlite/file.js';
+import { causeOf } from '../../src/turn_state/errors.js';
 
 describe('the cause of a store file that could not be used, as one log field', () => {
   it('gives the message with SQLite’s code once, and the text of anything thrown that is not an Error', () => {

@@ -1,9 +1,8 @@
 import type pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { migratePg } from '../../src/turn_state/postgres/pg_migrate.js';
+import { migratePg, PG_MIGRATIONS } from '../../src/turn_state/postgres/pg_migrations.js';
 import { pgKeptStoresOn } from '../../src/turn_state/postgres/open_pg_store.js';
 import { openPgPool, type PgConnection } from '../../src/turn_state/postgres/pg_pool.js';
-import { PG_MIGRATIONS } from '../../src/turn_state/postgres/pg_schema.js';
 import type { HistoryStore } from '../../src/turn_state/history_store.js';
 import { freshPgConnection, onSchema } from '../support/postgres_schema.js';
 

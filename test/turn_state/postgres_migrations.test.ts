@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type pg from 'pg';
-import { migratePg } from '../../src/turn_state/postgres/pg_migrate.js';
+import { migratePg, PG_MIGRATIONS } from '../../src/turn_state/postgres/pg_migrations.js';
 import { openPgPool, type PgConnection } from '../../src/turn_state/postgres/pg_pool.js';
-import { PG_MIGRATIONS } from '../../src/turn_state/postgres/pg_schema.js';
 import { freshPgConnection, onSchema } from '../support/postgres_schema.js';
 
 describe('the PostgreSQL schema', () => {

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { blobDirectoryFor } from '../../turn_state/sqlite/open.js';
-import { causeOf } from '../../turn_state/sqlite/file.js';
+import { blobDirectoryFor } from '../../turn_state/sqlite/file.js';
+import { causeOf } from '../../turn_state/errors.js';
 import { isBackupWithOwnToolsError } from '../../turn_state/errors.js';
 import { EXIT, type ExitStatus } from '../exit_status.js';
 import type { OperatorContext } from './operator_context.js';

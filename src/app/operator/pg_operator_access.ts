@@ -1,10 +1,9 @@
-import { causeOf } from '../../turn_state/sqlite/file.js';
+import { causeOf } from '../../turn_state/errors.js';
 import { RandomIds } from '../../core/ids.js';
 import { pgPortsOn } from '../../turn_state/postgres/open_pg_store.js';
 import { turnStoreTimings } from '../../turn_state/store_options.js';
-import { migratePg } from '../../turn_state/postgres/pg_migrate.js';
+import { migratePg, PG_MIGRATIONS } from '../../turn_state/postgres/pg_migrations.js';
 import { openPgPool } from '../../turn_state/postgres/pg_pool.js';
-import { PG_MIGRATIONS } from '../../turn_state/postgres/pg_schema.js';
 import { redactingOperatorStore } from '../../turn_state/redacting_stores.js';
 import type { TurnStateSettings } from '../../turn_state/turn_state_settings.js';
 import type { OperatorStoreDeps, StoreAccess } from './operator_store_access.js';

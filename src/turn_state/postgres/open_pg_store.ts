@@ -7,9 +7,8 @@ import type { Logger } from '../../core/logger.js';
 import type { OpenedStore } from '../opened_store.js';
 import type { TurnStoreTimings } from '../store_options.js';
 import { registerInstance, stopInstance } from './pg_instances.js';
-import { migratePg } from './pg_migrate.js';
+import { migratePg, PG_MIGRATIONS } from './pg_migrations.js';
 import { openPgPool, type PgConnection } from './pg_pool.js';
-import { PG_MIGRATIONS } from './pg_schema.js';
 
 /** How to open the shared store. */
 export interface PgStoreOptions extends TurnStoreTimings {

@@ -1,6 +1,7 @@
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { createPrivateFile, makePrivateDirectory } from '../private_files.js';
+import { migrate, TURN_STORE_MIGRATIONS } from './migrations.js';
 
 /**
  * Opens (creating if needed) one of the bot's SQLite files with the production settings: missing
@@ -44,34 +45,45 @@ export function openInMemoryDatabase(migrations: readonly string[], what: string
   return db;
 }
 
-function migrate(db: Database, migrations: readonly string[], what: string): void {
-  const current = db.pragma('user_version', { simple: true }) as number;
-  if (current > migrations.length) {
-    throw new Error(`the ${what} is at schema version ${current}, newer than this program's ${migrations.length}`);
-  }
-  if (current === migrations.length) return;
-  // Foreign keys off while a step runs (a rebuilt parent table must not cascade), checked before it commits.
-  db.pragma('foreign_keys = OFF');
-  try {
-    migrations.slice(current).forEach((sql, index) => {
-      db.transaction(() => {
-        db.exec(sql);
-        const broken = db.pragma('foreign_key_check') as unknown[];
-        if (broken.length > 0) throw new Error(`the ${what} would break ${broken.length} foreign key(s) at schema version ${current + index + 1}`);
-        db.pragma(`user_version = ${current + index + 1}`);
-      })();
-    });
-  } finally {
-    db.pragma('foreign_keys = ON');
-  }
+/**
+ * Opens (creating if needed) the store's one database file: turns, history and memory. Durability
+ * matters most here: a RUNNING mark that a power cut could erase would let a started write run
+ * twice. Every commit is synced (`synchronous=FULL`), but for the turn store's grouped writes,
+ * which sync the log themselves before answering (group_commit.ts).
+ */
+export function openTurnDatabase(dbPath: string): Database {
+  return openSqliteFile(dbPath, TURN_STORE_MIGRATIONS, 'turn store');
 }
 
+/** The blob directory that belongs to a database file. */
+export function blobDirectoryFor(dbPath: string): string {
+  return join(dirname(dbPath), 'blobs');
+}
+
+/** The store's schema in memory, for history and memory notes when the file is off or cannot open. */
+export function openInMemoryTurnDatabase(): Database {
+  return openInMemoryDatabase(TURN_STORE_MIGRATIONS, 'in-memory store');
+}
+
+/** The store file opened read-only, or why it cannot be read as it is: another version of this program wrote it. */
+export type ReadOnlyTurnDatabase =
+  | { readonly kind: 'opened'; readonly db: Database }
+  | { readonly kind: 'other_version'; readonly version: number; readonly expected: number };
+
 /**
- * Why a SQLite file could not be used, in one line for the log: the error's message and SQLite's
- * code, never a stack trace.
+ * Opens an existing store file read-only, changing nothing in it: not even its schema, so one at
+ * another version than this program's is not opened.
+ * @throws when the file does not exist or cannot be read.
  */
-export function causeOf(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const code = 'code' in error && typeof error.code === 'string' && !error.message.includes(error.code) ? ` (${error.code})` : '';
-  return `${error.message}${code}`;
+export function openTurnDatabaseReadOnly(dbPath: string): ReadOnlyTurnDatabase {
+  const db = new BetterSqlite3(dbPath, { readonly: true, fileMustExist: true });
+  try {
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (version === TURN_STORE_MIGRATIONS.length) return { kind: 'opened', db };
+    db.close();
+    return { kind: 'other_version', version, expected: TURN_STORE_MIGRATIONS.length };
+  } catch (error) {
+    db.close();
+    throw error;
+  }
 }

@@ -7,8 +7,8 @@ import { BlobStore } from '../blob_store.js';
 import { durableStore, keptStores } from '../operations/durable_store.js';
 import type { OpenedStore } from '../opened_store.js';
 import type { TurnStoreTimings } from '../store_options.js';
-import { causeOf } from './file.js';
-import { blobDirectoryFor, openInMemoryTurnDatabase, openTurnDatabase } from './open.js';
+import { causeOf } from '../errors.js';
+import { blobDirectoryFor, openInMemoryTurnDatabase, openTurnDatabase } from './file.js';
 import { importPreviousLayout } from './previous_layout.js';
 import { SqliteRunner } from './sqlite_runner.js';
 

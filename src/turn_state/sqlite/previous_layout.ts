@@ -3,8 +3,8 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import type { Logger } from '../../core/logger.js';
-import { causeOf } from './file.js';
-import { userOwnerWithSource } from './memory_owner_schema.js';
+import { causeOf } from '../errors.js';
+import { userOwnerWithSource } from './migrations.js';
 
 /** What the previous layout kept in a file of its own. */
 export type PreviousFileKind = 'history' | 'memory';

@@ -8,7 +8,7 @@ import { now, query, type Op } from '../operations/instructions.js';
 import type { StoreRunner } from '../operations/durable_store.js';
 import { createPrivateFile, makePrivateDirectory } from '../private_files.js';
 import { GroupCommit } from './group_commit.js';
-import { blobDirectoryFor } from './open.js';
+import { blobDirectoryFor } from './file.js';
 import { SqliteDriver } from './sqlite_driver.js';
 
 /**

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { blobDirectoryFor } from '../../../src/turn_state/sqlite/open.js';
+import { blobDirectoryFor } from '../../../src/turn_state/sqlite/file.js';
 import { FakeLLMServer } from '../../support/fake_llm/server.js';
 import { ManualClock } from '../../support/manual_clock.js';
 import { parkedTurn, runCliIn, storeIn, storePathIn } from '../../support/operator_cli.js';

@@ -1,8 +1,7 @@
 import type pg from 'pg';
-import { migratePg } from '../../../src/turn_state/postgres/pg_migrate.js';
+import { migratePg, PG_MIGRATIONS } from '../../../src/turn_state/postgres/pg_migrations.js';
 import { pgKeptStoresOn } from '../../../src/turn_state/postgres/open_pg_store.js';
 import { openPgPool } from '../../../src/turn_state/postgres/pg_pool.js';
-import { PG_MIGRATIONS } from '../../../src/turn_state/postgres/pg_schema.js';
 import { ManualClock } from '../../support/manual_clock.js';
 import { callsAfter, databaseFollows, freshPgConnection } from '../../support/postgres_schema.js';
 import { describeHistoryStoreContract } from './history_store_contract.js';

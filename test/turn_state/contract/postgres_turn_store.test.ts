@@ -1,8 +1,7 @@
 import type pg from 'pg';
 import { pino } from 'pino';
-import { migratePg } from '../../../src/turn_state/postgres/pg_migrate.js';
+import { migratePg, PG_MIGRATIONS } from '../../../src/turn_state/postgres/pg_migrations.js';
 import { openPgPool } from '../../../src/turn_state/postgres/pg_pool.js';
-import { PG_MIGRATIONS } from '../../../src/turn_state/postgres/pg_schema.js';
 import { pgPortsOn } from '../../../src/turn_state/postgres/open_pg_store.js';
 import type { OperatorStore } from '../../../src/turn_state/operator_store.js';
 import type { TurnStoreTimings } from '../../../src/turn_state/store_options.js';

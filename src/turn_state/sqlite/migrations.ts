@@ -1,0 +1,315 @@
+/**
+ * The SQLite store's schema, one step per version, and how a file is brought to the newest: a
+ * database at version N runs the steps after N, in order, each in one transaction with foreign
+ * keys checked at its end (so that a step may rebuild a table). A step never changes with the
+ * code that follows it.
+ */
+import type { Database } from 'better-sqlite3';
+import { EFFECT_CLASSES } from '../ledger_types.js';
+import { MEMORY_SCOPES } from '../memory_store.js';
+import { REPLY_STATES } from '../reply_types.js';
+
+const list = (values: readonly string[]): string => values.map((v) => `'${v}'`).join(', ');
+
+/** The statuses and op states the first schema knew; a migration never changes with the code that follows it. */
+const FIRST_TURN_STATUSES = ['ACTIVE', 'SUSPENDED', 'TERMINAL_COMPLETED', 'TERMINAL_FAILED', 'TERMINAL_CANCELLED', 'TERMINAL_REJECTED', 'TERMINAL_EXPIRED'];
+const FIRST_OP_STATES = ['PREPARED', 'RUNNING', 'APPLIED', 'DEFINITELY_FAILED', 'OUTCOME_UNKNOWN', 'RECONCILED_APPLIED', 'RECONCILED_FAILED', 'MANUAL_RESOLUTION_REQUIRED'];
+
+/**
+ * Schema version 5 (DESIGN §9.1): turns may be AWAITING_RESOLUTION and remember that their
+ * requester is still to be told of a resolution; ops may be RESOLVED_APPLIED or
+ * RESOLVED_NOT_APPLIED with who gave the verdict, when, and its text. SQLite cannot change a
+ * CHECK constraint in place, so both tables are rebuilt, rows (and the turns' rowids, which order
+ * them) copied as they are.
+ */
+const TURN_STATUSES_V5 = [
+  'ACTIVE',
+  'SUSPENDED',
+  'AWAITING_RESOLUTION',
+  'TERMINAL_COMPLETED',
+  'TERMINAL_FAILED',
+  'TERMINAL_CANCELLED',
+  'TERMINAL_REJECTED',
+  'TERMINAL_EXPIRED',
+];
+const OP_STATES_V5 = [
+  'PREPARED',
+  'RUNNING',
+  'APPLIED',
+  'DEFINITELY_FAILED',
+  'OUTCOME_UNKNOWN',
+  'RECONCILED_APPLIED',
+  'RECONCILED_FAILED',
+  'MANUAL_RESOLUTION_REQUIRED',
+  'RESOLVED_APPLIED',
+  'RESOLVED_NOT_APPLIED',
+];
+
+const TURN_COLUMNS = `turn_id, source, channel_id, message_id, requester_id, message_digest, status, generation, revision, lease_token, lease_expires_at,
+  created_at, updated_at, last_progress_at, recovery_deadline_at, suspension_reason, failure_reason, payload_compacted`;
+const OP_COLUMNS = `turn_id, step, tool_call_id, tool_name, effect, state, idempotency_key, fingerprint, input, result, result_blob, error, created_at, updated_at`;
+
+const turnsAndOpsWithVerdicts = `
+  CREATE TABLE turns_v5 (
+    turn_id TEXT PRIMARY KEY,
+    source TEXT NOT NULL,
+    channel_id TEXT NOT NULL,
+    message_id TEXT NOT NULL,
+    requester_id TEXT NOT NULL,
+    message_digest TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN (${list(TURN_STATUSES_V5)})),
+    generation INTEGER NOT NULL,
+    revision INTEGER NOT NULL,
+    lease_token TEXT,
+    lease_expires_at INTEGER,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    last_progress_at INTEGER NOT NULL,
+    recovery_deadline_at INTEGER,
+    suspension_reason TEXT,
+    failure_reason TEXT,
+    payload_compacted INTEGER NOT NULL DEFAULT 0,
+    resolution_untold INTEGER NOT NULL DEFAULT 0 CHECK (resolution_untold IN (0, 1)),
+    UNIQUE (source, channel_id, message_id)
+  );
+  INSERT INTO turns_v5 (rowid, ${TURN_COLUMNS}) SELECT rowid, ${TURN_COLUMNS} FROM turns;
+  DROP TABLE turns;
+  ALTER TABLE turns_v5 RENAME TO turns;
+  CREATE INDEX turns_by_status ON turns (status);
+  CREATE INDEX turns_by_channel ON turns (source, channel_id, status);
+
+  CREATE TABLE ops_v5 (
+    turn_id TEXT NOT NULL REFERENCES turns (turn_id) ON DELETE CASCADE,
+    step INTEGER NOT NULL,
+    tool_call_id TEXT NOT NULL,
+    tool_name TEXT NOT NULL,
+    effect TEXT NOT NULL CHECK (effect IN ('read', 'idempotent', 'write')),
+    state TEXT NOT NULL CHECK (state IN (${list(OP_STATES_V5)})),
+    idempotency_key TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    input TEXT NOT NULL,
+    result TEXT,
+    result_blob TEXT,
+    error TEXT,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    verdict_by TEXT,
+    verdict_at INTEGER,
+    verdict_text TEXT,
+    PRIMARY KEY (turn_id, step, tool_call_id)
+  ) WITHOUT ROWID;
+  INSERT INTO ops_v5 (${OP_COLUMNS}) SELECT ${OP_COLUMNS} FROM ops;
+  DROP TABLE ops;
+  ALTER TABLE ops_v5 RENAME TO ops;
+  CREATE INDEX ops_by_state ON ops (state);
+`;
+
+/**
+ * Schema version 6 (DESIGN §1): a history entry keeps the attachments of the user's message as
+ * references to blobs, which `history_blob_refs` keeps from the blob collection, and is found by
+ * its message id, so that an edit or a deletion of the message changes it.
+ */
+const historyAttachmentsAndEdits = `
+  ALTER TABLE history_entries ADD COLUMN attachments TEXT;
+  CREATE INDEX history_entries_by_message ON history_entries (channel, message_id) WHERE message_id IS NOT NULL;
+  CREATE TABLE history_blob_refs (
+    entry_id INTEGER NOT NULL REFERENCES history_entries (id) ON DELETE CASCADE,
+    digest TEXT NOT NULL,
+    PRIMARY KEY (entry_id, digest)
+  ) WITHOUT ROWID;
+  CREATE INDEX history_blob_refs_by_digest ON history_blob_refs (digest);
+`;
+
+/**
+ * Schema version 7 (DESIGN §7.1): a user's notes are owned by `source:userId`, as a channel's are
+ * by `source:channelId`, so that the same id on two transports does not share notes. A note kept
+ * before named its user alone; the console's one user is `console-user` and every other id came
+ * from Discord, so the console's notes stay the console's and all others become the Discord
+ * user's.
+ */
+
+/** SQL for the owner a `user` note kept under the bare user id in `column` has from version 7 on. */
+export const userOwnerWithSource = (column: string): string => `(CASE ${column} WHEN 'console-user' THEN 'console:' ELSE 'discord:' END || ${column})`;
+
+const memoryNotesOwnedPerSource = `
+  UPDATE memory_notes SET owner_id = ${userOwnerWithSource('owner_id')} WHERE scope = 'user';
+`;
+
+/**
+ * Schema version 8 (DESIGN §5.4): a pending reply keeps the model that wrote it and whether that
+ * was a fallback, so that a reply posted after a restart names its model as it would have. A
+ * reply stored before has no model.
+ */
+const repliesKeepTheirAuthor = `
+  ALTER TABLE replies ADD COLUMN written_by_model TEXT;
+  ALTER TABLE replies ADD COLUMN written_by_fallback INTEGER NOT NULL DEFAULT 0 CHECK (written_by_fallback IN (0, 1));
+`;
+
+/**
+ * The schema, one entry per version; a database at version N runs the entries after N, in order,
+ * each in one transaction with foreign keys checked at its end (so that a step may rebuild a table).
+ */
+export const TURN_STORE_MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE turns (
+    turn_id TEXT PRIMARY KEY,
+    source TEXT NOT NULL,
+    channel_id TEXT NOT NULL,
+    message_id TEXT NOT NULL,
+    requester_id TEXT NOT NULL,
+    message_digest TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN (${list(FIRST_TURN_STATUSES)})),
+    generation INTEGER NOT NULL,
+    revision INTEGER NOT NULL,
+    lease_token TEXT,
+    lease_expires_at INTEGER,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    last_progress_at INTEGER NOT NULL,
+    recovery_deadline_at INTEGER,
+    suspension_reason TEXT,
+    failure_reason TEXT,
+    payload_compacted INTEGER NOT NULL DEFAULT 0,
+    UNIQUE (source, channel_id, message_id)
+  );
+  CREATE INDEX turns_by_status ON turns (status);
+  CREATE INDEX turns_by_channel ON turns (source, channel_id, status);
+
+  CREATE TABLE transcript (
+    turn_id TEXT NOT NULL REFERENCES turns (turn_id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    message TEXT NOT NULL,
+    PRIMARY KEY (turn_id, seq)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE checkpoints (
+    turn_id TEXT NOT NULL REFERENCES turns (turn_id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    transcript_length INTEGER NOT NULL,
+    state TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (turn_id, seq)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE ops (
+    turn_id TEXT NOT NULL REFERENCES turns (turn_id) ON DELETE CASCADE,
+    step INTEGER NOT NULL,
+    tool_call_id TEXT NOT NULL,
+    tool_name TEXT NOT NULL,
+    effect TEXT NOT NULL CHECK (effect IN (${list(EFFECT_CLASSES)})),
+    state TEXT NOT NULL CHECK (state IN (${list(FIRST_OP_STATES)})),
+    idempotency_key TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    input TEXT NOT NULL,
+    result TEXT,
+    result_blob TEXT,
+    error TEXT,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (turn_id, step, tool_call_id)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE blob_refs (
+    turn_id TEXT NOT NULL REFERENCES turns (turn_id) ON DELETE CASCADE,
+    digest TEXT NOT NULL,
+    owner TEXT NOT NULL CHECK (owner IN ('transcript', 'op')),
+    PRIMARY KEY (turn_id, digest, owner)
+  ) WITHOUT ROWID;
+  CREATE INDEX blob_refs_by_digest ON blob_refs (digest);
+  `,
+  `
+  CREATE TABLE replies (
+    turn_id TEXT PRIMARY KEY REFERENCES turns (turn_id) ON DELETE CASCADE,
+    state TEXT NOT NULL CHECK (state IN (${list(REPLY_STATES)})),
+    text TEXT,
+    parts_delivered INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    delivered_at INTEGER,
+    failure TEXT
+  ) WITHOUT ROWID;
+  CREATE INDEX replies_pending ON replies (state) WHERE state = 'pending';
+  `,
+  `
+  CREATE TABLE history_channels (
+    channel TEXT PRIMARY KEY,
+    revision INTEGER NOT NULL CHECK (revision > 0)
+  ) WITHOUT ROWID;
+  CREATE TABLE history_entries (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    channel TEXT NOT NULL REFERENCES history_channels (channel),
+    role TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'summary')),
+    text TEXT NOT NULL,
+    author_id TEXT,
+    message_id TEXT,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX history_entries_by_channel ON history_entries (channel, id);
+  CREATE UNIQUE INDEX history_one_summary_per_channel ON history_entries (channel) WHERE role = 'summary';
+
+  CREATE TABLE memory_notes (
+    id INTEGER PRIMARY KEY,
+    idempotency_key TEXT NOT NULL UNIQUE,
+    scope TEXT NOT NULL CHECK (scope IN (${list(MEMORY_SCOPES)})),
+    owner_id TEXT NOT NULL,
+    text TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX memory_notes_by_owner ON memory_notes (scope, owner_id, id);
+
+  CREATE TABLE previous_layout_imports (
+    what TEXT PRIMARY KEY CHECK (what IN ('history', 'memory')),
+    file TEXT NOT NULL,
+    imported_at INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  `,
+  `
+  CREATE TABLE inbox (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    source TEXT NOT NULL,
+    channel_id TEXT NOT NULL,
+    message_id TEXT NOT NULL,
+    message TEXT NOT NULL,
+    accepted_at INTEGER NOT NULL,
+    UNIQUE (source, channel_id, message_id)
+  );
+  `,
+  turnsAndOpsWithVerdicts,
+  historyAttachmentsAndEdits,
+  memoryNotesOwnedPerSource,
+  repliesKeepTheirAuthor,
+  // Version 9: the one row a readiness probe writes, to prove the store takes a durable write now.
+  `
+  CREATE TABLE store_probe (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    probed_at INTEGER NOT NULL
+  );
+  `,
+  // Version 10: a lease names the process that holds it, as PostgreSQL's do, so that every store operation is one statement for both.
+  `
+  ALTER TABLE turns ADD COLUMN owner_instance TEXT;
+  `,
+];
+
+/** Brings `db` to the newest of `migrations`; `what` names the store in the errors. */
+export function migrate(db: Database, migrations: readonly string[], what: string): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > migrations.length) {
+    throw new Error(`the ${what} is at schema version ${current}, newer than this program's ${migrations.length}`);
+  }
+  if (current === migrations.length) return;
+  // Foreign keys off while a step runs (a rebuilt parent table must not cascade), checked before it commits.
+  db.pragma('foreign_keys = OFF');
+  try {
+    migrations.slice(current).forEach((sql, index) => {
+      db.transaction(() => {
+        db.exec(sql);
+        const broken = db.pragma('foreign_key_check') as unknown[];
+        if (broken.length > 0) throw new Error(`the ${what} would break ${broken.length} foreign key(s) at schema version ${current + index + 1}`);
+        db.pragma(`user_version = ${current + index + 1}`);
+      })();
+    });
+  } finally {
+    db.pragma('foreign_keys = ON');
+  }
+}
