@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import { MODULE_LAYERS, moduleMapPatterns } from './eslint.module_map.js';
 
 /** DESIGN §3: identity comes from the IdFactory port, never from crypto's own. */
@@ -56,6 +57,17 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { paths: layer === 'core' ? [] : NO_AMBIENT_IDENTITY, patterns: moduleMapPatterns(layer) }],
     },
   })),
+  {
+    // DESIGN §2: cycles are bugs. Specifiers say `.js`; the files are `.ts`.
+    files: ['src/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js'], extensionAlias: { '.js': ['.ts', '.js'] } })],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/extensions': ['.ts'],
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
+  },
   {
     files: ['src/main.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: NO_AMBIENT_IDENTITY, patterns: moduleMapPatterns('app') }] },

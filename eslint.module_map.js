@@ -20,6 +20,12 @@ const LAYERS = {
 /** An import that leaves src/ for the tests' doubles. */
 const TEST_IMPORT = { regex: '^(\\.\\./)+test/', message: 'Test doubles live in test/support; src/ never imports them.' };
 
+/** An import of a store backend from outside src/turn_state: the store is reached through src/turn_state/open_store.ts alone. */
+const BACKEND_IMPORT = {
+  regex: '^(\\.\\.?/)+turn_state/(sqlite|postgres)/',
+  message: 'A store backend is reached through src/turn_state/open_store.ts alone (DESIGN §2): import turn_state/sqlite/ and turn_state/postgres/ only from inside src/turn_state.',
+};
+
 /**
  * The `no-restricted-imports` patterns of one folder of src/.
  * @param {string} layer
@@ -27,6 +33,7 @@ const TEST_IMPORT = { regex: '^(\\.\\./)+test/', message: 'Test doubles live in 
 export function moduleMapPatterns(layer) {
   return [
     TEST_IMPORT,
+    ...(layer === 'turn_state' ? [] : [BACKEND_IMPORT]),
     ...(LAYERS[layer] ?? []).map((forbidden) => ({
       regex: `^\\.\\.?/(.*/)?${forbidden}/`,
       message: `src/${layer} must not import src/${forbidden} (DESIGN §2: imports point downward; transports never import each other).`,

@@ -3,7 +3,7 @@ import { Intake } from '../conversation/intake.js';
 import type { MessageSource, ReplySink } from '../conversation/transport.js';
 import { isConfigError } from '../config/problems.js';
 import type { Config } from './config_schema.js';
-import { openChosenStore } from './store_choice.js';
+import { openStore } from '../turn_state/open_store.js';
 import type { Clock } from '../core/clock.js';
 import { RandomIds } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
@@ -77,8 +77,7 @@ export async function openBotServices(
   shards: string | null = null,
 ): Promise<BotServices> {
   const ids = new RandomIds();
-  const chosen = await openChosenStore(config.turn_state, { cwd, clock, ids, logger, shards });
-  const { opened } = chosen;
+  const opened = await openStore(config.turn_state, { mode: 'bot', cwd, clock, ids, logger, shards });
   const store = opened.turns === undefined ? undefined : instruments.turnStore(redactingTurnStore(opened.turns, secrets));
   const operator = opened.operator === undefined ? undefined : redactingOperatorStore(opened.operator, secrets);
   const history = redactingHistoryStore(opened.history, secrets);
@@ -126,7 +125,7 @@ export async function openBotServices(
     secrets,
     close: async () => {
       await mcp.close();
-      await chosen.close();
+      await opened.close();
     },
   };
 }

@@ -22,7 +22,7 @@ import { consoleTransport } from '../console/console_transport.js';
 import { AccessPolicy } from '../discord/access_policy.js';
 import { DiscordLoginError, discordTransport } from '../discord/discord_transport.js';
 import { parseCliArgs, USAGE } from './args.js';
-import { isStoreInUseError } from '../turn_state/sqlite/store_lock.js';
+import { isStoreInUseError } from '../turn_state/errors.js';
 import { BotMetrics } from './metrics/bot_metrics.js';
 import { isMetricsListenError } from './metrics/metrics_server.js';
 

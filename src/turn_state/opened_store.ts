@@ -14,3 +14,15 @@ export interface OpenedStore {
   /** Closes the connections behind every port; closing twice is harmless. */
   close(): Promise<void>;
 }
+
+/**
+ * The store as an operator's command finds it (DESIGN §7.7): switched off, not created yet, there
+ * but unusable (damaged, or written by a newer version), or open beside the running bot — without
+ * its lock, its sweeps or its inbox. `path` names where it is for people: the file, or the
+ * PostgreSQL schema and database (never the password).
+ */
+export type StoreAccess =
+  | { readonly kind: 'disabled' }
+  | { readonly kind: 'missing'; readonly path: string }
+  | { readonly kind: 'unusable'; readonly path: string; readonly cause: string }
+  | { readonly kind: 'opened'; readonly path: string; readonly operator: OperatorStore; close(): Promise<void> };

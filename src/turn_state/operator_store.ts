@@ -92,5 +92,10 @@ export interface OperatorStore {
   /** The store's own consistency check: the problems found, none when healthy. */
   checkIntegrity(): Promise<string[]>;
   /** A consistent copy of the whole store at `path`, taken while the bot may be writing. */
-  backup(path: string): Promise<void>;
+  backup(path: string): Promise<BackupCopy>;
+}
+
+/** Where a backup put the copy of the store's blobs, beside the copy of its file. */
+export interface BackupCopy {
+  readonly blobs: string;
 }

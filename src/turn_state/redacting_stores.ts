@@ -6,7 +6,7 @@
  * from them.
  * Reads pass through: what was written redacted reads back redacted.
  */
-import type { SecretValues } from '../core/secret_values.js';
+import type { Redactor, SecretValues } from '../core/secret_values.js';
 import type { HistoryEntry, HistoryStore } from './history_store.js';
 import type { OpMove } from './ledger_types.js';
 import type { MemoryStore } from './memory_store.js';
@@ -56,7 +56,7 @@ export function redactingTurnStore(store: TurnStore, secrets: SecretValues): Tur
 }
 
 /** `operator`, recording no verdict text that holds one of `secrets`. */
-export function redactingOperatorStore(operator: OperatorStore, secrets: SecretValues): OperatorStore {
+export function redactingOperatorStore(operator: OperatorStore, secrets: Redactor): OperatorStore {
   return {
     listTurns: (filter) => operator.listTurns(filter),
     turnsWithPrefix: (prefix, limit) => operator.turnsWithPrefix(prefix, limit),

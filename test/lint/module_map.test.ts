@@ -31,6 +31,16 @@ describe('the module map (DESIGN §2), enforced by lint', () => {
     expect(problems[0]).toContain(message);
   });
 
+  it.each([
+    ['src/app/probe.ts', '../turn_state/sqlite/file.js'],
+    ['src/app/operator/probe.ts', '../../turn_state/postgres/pg_pool.js'],
+    ['src/conversation/probe.ts', '../turn_state/sqlite/store_lock.js'],
+    ['src/main.ts', './turn_state/postgres/open_pg_store.js'],
+  ])('refuses a store backend from outside src/turn_state: %s importing %s', async (file, specifier) => {
+    const problems = await importProblems(file, specifier);
+    expect(problems).toEqual([expect.stringContaining('A store backend is reached through src/turn_state/open_store.ts alone')]);
+  });
+
   it('refuses test doubles anywhere in src/', async () => {
     const problems = await importProblems('src/conversation/probe.ts', '../../test/support/recording_sink.js');
     expect(problems).toHaveLength(1);
@@ -44,6 +54,8 @@ describe('the module map (DESIGN §2), enforced by lint', () => {
     ['src/discord/probe.ts', '../conversation/transport.js'],
     ['src/app/probe.ts', '../discord/discord_sink.js'],
     ['src/turn_state/sqlite/probe.ts', '../ledger_types.js'],
+    ['src/turn_state/probe.ts', './sqlite/open_store.js'],
+    ['src/app/probe.ts', '../turn_state/open_store.js'],
     ['src/main.ts', './app/run.js'],
   ])('lets %s import %s, which points downward', async (file, specifier) => {
     expect(await importProblems(file, specifier)).toEqual([]);

@@ -4,7 +4,8 @@ import { rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isStoreInUseError, lockStoreFile, storeLockFiles, type StoreInUseError, type StoreLock } from '../../src/turn_state/sqlite/store_lock.js';
+import { isStoreInUseError, type StoreInUseError } from '../../src/turn_state/errors.js';
+import { lockStoreFile, storeLockFiles, type StoreLock } from '../../src/turn_state/sqlite/store_lock.js';
 import { useTempDir } from '../support/temp_dir.js';
 
 const BUILT_LOCK = new URL('../../dist/turn_state/sqlite/store_lock.js', import.meta.url).href;

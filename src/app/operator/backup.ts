@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { blobDirectoryFor } from '../../turn_state/sqlite/file.js';
 import { causeOf } from '../../turn_state/errors.js';
 import { isBackupWithOwnToolsError } from '../../turn_state/errors.js';
 import { EXIT, type ExitStatus } from '../exit_status.js';
@@ -26,8 +25,9 @@ export async function backup(context: OperatorContext, request: BackupRequest): 
     context.err(`holdfast: ${path} already exists; a backup never overwrites a file: name a new one\n`);
     return EXIT.usage;
   }
+  let copy;
   try {
-    await context.operator.backup(path);
+    copy = await context.operator.backup(path);
   } catch (error) {
     if (isBackupWithOwnToolsError(error)) {
       context.err(`holdfast: ${error.message}\n`);
@@ -36,6 +36,6 @@ export async function backup(context: OperatorContext, request: BackupRequest): 
     context.err(`holdfast: the backup to ${path} could not be written: ${causeOf(error)}\n`);
     return EXIT.failure;
   }
-  context.out(`Backed up ${request.storePath} to ${path}; the blobs it refers to are in ${blobDirectoryFor(path)}. Keep the two together.\n`);
+  context.out(`Backed up ${request.storePath} to ${path}; the blobs it refers to are in ${copy.blobs}. Keep the two together.\n`);
   return EXIT.ok;
 }

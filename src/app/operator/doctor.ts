@@ -9,7 +9,7 @@ import { shortTurnId } from '../../engine/call_label.js';
 import type { Config } from '../config_schema.js';
 import { EXIT, type ExitStatus } from '../exit_status.js';
 import { censusJson, jsonDocument } from './operator_json.js';
-import type { StoreAccess } from './operator_store_access.js';
+import type { StoreAccess } from '../../turn_state/opened_store.js';
 
 /** What `holdfast doctor` found: problems make it unhealthy, notes do not. */
 export interface DoctorReport {

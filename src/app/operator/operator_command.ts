@@ -13,7 +13,9 @@ import { doctor } from './doctor.js';
 import { migrateToPostgres } from './migrate_to_postgres.js';
 import { parseOperatorArgs, type OperatorCommand } from './operator_args.js';
 import type { OperatorContext } from './operator_context.js';
-import { openOperatorStore, type StoreAccess } from './operator_store_access.js';
+import type { StoreAccess } from '../../turn_state/opened_store.js';
+import { openStore } from '../../turn_state/open_store.js';
+import { RandomIds } from '../../core/ids.js';
 import { TOPIC_COMMAND } from './operator_usage.js';
 import { turnsList } from './turns_list.js';
 import { turnsResolve } from './turns_resolve.js';
@@ -64,7 +66,7 @@ export async function runOperatorCommand(argv: readonly string[], io: OperatorIo
     const err = (text: string): unknown => io.stderr.write(text);
     return migrateToPostgres({ config: loaded.config, cwd: io.cwd, clock, logger, redact: (text) => secrets.redact(text), out, err });
   }
-  const store = await openOperatorStore(loaded.config, io.cwd, { clock, logger, secrets });
+  const store = await openStore(loaded.config.turn_state, { mode: 'operator', cwd: io.cwd, clock, ids: new RandomIds(), logger, secrets });
   try {
     if (command.kind === 'doctor') return await doctor({ config: loaded.config, source: loaded.source, store, clock, logger }, command.json, (text) => io.stdout.write(text));
     return await onStore(command, store, io, clock.now());

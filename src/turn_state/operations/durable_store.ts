@@ -4,7 +4,7 @@ import type { Logger } from '../../core/logger.js';
 import { isTurnStateUnavailable } from '../errors.js';
 import type { HistoryStore } from '../history_store.js';
 import { MAX_NOTE_LENGTH, noteLength, type MemoryStore } from '../memory_store.js';
-import type { OperatorStore } from '../operator_store.js';
+import type { BackupCopy, OperatorStore } from '../operator_store.js';
 import type { TurnStoreTimings } from '../store_options.js';
 import { reportSweep } from '../sweep_report.js';
 import type { RetentionSweepResult, StartupSweepResult, TurnStore } from '../turn_store.js';
@@ -39,7 +39,7 @@ export interface StoreRunner {
   /** The database's own check of its pages, and of the blobs rows refer to. */
   storageProblems(): Promise<string[]>;
   /** A consistent copy of the whole store at the new file `path`; a database server refuses with BackupWithOwnToolsError. */
-  backup(path: string): Promise<void>;
+  backup(path: string): Promise<BackupCopy>;
   /** Commits what waits and lets go of the connections. */
   close(): Promise<void>;
 }

@@ -4,7 +4,8 @@ import { durableStore, keptStores, type DurablePorts, type DurableStoreOptions }
 import { PgRunner } from './pg_runner.js';
 import type { IdFactory } from '../../core/ids.js';
 import type { Logger } from '../../core/logger.js';
-import type { OpenedStore } from '../opened_store.js';
+import { causeOf } from '../errors.js';
+import type { OpenedStore, StoreAccess } from '../opened_store.js';
 import type { TurnStoreTimings } from '../store_options.js';
 import { registerInstance, stopInstance } from './pg_instances.js';
 import { migratePg, PG_MIGRATIONS } from './pg_migrations.js';
@@ -78,4 +79,36 @@ export async function openPostgresStore(options: PgStoreOptions): Promise<Opened
     await pool.end();
     throw error;
   }
+}
+
+/** How operators see where the shared store is: schema, host and database, never the password. */
+export function describePgStore(connection: Pick<PgConnection, 'url' | 'schema'>): string {
+  const url = URL.canParse(connection.url) ? new URL(connection.url) : undefined;
+  const where = url === undefined ? 'the configured database' : `${url.host}${url.pathname}`;
+  return `PostgreSQL schema ${connection.schema} at ${where}`;
+}
+
+/**
+ * Opens the shared store for an operator's command, beside the running bot processes: it
+ * registers no process, sweeps nothing and leaves the inbox alone. A schema the bot never created
+ * is missing (and is not created); one at an older version is brought up to date as a starting
+ * bot would, under the same advisory lock.
+ */
+export async function openPgForOperator(connection: PgConnection, options: Omit<PgPortsOptions, 'instanceId'>): Promise<StoreAccess> {
+  const path = describePgStore(connection);
+  const pool = openPgPool(connection);
+  pool.on('error', (error) => options.logger.warn({ err: error }, 'an idle PostgreSQL connection failed'));
+  try {
+    const { rows } = await pool.query<{ found: string | null }>('SELECT to_regclass($1)::TEXT AS found', [`${connection.schema}.schema_version`]);
+    if (rows[0]?.found === null) {
+      await pool.end();
+      return { kind: 'missing', path };
+    }
+    await migratePg(pool, connection.schema, PG_MIGRATIONS);
+  } catch (error) {
+    await pool.end();
+    return { kind: 'unusable', path, cause: causeOf(error) };
+  }
+  // An operator's command is no bot process: it registers none, and its probe of the registry changes nothing.
+  return { kind: 'opened', path, operator: pgPortsOn(pool, { ...options, instanceId: 'operator' }).operator, close: () => pool.end() };
 }

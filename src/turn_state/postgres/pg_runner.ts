@@ -39,7 +39,7 @@ export class PgRunner implements StoreRunner {
    * Refuses: a database server's data is copied with its own tools (`pg_dump`), which see every
    * process's writes consistently; nothing is written at the path asked for.
    */
-  backup(): Promise<void> {
+  backup(): Promise<never> {
     return Promise.reject(new BackupWithOwnToolsError('postgres', 'pg_dump'));
   }
 

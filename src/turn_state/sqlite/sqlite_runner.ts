@@ -6,6 +6,7 @@ import { BlobStore } from '../blob_store.js';
 import { storeCallError } from '../errors.js';
 import { now, query, type Op } from '../operations/instructions.js';
 import type { StoreRunner } from '../operations/durable_store.js';
+import type { BackupCopy } from '../operator_store.js';
 import { createPrivateFile, makePrivateDirectory } from '../private_files.js';
 import { GroupCommit } from './group_commit.js';
 import { blobDirectoryFor } from './file.js';
@@ -61,16 +62,16 @@ export class SqliteRunner implements StoreRunner {
    * SQLite's online backup of the file, then the blobs its rows refer to beside it: a blob is never
    * changed once written, so the copy is consistent with the copied rows.
    */
-  async backup(path: string): Promise<void> {
+  async backup(path: string): Promise<BackupCopy> {
     if (existsSync(path)) throw new Error(`${path} already exists; a backup never overwrites a file`);
     makePrivateDirectory(dirname(path));
     createPrivateFile(path);
     await this.#group.durable();
     await this.db.backup(path);
-    const blobs = this.#driver.blobs;
-    if (blobs === undefined) return;
     const copies = BlobStore.open(blobDirectoryFor(path));
-    for (const digest of this.#driver.referencedBlobs()) if (blobs.has(digest)) copies.put(blobs.get(digest));
+    const blobs = this.#driver.blobs;
+    if (blobs !== undefined) for (const digest of this.#driver.referencedBlobs()) if (blobs.has(digest)) copies.put(blobs.get(digest));
+    return { blobs: copies.dir };
   }
 
   /** Commits the writes still waiting for the event loop's next turn, waits until they are on disk, and closes the connection. */

@@ -2,32 +2,8 @@ import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
-import { marked } from '../../core/marked.js';
+import { StoreInUseError, type StoreHolder } from '../errors.js';
 import { createPrivateFile, makePrivateDirectory, PRIVATE_FILE_MODE } from '../private_files.js';
-
-/** The bot process that holds a store file, as it recorded itself when it took the file. */
-export interface StoreHolder {
-  readonly pid: number;
-  readonly host: string;
-  /** When it took the file, as an ISO 8601 time. */
-  readonly startedAt: string;
-}
-
-const STORE_IN_USE = marked<StoreInUseError>('StoreInUseError');
-
-/** Another bot process holds the store file (DESIGN §7.7): this one must not open it. */
-export class StoreInUseError extends Error {
-  override readonly name = 'StoreInUseError';
-
-  /** @param holder `undefined` when the holder's record could not be read. */
-  constructor(readonly dbPath: string, readonly holder: StoreHolder | undefined) {
-    const who = holder === undefined ? 'a process that left no record of itself' : `pid ${holder.pid} on host ${holder.host}, since ${holder.startedAt}`;
-    super(`the store ${dbPath} is in use by another bot process (${who}); stop that one first, or give this one its own turn_state.db_path`);
-    STORE_IN_USE.mark(this);
-  }
-}
-
-export const isStoreInUseError = STORE_IN_USE.is;
 
 /** A store file held by this process until `release`. */
 export interface StoreLock {
