@@ -27,9 +27,10 @@ import type { TurnRecord } from '../turn_state/turn_types.js';
 
 /** The long-lived parts of the running bot, one of each for the whole process. */
 export interface BotServices {
-  readonly store: TurnStore | undefined;
-  /** The operators' view of the same store (DESIGN §9.1); `undefined` exactly when `store` is. */
-  readonly operator: OperatorStore | undefined;
+  /** Keeps nothing when no durable store could open: see `noTurnStore`. */
+  readonly store: TurnStore;
+  /** The operators' view of the same store (DESIGN §9.1). */
+  readonly operator: OperatorStore;
   readonly history: HistoryStore;
   readonly memory: MemoryStore | undefined;
   /** The MCP servers of `tools.mcp`, started with the bot and stopped by `close`. */
@@ -78,18 +79,15 @@ export async function openBotServices(
 ): Promise<BotServices> {
   const ids = new RandomIds();
   const opened = await openStore(config.turn_state, { mode: 'bot', cwd, clock, ids, logger, shards });
-  const store = opened.turns === undefined ? undefined : instruments.turnStore(redactingTurnStore(opened.turns, secrets));
-  const operator = opened.operator === undefined ? undefined : redactingOperatorStore(opened.operator, secrets);
+  const store = instruments.turnStore(redactingTurnStore(opened.turns, secrets));
+  const operator = redactingOperatorStore(opened.operator, secrets);
   const history = redactingHistoryStore(opened.history, secrets);
   const interrupted: TurnRecord[] = [];
-  let pendingReplies: PendingReply[] = [];
-  if (store !== undefined) {
-    for (const turnId of (await store.sweepOnStartup()).turnIds) {
-      const turn = await store.getTurn(turnId);
-      if (turn !== undefined) interrupted.push(turn);
-    }
-    pendingReplies = await store.listPendingReplies();
+  for (const turnId of (await store.sweepOnStartup()).turnIds) {
+    const turn = await store.getTurn(turnId);
+    if (turn !== undefined) interrupted.push(turn);
   }
+  const pendingReplies = await store.listPendingReplies();
   const wantsMemory = config.tools.builtin.some((name) => name === 'remember' || name === 'recall');
   const memory = wantsMemory ? redactingMemoryStore(opened.memory, secrets) : undefined;
   let provider: LLMProvider | undefined;

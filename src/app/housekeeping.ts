@@ -1,6 +1,6 @@
 import type { Clock } from '../core/clock.js';
 import { repeatUntilAborted } from '../core/repeat.js';
-import type { TurnStore } from '../turn_state/turn_store.js';
+import type { HousekeepingStore } from '../turn_state/turn_store.js';
 
 /**
  * The periodic sweeps (DESIGN §10): turns whose lease expired while the program ran are
@@ -11,7 +11,7 @@ import type { TurnStore } from '../turn_state/turn_store.js';
  * the store and tried again next time.
  */
 export async function keepHouse(
-  store: TurnStore | undefined,
+  store: HousekeepingStore,
   clock: Clock,
   intervalMs: number,
   signal: AbortSignal,
@@ -20,8 +20,8 @@ export async function keepHouse(
   await repeatUntilAborted(clock, intervalMs, signal, async () => {
     let reclaimed: readonly string[] = [];
     try {
-      reclaimed = (await store?.sweepExpiredLeases())?.turnIds ?? [];
-      await store?.sweepRetention();
+      reclaimed = (await store.sweepExpiredLeases()).turnIds;
+      await store.sweepRetention();
     } catch {
       // Logged by the store; the next round tries again.
     }

@@ -15,5 +15,5 @@ export async function catchUpAfterRestart(services: BotServices, sink: ReplySink
   for (const turn of services.interrupted) {
     if (turn.identity.source === channels.source) tellInterrupted(sink, turn, 'restart');
   }
-  if (services.store !== undefined) await deliverPendingReplies(services.store, services.pendingReplies, { channels, sink, fallbackNote }, logger);
+  await deliverPendingReplies(services.store, services.pendingReplies, { channels, sink, fallbackNote }, logger);
 }

@@ -5,7 +5,7 @@ import type { TurnStore } from '../turn_state/turn_store.js';
 import type { ChatTurn } from '../engine/chat_turn.js';
 import { freshChatTurn, initialCheckpoint, type TurnDefaults } from '../engine/fresh_turn.js';
 import type { Message } from '../llm/protocol.js';
-import { noDurability, storeDurability, type TurnDurability } from '../engine/durability.js';
+import { storeDurability, type TurnDurability } from '../engine/durability.js';
 import { messageDigest, type InboundMessage, type NoticeKind } from './transport.js';
 import type { MessageAttachment } from './message_attachment.js';
 import type { ReconstructedParts } from '../engine/turn_codec.js';
@@ -16,7 +16,7 @@ import { overrideAt, toolsOffered, type AppliedOverride } from './channel_overri
 
 export interface AdmissionDeps {
   readonly config: ConversationSettings;
-  readonly store: TurnStore | undefined;
+  readonly store: TurnStore;
   readonly catalog: () => ToolCatalog;
   readonly logger: Logger;
 }
@@ -52,7 +52,7 @@ export type MessageAdmission =
  * one becomes a turn over `history` with the prompt, budgets and tools of where it was said (the
  * `overrides` entry that matches there, else `chat`; the tools its requester may use), stored with
  * the user's message and that history in one transaction that also takes the message out of the
- * inbox (`inboxId`). With durability off the turn runs without a ledger.
+ * inbox (`inboxId`). With durability off the store keeps nothing, and the turn runs all the same.
  */
 export async function admitMessage(message: InboundMessage, history: readonly Message[], inboxId: number | undefined, signal: AbortSignal, deps: AdmissionDeps): Promise<MessageAdmission> {
   const { config } = deps;
@@ -64,10 +64,6 @@ export async function admitMessage(message: InboundMessage, history: readonly Me
   const defaults = turnDefaults(config, here);
   const fresh = (turnId: string): ChatTurn =>
     freshChatTurn({ turnId, identity, requester, tools, signal, logger: deps.logger.child({ turn: turnId, channel: message.channelId }) }, defaults, [...transcript]);
-  if (deps.store === undefined) {
-    const turnId = `${message.source}:${message.channelId}:${message.messageId}`;
-    return { kind: 'admitted', turn: fresh(turnId), durability: noDurability(turnId) };
-  }
   const start = initialCheckpoint(defaults, transcript);
   const admission = await deps.store.admit({ identity, requesterId: message.authorId, messageDigest: messageDigest(message.text), start, ...(inboxId === undefined ? {} : { inboxId }) });
   switch (admission.disposition) {

@@ -13,11 +13,11 @@ import type { MessageSource, ReplySink } from './transport.js';
 /** Everything the conversation works with; built once by the program's wiring. */
 export interface ConversationDeps {
   readonly config: ConversationSettings;
-  /** `undefined` when durability is off: the store could not open at start-up. */
-  readonly store: TurnStore | undefined;
+  /** Keeps nothing when durability is off (the store could not open at start-up): see `noTurnStore`. */
+  readonly store: TurnStore;
   readonly history: HistoryStore;
-  /** The operators' view of the same store, for the admins' commands; absent when durability is off. */
-  readonly operator?: OperatorStore | undefined;
+  /** The operators' view of the same store, for `/status` and the admins' commands. */
+  readonly operator: OperatorStore;
   /** `undefined` when no model is configured: every message gets a notice saying what to set. */
   readonly provider: LLMProvider | undefined;
   /** The models that stand in for `provider` when it is overloaded, in order (`llm.fallbacks`); none when absent. */

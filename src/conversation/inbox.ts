@@ -1,13 +1,14 @@
 import { assertNever } from '../core/assert_never.js';
 import type { Logger } from '../core/logger.js';
-import type { TurnStore } from '../turn_state/turn_store.js';
+import type { AdmissionStore } from '../turn_state/turn_store.js';
 import { decodeInbound } from './inbound_codec.js';
 import { channelKey } from './notices.js';
 import type { InboundMessage, ServedChannels } from './transport.js';
 
 /**
- * Where a queued message is kept until its turn starts (DESIGN §8.1): in the store's inbox, in
- * memory alone when durability is off, or nowhere because the store failed to take it.
+ * Where a queued message is kept until its turn starts (DESIGN §8.1): in the store's inbox (which
+ * keeps nothing when durability is off), in memory alone (the words `resume` and `continue` taken
+ * for a message), or nowhere because the store failed to take it.
  */
 export type KeptMessage =
   | { readonly kind: 'inbox'; readonly id: number }
@@ -15,8 +16,7 @@ export type KeptMessage =
   | { readonly kind: 'unavailable'; readonly error: unknown };
 
 /** Keeps a message accepted into its channel's queue; never throws. */
-export async function keepMessage(store: TurnStore | undefined, message: InboundMessage, logger: Logger): Promise<KeptMessage> {
-  if (store === undefined) return { kind: 'memory' };
+export async function keepMessage(store: AdmissionStore, message: InboundMessage, logger: Logger): Promise<KeptMessage> {
   try {
     const identity = { source: message.source, channelId: message.channelId, messageId: message.messageId };
     return { kind: 'inbox', id: await store.acceptInbound({ identity, message }) };
@@ -34,7 +34,7 @@ export class KeptInOrder {
   readonly #latest = new Map<string, Promise<void>>();
 
   /** Keeps `message` as {@link keepMessage} does, remembering it as its channel's latest. */
-  keep(store: TurnStore | undefined, message: InboundMessage, logger: Logger): Promise<KeptMessage> {
+  keep(store: AdmissionStore, message: InboundMessage, logger: Logger): Promise<KeptMessage> {
     const key = channelKey(message);
     const kept = keepMessage(store, message, logger);
     const settled = kept.then(() => undefined);
@@ -65,9 +65,9 @@ export function inboxIdOf(kept: KeptMessage): number | undefined {
 }
 
 /** Takes a message out of the inbox that was answered with a notice instead of a turn; never throws. */
-export async function dropKept(store: TurnStore | undefined, kept: KeptMessage, logger: Logger): Promise<void> {
+export async function dropKept(store: AdmissionStore, kept: KeptMessage, logger: Logger): Promise<void> {
   const id = inboxIdOf(kept);
-  if (store === undefined || id === undefined) return;
+  if (id === undefined) return;
   try {
     await store.dropInbound(id);
   } catch (error) {
@@ -87,7 +87,7 @@ export interface WaitingMessage {
  * this process serves: the others' stay in the inbox, untouched, for the process that serves
  * them (DESIGN §7.7). An entry this code cannot read is logged and dropped: it cannot be answered.
  */
-export async function waitingMessages(store: TurnStore, channels: ServedChannels, logger: Logger): Promise<WaitingMessage[]> {
+export async function waitingMessages(store: AdmissionStore, channels: ServedChannels, logger: Logger): Promise<WaitingMessage[]> {
   const waiting: WaitingMessage[] = [];
   for (const entry of await store.listInbox(channels.source)) {
     if (!(await channels.serves(entry.identity.channelId))) continue;

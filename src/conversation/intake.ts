@@ -83,7 +83,6 @@ export class Intake {
    */
   async restoreInbox(channels: ServedChannels): Promise<void> {
     const { deps } = this;
-    if (deps.store === undefined) return;
     const windowMs = deps.config.turn_state.resume_ttl_hours * 3_600_000;
     let waiting: WaitingMessage[];
     try {
@@ -109,7 +108,7 @@ export class Intake {
    */
   async announceResolutions(source: string): Promise<void> {
     const { deps } = this;
-    if (deps.store === undefined || !this.#accepting) return;
+    if (!this.#accepting) return;
     for (const turn of await deps.store.listResolvedUntold(source)) {
       if (!(await deps.store.markResolutionTold(turn.turnId))) continue;
       const original = this.#parkedMessages.get(turn.turnId);
@@ -201,7 +200,7 @@ export class Intake {
     if (run.kind === 'ran' && run.ending.status === 'AWAITING_RESOLUTION') this.#parkedMessages.set(run.turnId, withoutAttachments(message));
     if (run.kind === 'ran' && (run.ending.status !== 'SUSPENDED' || run.ending.suspendedFor !== 'capacity')) return;
     const route = modelsAt(deps, overrideAt(deps.config.overrides, message.channelId, message.place));
-    if (!deps.config.turn_state.auto_resume || route === undefined || deps.store === undefined) return;
+    if (!deps.config.turn_state.auto_resume || route === undefined || !deps.store.durable) return;
     const channel = channelKey(message);
     if (!this.#suspendedMessages.has(run.turnId)) this.#suspendedMessages.set(run.turnId, withoutAttachments(message));
     this.#auto.watch({ turnId: run.turnId, channel, revision: await deps.history.revision(channel) }, routeBreakers(route, deps.recovery.breakers));
@@ -222,7 +221,7 @@ export class Intake {
     } catch {
       revision = undefined;
     }
-    const turn = revision === target.revision ? await this.deps.store?.getTurn(target.turnId) : undefined;
+    const turn = revision === target.revision ? await this.deps.store.getTurn(target.turnId) : undefined;
     if (turn?.status !== 'SUSPENDED') {
       this.deps.logger.info({ turn: target.turnId }, 'auto-resume stands down: the conversation moved on');
       return undefined;

@@ -13,7 +13,7 @@ import type { ChannelScope, Inbound, InboundMessage } from './transport.js';
 /** The admins' commands (DESIGN §9.1): list what needs attention, give a verdict. */
 export type OperatorCommand = Extract<Inbound, { readonly kind: 'turns' | 'resolve' }>;
 
-type OperatorDeps = Pick<ConversationDeps, 'config' | 'sink' | 'clock' | 'logger' | 'operator'>;
+type OperatorDeps = Pick<ConversationDeps, 'config' | 'sink' | 'clock' | 'logger' | 'store' | 'operator'>;
 
 /**
  * Answers an admin's `/turns` or `/resolve` at once, to them alone; anyone else is refused
@@ -25,7 +25,7 @@ export async function operatorCommand(command: OperatorCommand, deps: OperatorDe
   const { origin } = command;
   if (!isAdmin(deps.config.permissions, origin.authorId)) return answer(deps, origin, `Only the bot’s admins can use /${command.kind}.`);
   const { operator } = deps;
-  if (operator === undefined) return answer(deps, origin, 'The bot keeps no turns right now (its store is off), so there is nothing to look at or resolve.');
+  if (!deps.store.durable) return answer(deps, origin, 'The bot keeps no turns right now (its store is off), so there is nothing to look at or resolve.');
   try {
     switch (command.kind) {
       case 'turns':

@@ -1,6 +1,6 @@
 import type { Logger } from '../core/logger.js';
 import type { PendingReply, ReplyAuthor, ReplyProgress } from '../turn_state/reply_types.js';
-import type { TurnStore } from '../turn_state/turn_store.js';
+import type { ReplyStore } from '../turn_state/turn_store.js';
 import { isReplyUndeliverable, type FinalReply, type ReplySink, type ServedChannels } from './transport.js';
 
 /** Where a final reply's delivery ended, for the caller's log and tests. */
@@ -12,10 +12,10 @@ export type DeliveryResult = 'delivered' | 'pending' | 'abandoned';
  * did not confirm stays pending and is posted after the next restart, from the first part not
  * yet confirmed; one the transport refused for good is abandoned. Never throws.
  */
-export async function deliverReply(store: TurnStore | undefined, sink: ReplySink, reply: FinalReply, logger: Logger): Promise<DeliveryResult> {
+export async function deliverReply(store: ReplyStore, sink: ReplySink, reply: FinalReply, logger: Logger): Promise<DeliveryResult> {
   const record = async (progress: ReplyProgress): Promise<void> => {
     try {
-      await store?.recordReplyDelivery(reply.turn, progress);
+      await store.recordReplyDelivery(reply.turn, progress);
     } catch (error) {
       logger.error({ err: error, turn: reply.turn, progress: progress.kind }, 'could not record the delivery of a reply');
     }
@@ -58,7 +58,7 @@ export function replyAuthorship(writtenBy: ReplyAuthor | undefined, fallbackNote
  * unconfirmed part and marked with the model that wrote it as it would have been; the others'
  * stay pending for the process that serves them (DESIGN §7.7).
  */
-export async function deliverPendingReplies(store: TurnStore, pending: readonly PendingReply[], to: PendingDelivery, logger: Logger): Promise<DeliveryResult[]> {
+export async function deliverPendingReplies(store: ReplyStore, pending: readonly PendingReply[], to: PendingDelivery, logger: Logger): Promise<DeliveryResult[]> {
   const { channels, sink, fallbackNote } = to;
   const ofSource = pending.filter((reply) => reply.turn.identity.source === channels.source);
   const served = await Promise.all(ofSource.map((reply) => channels.serves(reply.turn.identity.channelId)));

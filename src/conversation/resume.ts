@@ -23,7 +23,7 @@ export interface ResumeDeps {
   readonly config: ConversationSettings;
   readonly store: TurnStore;
   /** The operators' view of the same store: which of the requester's requests wait for a verdict or for another process. */
-  readonly operator?: OperatorStore | undefined;
+  readonly operator: OperatorStore;
   readonly source: MessageSource;
   readonly catalog: () => ToolCatalog;
   readonly clock: Clock;
@@ -80,7 +80,6 @@ export async function resumeCommand(origin: InboundMessage, wanted: string | und
  * out) is tried again once the lease ends. `undefined` when there is none.
  */
 async function heldElsewhere(origin: InboundMessage, wanted: string | undefined, deps: ResumeDeps): Promise<ResumeAttempt | undefined> {
-  if (deps.operator === undefined) return undefined;
   const open = await deps.operator.listTurns({ statuses: ['AWAITING_RESOLUTION', 'ACTIVE'], source: origin.source, channelId: origin.channelId });
   const turn = open.map((overview) => overview.turn).find((candidate) => candidate.requesterId === origin.authorId && (wanted === undefined || candidate.turnId.startsWith(wanted)));
   if (turn === undefined) return undefined;

@@ -15,7 +15,7 @@ type SavedDeps = Pick<ConversationDeps, 'config' | 'store' | 'clock'>;
  * (`turn_state.resume_ttl_hours` from its last progress) closes; only a count of other people's.
  */
 export async function savedRequestLines(origin: InboundMessage, deps: SavedDeps): Promise<string[]> {
-  const suspended = (await deps.store?.listSuspended({ source: origin.source, channelId: origin.channelId })) ?? [];
+  const suspended = await deps.store.listSuspended({ source: origin.source, channelId: origin.channelId });
   if (suspended.length === 0) return ['No saved requests are waiting.'];
   const mine = suspended.filter((turn) => turn.requesterId === origin.authorId);
   const others = suspended.length - mine.length;
@@ -35,7 +35,6 @@ function savedLine(turn: TurnRecord, deps: SavedDeps): string {
 /** The asker's requests in this channel that wait for an operator's verdict (DESIGN §9.1), each with the calls it waits on. */
 export async function parkedCallLines(origin: InboundMessage, deps: Pick<ConversationDeps, 'operator'>): Promise<string[]> {
   const { operator } = deps;
-  if (operator === undefined) return [];
   const parked = await operator.listTurns({ statuses: ['AWAITING_RESOLUTION'], source: origin.source, channelId: origin.channelId });
   const lines: string[] = [];
   for (const { turn } of parked) {

@@ -4,7 +4,7 @@ import type { FaultInjector } from '../engine/fault_points.js';
 import type { TurnEnding } from '../engine/terminal_writer.js';
 import { shortTurnId } from '../engine/call_label.js';
 import type { AwaitedCall } from '../engine/turn_outcome.js';
-import type { TurnStore } from '../turn_state/turn_store.js';
+import type { ReplyStore } from '../turn_state/turn_store.js';
 import type { HistoryStore } from '../turn_state/history_store.js';
 import type { HistoryFitting } from './history_fitting.js';
 import { channelKey, noticeFor, postNotice } from './notices.js';
@@ -13,7 +13,7 @@ import type { InboundMessage, ReplySink } from './transport.js';
 
 export interface EndingDeps {
   readonly config: ConversationSettings;
-  readonly store: TurnStore | undefined;
+  readonly store: ReplyStore;
   readonly history: HistoryStore;
   readonly sink: ReplySink;
   readonly logger: Logger;

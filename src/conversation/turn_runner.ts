@@ -87,12 +87,11 @@ export class TurnRunner {
    */
   async resumeCommand(origin: InboundMessage, turnId: string | undefined, spoken: boolean): Promise<TurnRun | undefined> {
     const { deps } = this;
-    if (deps.store === undefined) return spoken ? this.message(origin) : void postNotice(deps.sink, origin, null, 'status', 'You have no saved request in this channel to resume.');
     if (deps.provider === undefined) return this.#noModel(origin);
     const controller = new AbortController();
     const streaming: Streaming = { turnId: '', firstAnswer: undefined, quiet: false };
     const counting = newRunCounting(this.deps);
-    const attempt = await resumeCommand(origin, turnId, spoken, controller.signal, { ...deps, store: deps.store, engine: engineDeps(this.deps, origin, streaming, counting) });
+    const attempt = await resumeCommand(origin, turnId, spoken, controller.signal, { ...deps, engine: engineDeps(this.deps, origin, streaming, counting) });
     if (attempt.kind === 'not_a_resume') return this.message(origin);
     return this.#resumed(origin, attempt, 'requester', controller, streaming, counting);
   }
@@ -105,11 +104,11 @@ export class TurnRunner {
    */
   async autoResume(turn: TurnRecord, original: InboundMessage, answerTo: InboundMessage): Promise<TurnRun | undefined> {
     const { deps } = this;
-    if (deps.store === undefined || deps.provider === undefined) return undefined;
+    if (deps.provider === undefined) return undefined;
     const controller = new AbortController();
     const streaming: Streaming = { turnId: turn.turnId, firstAnswer: undefined, quiet: true };
     const counting = newRunCounting(this.deps);
-    const attempt = await resumeTurn(turn, original, 'automatic', controller.signal, { ...deps, store: deps.store, engine: engineDeps(this.deps, answerTo, streaming, counting) });
+    const attempt = await resumeTurn(turn, original, 'automatic', controller.signal, { ...deps, engine: engineDeps(this.deps, answerTo, streaming, counting) });
     return this.#resumed(answerTo, attempt, 'automatic', controller, streaming, counting);
   }
 
@@ -193,7 +192,7 @@ export class TurnRunner {
   /** Whether a turn suspended by an overload is resumed by itself. */
   #autoResumes(): boolean {
     const { deps } = this;
-    return deps.config.turn_state.auto_resume && deps.provider !== undefined && deps.store !== undefined;
+    return deps.config.turn_state.auto_resume && deps.provider !== undefined && deps.store.durable;
   }
 
   #noModel(message: InboundMessage, kept: KeptMessage = { kind: 'memory' }): Promise<undefined> {

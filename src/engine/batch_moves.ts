@@ -1,5 +1,5 @@
-import type { OpKey, OpMove, OpRecord, OpSettlement } from '../turn_state/ledger_types.js';
-import { movedOp, type TurnDurability } from './durability.js';
+import { movedOp, type OpKey, type OpMove, type OpRecord, type OpSettlement } from '../turn_state/ledger_types.js';
+import type { TurnDurability } from './durability.js';
 
 /**
  * How a batch records the moves of its calls (DESIGN §7.3). A batch with an effect writes each

@@ -1,16 +1,15 @@
 import type { Clock } from '../core/clock.js';
 import { repeatUntilAborted } from '../core/repeat.js';
 import type { Message } from '../llm/protocol.js';
-import { idempotencyKey } from '../turn_state/call_fingerprint.js';
 import type { OpIntent, OpKey, OpMove, OpRecord, OpSettlement } from '../turn_state/ledger_types.js';
 import type { ReplyAuthor } from '../turn_state/reply_types.js';
-import type { TurnStore } from '../turn_state/turn_store.js';
+import type { LeaseHolderStore } from '../turn_state/turn_store.js';
 import type { Lease, OwnerTerminalStatus } from '../turn_state/turn_types.js';
 
 /**
- * The engine's one path to durable state. With a store every call is a fenced write; with
- * durability off (the store could not open at start-up) the same calls keep nothing, so the loop
- * runs the same code either way (DESIGN §7.3).
+ * The engine's one path to durable state: every call a fenced write of the turn store. With
+ * durability off (no store could open at start-up) the store is one that keeps nothing, so the
+ * loop runs the same code either way (DESIGN §7.3); `durable` says which.
  */
 export interface TurnDurability {
   readonly durable: boolean;
@@ -29,10 +28,10 @@ export interface TurnDurability {
   keepAlive(clock: Clock, intervalMs: number, signal: AbortSignal): Promise<void>;
 }
 
-/** Durability through the turn store, fenced by `lease`. */
-export function storeDurability(store: TurnStore, lease: Lease): TurnDurability {
+/** Durability through the turn store's lease holder's writes, fenced by `lease`. */
+export function storeDurability(store: LeaseHolderStore & { readonly durable: boolean }, lease: Lease): TurnDurability {
   return {
-    durable: true,
+    durable: store.durable,
     setRecoveryDeadline: (deadlineAt) => store.setRecoveryDeadline(lease, deadlineAt),
     recordModelTurn: (step, assistant, intents) => store.recordModelTurn(lease, { step, assistant, intents }),
     moveOp: (key, move) => store.moveOp(lease, key, move),
@@ -45,40 +44,4 @@ export function storeDurability(store: TurnStore, lease: Lease): TurnDurability 
     complete: (reply, writtenBy) => store.complete(lease, reply, writtenBy),
     keepAlive: (clock, intervalMs, signal) => repeatUntilAborted(clock, intervalMs, signal, () => store.heartbeat(lease)).catch(() => undefined),
   };
-}
-
-/** No durability: ops live in memory for the turn's own bookkeeping, nothing is written. */
-export function noDurability(turnId: string): TurnDurability {
-  const ops = new Map<string, OpRecord>();
-  const keyOf = (key: OpKey): string => `${key.step}/${key.toolCallId}`;
-  return {
-    durable: false,
-    setRecoveryDeadline: () => Promise.resolve(),
-    recordModelTurn(step, _assistant, intents) {
-      const records = intents.map((intent): OpRecord => {
-        const key = { turnId, step, toolCallId: intent.toolCallId };
-        return { ...key, toolName: intent.toolName, effect: intent.effect, state: 'PREPARED', idempotencyKey: idempotencyKey(key), fingerprint: '', input: intent.input, inputRedacted: false, result: null, error: null, verdict: null, createdAt: 0, updatedAt: 0 };
-      });
-      for (const record of records) ops.set(keyOf(record), record);
-      return Promise.resolve(records);
-    },
-    moveOp(key, move) {
-      const previous = ops.get(keyOf(key));
-      if (previous === undefined) return Promise.reject(new Error(`no op ${keyOf(key)}`));
-      const next = movedOp(previous, move);
-      ops.set(keyOf(key), next);
-      return Promise.resolve(next);
-    },
-    checkpoint: () => Promise.resolve(),
-    suspend: () => Promise.reject(new Error('durability is off: a suspended turn could not be kept')),
-    awaitResolution: () => Promise.reject(new Error('durability is off: no operator could record a verdict')),
-    finish: () => Promise.resolve(),
-    complete: () => Promise.resolve(),
-    keepAlive: () => Promise.resolve(),
-  };
-}
-
-/** `op` as a legal `move` leaves it, with what became known. */
-export function movedOp(op: OpRecord, move: OpMove): OpRecord {
-  return { ...op, state: move.to, ...('result' in move ? { result: move.result } : {}), ...('error' in move ? { error: move.error } : {}) };
 }

@@ -134,3 +134,8 @@ export interface OpRecord extends OpKey {
   readonly createdAt: number;
   readonly updatedAt: number;
 }
+
+/** `op` as a legal `move` leaves it, with what became known. */
+export function movedOp(op: OpRecord, move: OpMove): OpRecord {
+  return { ...op, state: move.to, ...('result' in move ? { result: move.result } : {}), ...('error' in move ? { error: move.error } : {}) };
+}

@@ -17,15 +17,9 @@ import type { TurnStore } from './turn_store.js';
 /** `store`, writing nothing that holds one of `secrets`. */
 export function redactingTurnStore(store: TurnStore, secrets: SecretValues): TurnStore {
   return {
+    ...store,
     admit: (request) => store.admit({ ...request, start: { transcript: secrets.redactDeep(request.start.transcript), state: secrets.redactDeep(request.start.state) } }),
     acceptInbound: (record) => store.acceptInbound({ ...record, message: secrets.redactDeep(record.message) }),
-    listInbox: (source) => store.listInbox(source),
-    dropInbound: (id) => store.dropInbound(id),
-    getTurn: (turnId) => store.getTurn(turnId),
-    listSuspended: (channel) => store.listSuspended(channel),
-    latestTurnOf: (channel, requesterId) => store.latestTurnOf(channel, requesterId),
-    heartbeat: (lease) => store.heartbeat(lease),
-    setRecoveryDeadline: (lease, deadlineAt) => store.setRecoveryDeadline(lease, deadlineAt),
     recordModelTurn: (lease, record) => store.recordModelTurn(lease, { ...record, assistant: secrets.redactDeep(record.assistant), intents: secrets.redactDeep(record.intents) }),
     moveOp: (lease, key, move) => store.moveOp(lease, key, redactMove(move, secrets)),
     checkpoint: (lease, write) =>
@@ -39,44 +33,23 @@ export function redactingTurnStore(store: TurnStore, secrets: SecretValues): Tur
     finish: (lease, status, reason) => store.finish(lease, status, reason === undefined ? undefined : secrets.redact(reason)),
     complete: (lease, reply, writtenBy) => store.complete(lease, secrets.redact(reply), writtenBy),
     recordReplyDelivery: (turnId, progress) => store.recordReplyDelivery(turnId, redactProgress(progress, secrets)),
-    listPendingReplies: () => store.listPendingReplies(),
-    loadResumable: (turnId) => store.loadResumable(turnId),
-    claimResume: (turnId, expectedGeneration) => store.claimResume(turnId, expectedGeneration),
     awaitResolution: (lease, calls, reason) => store.awaitResolution(lease, calls, secrets.redact(reason)),
-    listResolvedUntold: (source) => store.listResolvedUntold(source),
-    markResolutionTold: (turnId) => store.markResolutionTold(turnId),
     rejectSuspended: (turnId, expectedGeneration, reason) => store.rejectSuspended(turnId, expectedGeneration, secrets.redact(reason)),
-    listOps: (turnId) => store.listOps(turnId),
-    sweepOnStartup: () => store.sweepOnStartup(),
-    sweepExpiredLeases: () => store.sweepExpiredLeases(),
-    sweepRetention: () => store.sweepRetention(),
-    probe: () => store.probe(),
-    close: () => store.close(),
   };
 }
 
 /** `operator`, recording no verdict text that holds one of `secrets`. */
 export function redactingOperatorStore(operator: OperatorStore, secrets: Redactor): OperatorStore {
-  return {
-    listTurns: (filter) => operator.listTurns(filter),
-    turnsWithPrefix: (prefix, limit) => operator.turnsWithPrefix(prefix, limit),
-    turnDetail: (turnId) => operator.turnDetail(turnId),
-    resolveCall: (request) => operator.resolveCall({ ...request, text: request.text === null ? null : secrets.redact(request.text) }),
-    census: () => operator.census(),
-    checkIntegrity: () => operator.checkIntegrity(),
-    backup: (path) => operator.backup(path),
-  };
+  return { ...operator, resolveCall: (request) => operator.resolveCall({ ...request, text: request.text === null ? null : secrets.redact(request.text) }) };
 }
 
 /** `history`, appending no entry or summary that holds one of `secrets`. */
 export function redactingHistoryStore(history: HistoryStore, secrets: SecretValues): HistoryStore {
   return {
+    ...history,
     append: (channel, entry) => history.append(channel, redactEntry(entry, secrets)),
-    read: (channel) => history.read(channel),
-    revision: (channel) => history.revision(channel),
     compact: (channel, compaction) => history.compact(channel, compaction.summary === undefined ? compaction : { ...compaction, summary: secrets.redact(compaction.summary) }),
     edit: (channel, messageId, text) => history.edit(channel, messageId, secrets.redact(text)),
-    remove: (channel, messageIds) => history.remove(channel, messageIds),
   };
 }
 
@@ -89,10 +62,7 @@ function redactEntry(entry: HistoryEntry, secrets: SecretValues): HistoryEntry {
 
 /** `memory`, keeping no note that holds one of `secrets`. */
 export function redactingMemoryStore(memory: MemoryStore, secrets: SecretValues): MemoryStore {
-  return {
-    remember: (request) => memory.remember({ ...request, text: secrets.redact(request.text) }),
-    recall: (request) => memory.recall(request),
-  };
+  return { ...memory, remember: (request) => memory.remember({ ...request, text: secrets.redact(request.text) }) };
 }
 
 function redactMove(move: OpMove, secrets: SecretValues): OpMove {

@@ -68,49 +68,32 @@ export interface RetentionSweepResult {
 }
 
 /**
- * The durable turn store (DESIGN §6, §7, §10). Asynchronous so that a PostgreSQL implementation
- * can follow the SQLite one; both answer to the same contract tests.
- *
- * Every method that takes a `Lease` is a fenced write: it changes something only while the
- * lease is the turn's (same generation, revision and token, status ACTIVE, lease unexpired) and
- * otherwise throws `StaleTurnError` having changed nothing. A failure of the store itself
- * throws `TurnStateUnavailable`.
+ * The writes of a turn's lease holder — the engine, through its TurnDurability (DESIGN §7.2,
+ * §7.3): each one transaction, changing something only while the lease is the turn's (same
+ * generation, revision and token, status ACTIVE, lease unexpired), and otherwise refused with
+ * `StaleTurnError`, having changed nothing. A failure of the store itself throws
+ * `TurnStateUnavailable`.
  */
-export interface TurnStore {
-  /** Admits a message as a new turn holding a fresh lease, or says why it must not run fresh. */
-  admit(request: AdmissionRequest): Promise<Admission>;
-
-  /** Keeps a message accepted into its channel's queue until its admission takes it (DESIGN §8.1); resolves to its inbox id. */
-  acceptInbound(record: InboundRecord): Promise<number>;
-  /** The messages of a transport accepted and never admitted, oldest first. */
-  listInbox(source: string): Promise<InboxEntry[]>;
-  /** Takes a message out of the inbox without admitting it: it was answered with a notice instead. */
-  dropInbound(id: number): Promise<void>;
-
-  getTurn(turnId: string): Promise<TurnRecord | undefined>;
-  /** Suspended turns of a channel, newest first, for `resume` and `/status`. */
-  listSuspended(channel: { readonly source: string; readonly channelId: string }): Promise<TurnRecord[]>;
-  /** The newest turn a requester started in a channel, whatever its status: tells an expired `resume` apart from a new message. */
-  latestTurnOf(channel: { readonly source: string; readonly channelId: string }, requesterId: string): Promise<TurnRecord | undefined>;
-
+export interface LeaseHolderStore {
   /** Extends the lease to `now + ttl` without moving it backwards, the revision or the progress time. */
   heartbeat(lease: Lease): Promise<void>;
   /** Persists the absolute time the coming generation's recovery budget runs out. */
   setRecoveryDeadline(lease: Lease, deadlineAt: number): Promise<void>;
   /**
-   * WI-1: the assistant message and one PREPARED op per intent, in one transaction. An empty or
-   * duplicate call id rejects the whole batch with `LedgerIntentError` and records nothing.
+   * The durable point "intent recorded" (WI-1): the assistant message and one PREPARED op per
+   * intent, in one transaction. An empty or duplicate call id rejects the whole batch with
+   * `LedgerIntentError` and records nothing.
    */
   recordModelTurn(lease: Lease, record: ModelTurnRecord): Promise<OpRecord[]>;
-  /** WI-2 and WI-3 (and reconciliation): one legal move of one op; an illegal one throws `IllegalOpMoveError`. */
+  /** "Call marked running" (WI-2), "call settled" (WI-3) and reconciliation: one legal move of one op; an illegal one throws `IllegalOpMoveError`. */
   moveOp(lease: Lease, key: OpKey, move: OpMove): Promise<OpRecord>;
   /**
-   * WI-4 and WI-5: appends transcript rows and writes one checkpoint, after making `settle`'s
-   * legal moves in the same transaction; resolves to the ops those moves settled. An illegal
-   * move throws `IllegalOpMoveError` and nothing of the write is kept.
+   * "Step checkpointed" (WI-4) and "guard checkpointed" (WI-5): appends transcript rows and writes
+   * one checkpoint, after making `settle`'s legal moves in the same transaction; resolves to the
+   * ops those moves settled. An illegal move throws `IllegalOpMoveError` and nothing of the write
+   * is kept.
    */
   checkpoint(lease: Lease, write: CheckpointWrite): Promise<readonly OpRecord[]>;
-
   /** Stops executing and keeps everything; the turn becomes resumable. */
   suspend(lease: Lease, reason: string): Promise<void>;
   /** Ends the turn; its transcript and checkpoints are dropped, identity and ledger stay. */
@@ -121,31 +104,55 @@ export interface TurnStore {
    * confirmed can be posted after a restart as it would have been.
    */
   complete(lease: Lease, reply: string, writtenBy?: ReplyAuthor): Promise<void>;
-
-  /** Records a step of a pending reply's delivery; a reply that is no longer pending is left as it is. */
-  recordReplyDelivery(turnId: string, progress: ReplyProgress): Promise<void>;
-  /** Replies whose delivery was never confirmed, oldest first. */
-  listPendingReplies(): Promise<PendingReply[]>;
-
-  loadResumable(turnId: string): Promise<ResumableTurn | undefined>;
-  /** Takes a suspended turn's lease for a resume; of several callers exactly one wins. */
-  claimResume(turnId: string, expectedGeneration: number): Promise<ResumeClaim>;
   /**
    * Parks the turn until an operator gives each of `calls` a verdict (DESIGN §9.1): they become
    * MANUAL_RESOLUTION_REQUIRED, the turn AWAITING_RESOLUTION with its lease released.
    */
   awaitResolution(lease: Lease, calls: readonly OpKey[], reason: string): Promise<void>;
+}
+
+/** Admission and the inbox: the intake's side (DESIGN §8, §8.1). */
+export interface AdmissionStore {
+  /** Admits a message as a new turn holding a fresh lease, or says why it must not run fresh. */
+  admit(request: AdmissionRequest): Promise<Admission>;
+  /** Keeps a message accepted into its channel's queue until its admission takes it (DESIGN §8.1); resolves to its inbox id. */
+  acceptInbound(record: InboundRecord): Promise<number>;
+  /** The messages of a transport accepted and never admitted, oldest first. */
+  listInbox(source: string): Promise<InboxEntry[]>;
+  /** Takes a message out of the inbox without admitting it: it was answered with a notice instead. */
+  dropInbound(id: number): Promise<void>;
+}
+
+/** Saved turns: what a resume reads and claims, and the resolutions its requester is told of (DESIGN §9, §9.1). */
+export interface ResumeStore {
+  getTurn(turnId: string): Promise<TurnRecord | undefined>;
+  /** Suspended turns of a channel, newest first, for `resume` and `/status`. */
+  listSuspended(channel: { readonly source: string; readonly channelId: string }): Promise<TurnRecord[]>;
+  /** The newest turn a requester started in a channel, whatever its status: tells an expired `resume` apart from a new message. */
+  latestTurnOf(channel: { readonly source: string; readonly channelId: string }, requesterId: string): Promise<TurnRecord | undefined>;
+  loadResumable(turnId: string): Promise<ResumableTurn | undefined>;
+  /** Takes a suspended turn's lease for a resume; of several callers exactly one wins. */
+  claimResume(turnId: string, expectedGeneration: number): Promise<ResumeClaim>;
+  /** Ends a suspended turn that cannot be resumed (edited or deleted message, invalid payload). */
+  rejectSuspended(turnId: string, expectedGeneration: number, reason: string): Promise<boolean>;
   /** The turns of a transport that the last verdict made resumable and whose requester was not told yet, oldest first. */
   listResolvedUntold(source: string): Promise<TurnRecord[]>;
   /** Records that a turn's requester was told of its resolution; `true` only for the caller that did. */
   markResolutionTold(turnId: string): Promise<boolean>;
-
-  /** Ends a suspended turn that cannot be resumed (edited or deleted message, invalid payload). */
-  rejectSuspended(turnId: string, expectedGeneration: number, reason: string): Promise<boolean>;
-
   listOps(turnId: string): Promise<OpRecord[]>;
+}
 
-  /** At start-up: every ACTIVE turn is suspended, its RUNNING ops become OUTCOME_UNKNOWN, PREPARED ops stay runnable. */
+/** The outbox of final replies: what the transports confirm and what waits after a restart. */
+export interface ReplyStore {
+  /** Records a step of a pending reply's delivery; a reply that is no longer pending is left as it is. */
+  recordReplyDelivery(turnId: string, progress: ReplyProgress): Promise<void>;
+  /** Replies whose delivery was never confirmed, oldest first. */
+  listPendingReplies(): Promise<PendingReply[]>;
+}
+
+/** Housekeeping (DESIGN §8, §10): the sweeps, the readiness probe, and closing. */
+export interface HousekeepingStore {
+  /** At start-up: every ACTIVE turn without a live owner is suspended, its RUNNING ops become OUTCOME_UNKNOWN, PREPARED ops stay runnable. */
   sweepOnStartup(): Promise<StartupSweepResult>;
   /** The same for turns whose lease expired while the program ran. */
   sweepExpiredLeases(): Promise<StartupSweepResult>;
@@ -157,8 +164,17 @@ export interface TurnStore {
    * @throws {TurnStateUnavailable} when it does not.
    */
   probe(): Promise<void>;
-
   close(): Promise<void>;
+}
+
+/**
+ * The turn store (DESIGN §6, §7, §10), every role's port: written once over both databases and
+ * held to one contract suite. `durable` is false for the store chosen when none could open (or
+ * `turn_state.enabled` is false): it keeps a turn's ledger in memory for the turn's own
+ * bookkeeping and nothing else (see `noTurnStore`).
+ */
+export interface TurnStore extends LeaseHolderStore, AdmissionStore, ResumeStore, ReplyStore, HousekeepingStore {
+  readonly durable: boolean;
 }
 
 /** How many checkpoints a turn keeps; older ones are dropped as new ones are written. */

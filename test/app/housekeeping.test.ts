@@ -1,3 +1,4 @@
+import { noTurnStore } from '../../src/turn_state/no_store.js';
 import { describe, expect, it } from 'vitest';
 import { keepHouse } from '../../src/app/housekeeping.js';
 import type { StartupSweepResult, TurnStore } from '../../src/turn_state/turn_store.js';
@@ -49,7 +50,7 @@ describe('keepHouse', () => {
     const clock = new ManualClock();
     const controller = new AbortController();
     const announced: (readonly string[])[] = [];
-    const housekeeping = keepHouse(undefined, clock, 1_000, controller.signal, (reclaimed) => {
+    const housekeeping = keepHouse(noTurnStore(), clock, 1_000, controller.signal, (reclaimed) => {
       announced.push(reclaimed);
       return Promise.resolve();
     });

@@ -7,7 +7,7 @@ import type { IdFactory } from '../../src/core/ids.js';
 import { deferred } from '../support/deferred.js';
 import { CHAT_DONE, chatChunk, chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
 import type { FakeLLMServer, FakeStep } from '../support/fake_llm/server.js';
-import { useConversationHarness } from '../support/conversation_harness.js';
+import { useConversationHarness, withoutDurability } from '../support/conversation_harness.js';
 import type { ManualClock } from '../support/manual_clock.js';
 import { runToCompletion, TEST_RECOVERY_SETTINGS, testRecoveryRuntime } from '../support/recovery_runtime.js';
 import type { SeenEvent } from '../support/recording_sink.js';
@@ -83,7 +83,7 @@ describe('what /status and /stop tell a person', () => {
   });
 
   it('/status without a durable store says nothing is saved, and waits on no verdict', async () => {
-    const bot = intake({ store: undefined });
+    const bot = intake(withoutDurability());
     expect((await askStatus(bot)).split('\n')).toEqual(['Nothing is running in this channel.', 'No saved requests are waiting.']);
   });
 

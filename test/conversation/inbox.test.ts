@@ -9,7 +9,7 @@ import type { HistoryStore } from '../../src/turn_state/history_store.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';
 import { chatText } from '../support/fake_llm/openai_chat.js';
 import { type FakeLLMServer, sse } from '../support/fake_llm/server.js';
-import { useConversationHarness } from '../support/conversation_harness.js';
+import { useConversationHarness, withoutDurability } from '../support/conversation_harness.js';
 import { deferred } from '../support/deferred.js';
 
 const stall = { kind: 'stream' as const, chunks: [sse({ choices: [{ index: 0, delta: { content: 'Working' } }] })], then: 'stall' as const };
@@ -128,7 +128,7 @@ describe('the inbox: messages accepted into a channel’s queue', () => {
 
   it('has nothing to answer after a start without durability: queued messages lived in memory only', async () => {
     await shutDownWithQueued('second');
-    const again = intake({ store: undefined });
+    const again = intake(withoutDurability());
     await again.restoreInbox(everyChannelOf('console'));
     await again.idle();
     expect(harness.current.replies()).toEqual([]);

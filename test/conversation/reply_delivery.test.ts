@@ -1,3 +1,4 @@
+import { noTurnStore } from '../../src/turn_state/no_store.js';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { everyChannelOf, ReplyUndeliverable, type FinalReply, type ReplySink } from '../../src/conversation/transport.js';
@@ -107,7 +108,7 @@ describe('final reply delivery', () => {
   it('still delivers when durability is off, with nothing to record', async () => {
     const sink = transport(1);
     const reply: FinalReply = { channelId: 'c', inReplyTo: 'm', turn: 'no-store', text: 'Hi.', partsDelivered: 0, redelivery: false };
-    expect(await deliverReply(undefined, sink, reply, silent)).toBe('delivered');
+    expect(await deliverReply(noTurnStore(), sink, reply, silent)).toBe('delivered');
     expect(sink.asked).toHaveLength(1);
   });
 });

@@ -8,7 +8,7 @@ import type { ConversationDeps } from '../../src/conversation/conversation_deps.
 import type { InboundMessage } from '../../src/conversation/transport.js';
 import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
 import type { FakeLLMServer } from '../support/fake_llm/server.js';
-import { useConversationHarness } from '../support/conversation_harness.js';
+import { useConversationHarness, withoutDurability } from '../support/conversation_harness.js';
 import type { ManualClock } from '../support/manual_clock.js';
 import { runToCompletion } from '../support/recovery_runtime.js';
 import type { SeenEvent } from '../support/recording_sink.js';
@@ -239,7 +239,7 @@ describe('an uncertain write waits for an operator’s verdict (DESIGN §9.1)', 
   });
 
   it('without a store no verdict can be kept: the turn ends and the user is told to check the call themselves', async () => {
-    const bot = new Intake(harness.current.deps('', { store: undefined }));
+    const bot = new Intake(harness.current.deps('', withoutDurability()));
     target.reply({ hold: never });
     target.onRequest = () => storeClock.advance(6_000);
     fake.enqueue(chatToolCalls([{ id: 'w1', name: 'save_note', args: '{"text":"open ticket"}' }]));

@@ -15,7 +15,7 @@ import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
 import { llmConfig, testProvider } from '../support/fake_llm/provider.js';
 import { type FakeLLMServer, type FakeStep } from '../support/fake_llm/server.js';
 import { runToCompletion, testRecoveryRuntime } from '../support/recovery_runtime.js';
-import { useConversationHarness } from '../support/conversation_harness.js';
+import { useConversationHarness, withoutDurability } from '../support/conversation_harness.js';
 import type { SeenEvent } from '../support/recording_sink.js';
 import type { ToolTarget } from '../support/tool_target.js';
 import { storedTurn } from '../support/stored_rows.js';
@@ -197,8 +197,8 @@ describe('explicit resume', () => {
     expect(target.requests).toHaveLength(1);
   });
 
-  it('takes spoken words with nothing saved for a message, also where no operators’ view of the store is at hand', async () => {
-    const attempt = await resumeCommand(message('resume'), undefined, true, new AbortController().signal, { ...deps(), operator: undefined, store, engine: engineOf() });
+  it('takes spoken words with nothing saved for a message, also where no durable store is at hand', async () => {
+    const attempt = await resumeCommand(message('resume'), undefined, true, new AbortController().signal, { ...deps(withoutDurability()), engine: engineOf() });
     expect(attempt).toEqual({ kind: 'not_a_resume' });
   });
 

@@ -1,12 +1,11 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { noDurability } from '../../src/engine/durability.js';
 import { runTurn } from '../../src/engine/run_turn.js';
 import type { FaultInjector } from '../../src/engine/fault_points.js';
 import { type ManualClock } from '../support/manual_clock.js';
 import { validateToolPairs } from '../../src/llm/tool_pairs.js';
 import { idempotencyKey } from '../../src/turn_state/call_fingerprint.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';
-import { chargeToolYaml, useEngineParts, type EngineHarness } from '../support/engine_harness.js';
+import { chargeToolYaml, durabilityOff, useEngineParts, type EngineHarness } from '../support/engine_harness.js';
 import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
 import { type FakeLLMServer, type FakeStep } from '../support/fake_llm/server.js';
 import { runToCompletion } from '../support/recovery_runtime.js';
@@ -105,7 +104,7 @@ describe('the turn engine against a real store, real tools and the fake model', 
   it('reports a plain error, and promises nothing, when the suspension itself cannot be stored', async () => {
     fake.enqueue(...Array.from({ length: 12 }, () => overloaded));
     const { turn } = await harness.admit('m-1', 'hi');
-    const ending = await runToCompletion(harness.recoveryClock, runTurn(turn, { kind: 'fresh' }, noDurability(turn.turnId), harness.deps));
+    const ending = await runToCompletion(harness.recoveryClock, runTurn(turn, { kind: 'fresh' }, durabilityOff(turn.turnId), harness.deps));
     expect(ending).toEqual({ status: 'TERMINAL_FAILED', message: 'The model provider is overloaded and I could not finish this request. Please try again later.' });
   });
 

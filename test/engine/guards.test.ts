@@ -1,9 +1,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { noDurability } from '../../src/engine/durability.js';
 import { GUARD_TEXT } from '../../src/engine/guard_messages.js';
 import { runTurn } from '../../src/engine/run_turn.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';
-import { useEngineParts, type EngineHarness } from '../support/engine_harness.js';
+import { durabilityOff, useEngineParts, type EngineHarness } from '../support/engine_harness.js';
 import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
 import { type FakeLLMServer } from '../support/fake_llm/server.js';
 import { deferred } from '../support/deferred.js';
@@ -114,7 +113,7 @@ describe('the loop’s guards and budgets', () => {
     const harness = harnessWith();
     fake.enqueue(chatToolCalls([{ id: 'w1', name: 'save_note', args: '{"text":"a"}' }]), chatText('Saved.'));
     const { turn } = await harness.admit('m-off', 'note a');
-    expect(await runToCompletion(harness.recoveryClock, runTurn(turn, { kind: 'fresh' }, noDurability(turn.turnId), harness.deps))).toEqual({ status: 'TERMINAL_COMPLETED', message: 'Saved.' });
+    expect(await runToCompletion(harness.recoveryClock, runTurn(turn, { kind: 'fresh' }, durabilityOff(turn.turnId), harness.deps))).toEqual({ status: 'TERMINAL_COMPLETED', message: 'Saved.' });
     expect(target.requests).toHaveLength(1);
     expect(await store.listOps(turn.turnId)).toEqual([]);
   });

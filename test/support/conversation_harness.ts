@@ -6,6 +6,7 @@ import type { InboundMessage } from '../../src/conversation/transport.js';
 import { ManualClock } from './manual_clock.js';
 import { NO_FAULTS } from '../../src/engine/fault_points.js';
 import { deriveCatalog } from '../../src/tools/catalog.js';
+import { NO_OPERATOR_STORE, noTurnStore } from '../../src/turn_state/no_store.js';
 import { targetToolsConfig } from './engine_harness.js';
 import { llmConfig, testProvider } from './fake_llm/provider.js';
 import { FakeLLMServer } from './fake_llm/server.js';
@@ -39,6 +40,11 @@ export interface ConversationHarness {
 }
 
 /** A fresh {@link ConversationHarness} for each test of the calling `describe`, closed after it. */
+/** Deps as the program wires them when no durable store could open: a store and an operators' view that keep nothing. */
+export function withoutDurability(): Pick<ConversationDeps, 'store' | 'operator'> {
+  return { store: noTurnStore(), operator: NO_OPERATOR_STORE };
+}
+
 export function useConversationHarness(): { readonly current: ConversationHarness } {
   const temp = useTempDir();
   let harness: (ConversationHarness & { close(): Promise<void> }) | undefined;
@@ -86,8 +92,6 @@ async function startHarness(dir: string): Promise<ConversationHarness & { close(
         source: consoleMessageSource,
         faults: NO_FAULTS,
         ...overrides,
-        // As the program wires them: without a durable store there is no operators' view of it.
-        ...(overrides.store === undefined && 'store' in overrides ? { operator: undefined } : {}),
       };
     },
     message: (text, authorId = 'ada', messageId = `m-${++ids}`) => ({ source: 'console', channelId: 'c1', authorId, authorRoleIds: [], messageId, text }),

@@ -11,6 +11,7 @@ import { ManualClock } from './manual_clock.js';
 import type { LLMProviderName } from '../../src/llm/llm_settings.js';
 import type { LLMProvider } from '../../src/llm/provider.js';
 import { deriveCatalog } from '../../src/tools/catalog.js';
+import { noTurnStore } from '../../src/turn_state/no_store.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';
 import type { Lease } from '../../src/turn_state/turn_types.js';
 import { llmConfig, testProvider } from './fake_llm/provider.js';
@@ -56,6 +57,11 @@ ${extra}`,
     'engine-test.yml',
     {},
   );
+}
+
+/** Durability as the program wires it when no store could open: the turn's writes keep nothing. */
+export function durabilityOff(turnId: string): TurnDurability {
+  return storeDurability(noTurnStore(), { turnId, generation: 1, revision: 1, token: turnId, expiresAt: Number.MAX_SAFE_INTEGER });
 }
 
 export interface EngineHarness {

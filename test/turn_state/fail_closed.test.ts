@@ -19,7 +19,7 @@ describe('the turn store fails closed', () => {
     const blocker = join(temp.path(), 'not-a-directory');
     writeFileSync(blocker, 'x');
     const opened = open(join(blocker, 'turns.sqlite3'));
-    expect(opened.turns).toBeUndefined();
+    expect(opened.turns.durable).toBe(false);
   });
 
   it('refuses a database written by a newer schema version rather than touch it', () => {
@@ -27,7 +27,7 @@ describe('the turn store fails closed', () => {
     const db = new BetterSqlite3(dbPath);
     db.pragma('user_version = 99');
     db.close();
-    expect(open(dbPath).turns).toBeUndefined();
+    expect(open(dbPath).turns.durable).toBe(false);
     expect(() => openTurnDatabase(dbPath)).toThrow(/schema version 99/);
   });
 

@@ -29,14 +29,14 @@ interface World {
 }
 
 /**
- * What the test does with one method of a port: `read` and `lifecycle` methods persist nothing
- * they are given; a write is called with the secret in every text it takes (or, for one that
+ * What the test does with one member of a port: `read` and `lifecycle` methods persist nothing
+ * they are given, and a `flag` is no method; a write is called with the secret in every text it takes (or, for one that
  * takes none, on a turn that holds it elsewhere), and the store's bytes are scanned after it.
  */
-type Use = 'read' | 'lifecycle' | ((world: World) => Promise<unknown>);
+type Use = 'read' | 'lifecycle' | 'flag' | ((world: World) => Promise<unknown>);
 
 /** A table with an entry for every method of `Port`: a method added to the port fails to compile here until it is classified. */
-type EveryMethod<Port> = { readonly [K in keyof Port]-?: Use };
+type EveryMethod<Port> = { readonly [K in keyof Port]-?: Port[K] extends boolean ? 'flag' : Use };
 
 let admitted = 0;
 
@@ -70,6 +70,7 @@ async function suspended(world: World): Promise<Lease> {
 }
 
 const TURN_STORE: EveryMethod<TurnStore> = {
+  durable: 'flag',
   admit: (world) => newTurn(world, say('the request')),
   acceptInbound: (world) => world.turns.acceptInbound({ identity: { source: 'console', channelId: 'c1', messageId: 'q-1' }, message: { text: say('the queued message') } }),
   listInbox: 'read',

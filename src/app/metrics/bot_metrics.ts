@@ -44,7 +44,7 @@ export class BotMetrics {
   async serve(services: BotServices, transport: Transport, logger: Logger): Promise<MetricsServer> {
     if (services.provider !== undefined) for (const model of [services.provider, ...services.fallbacks]) services.recovery.breakers.get(model.provider, model.model);
     const { operator } = services;
-    registerScrapeGauges(this.#metrics.registry, { census: operator === undefined ? undefined : () => operator.census(), breakers: services.recovery.breakers });
+    registerScrapeGauges(this.#metrics.registry, { census: () => operator.census(), breakers: services.recovery.breakers });
     const store = storeCheck(services.store, this.clock);
     const server = await startMetricsServer(this.address, {
       registry: this.#metrics.registry,

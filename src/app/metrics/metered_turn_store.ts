@@ -24,14 +24,12 @@ export function meteredTurnStore(store: TurnStore, metrics: HoldfastMetrics, clo
     const outcome = settledOutcome(op.state);
     if (outcome !== undefined) metrics.toolCallsTotal.inc({ tool: op.toolName, effect: op.effect, outcome });
   }
+  // Reads and the readiness probe pass as they are: they are not the bot's durable writes.
   return {
+    ...store,
     admit: (request) => timed(() => store.admit(request)),
     acceptInbound: (record) => timed(() => store.acceptInbound(record)),
-    listInbox: (source) => store.listInbox(source),
     dropInbound: (id) => timed(() => store.dropInbound(id)),
-    getTurn: (turnId) => store.getTurn(turnId),
-    listSuspended: (channel) => store.listSuspended(channel),
-    latestTurnOf: (channel, requesterId) => store.latestTurnOf(channel, requesterId),
     heartbeat: (lease) => timed(() => store.heartbeat(lease)),
     setRecoveryDeadline: (lease, deadlineAt) => timed(() => store.setRecoveryDeadline(lease, deadlineAt)),
     recordModelTurn: (lease, record) => timed(() => store.recordModelTurn(lease, record)),
@@ -55,8 +53,6 @@ export function meteredTurnStore(store: TurnStore, metrics: HoldfastMetrics, clo
       metrics.turnsEnded('completed');
     },
     recordReplyDelivery: (turnId, progress) => timed(() => store.recordReplyDelivery(turnId, progress)),
-    listPendingReplies: () => store.listPendingReplies(),
-    loadResumable: (turnId) => store.loadResumable(turnId),
     claimResume: (turnId, expectedGeneration) => timed(() => store.claimResume(turnId, expectedGeneration)),
     rejectSuspended: async (turnId, expectedGeneration, reason) => {
       const rejected = await timed(() => store.rejectSuspended(turnId, expectedGeneration, reason));
@@ -64,19 +60,14 @@ export function meteredTurnStore(store: TurnStore, metrics: HoldfastMetrics, clo
       return rejected;
     },
     awaitResolution: (lease, calls, reason) => timed(() => store.awaitResolution(lease, calls, reason)),
-    listResolvedUntold: (source) => store.listResolvedUntold(source),
     markResolutionTold: (turnId) => timed(() => store.markResolutionTold(turnId)),
-    listOps: (turnId) => store.listOps(turnId),
     sweepOnStartup: () => timed(() => store.sweepOnStartup()),
     sweepExpiredLeases: () => timed(() => store.sweepExpiredLeases()),
-    // The readiness probe is not one of the bot's writes: it is not timed with them.
-    probe: () => store.probe(),
     sweepRetention: async () => {
       const swept = await timed(() => store.sweepRetention());
       metrics.turnsEnded('expired', swept.expiredTurns);
       return swept;
     },
-    close: () => store.close(),
   };
 }
 

@@ -28,7 +28,7 @@ export const STORE_PROBE_DEADLINE_MS = 2_000;
  * once it works; never ready without a durable store. Probes do not pile up on a store that hangs:
  * one asked while another runs gets that one's answer.
  */
-export function storeCheck(store: TurnStore | undefined, clock: Clock): () => Promise<boolean> {
+export function storeCheck(store: TurnStore, clock: Clock): () => Promise<boolean> {
   let running: Promise<boolean> | undefined;
   const probe = async (durable: TurnStore): Promise<boolean> => {
     const deadline = new AbortController();
@@ -49,7 +49,6 @@ export function storeCheck(store: TurnStore | undefined, clock: Clock): () => Pr
     }
   };
   return () => {
-    if (store === undefined) return Promise.resolve(false);
     running ??= probe(store).finally(() => (running = undefined));
     return running;
   };

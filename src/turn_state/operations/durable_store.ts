@@ -87,6 +87,7 @@ export function durableStore(runner: StoreRunner, options: DurableStoreOptions):
     return result;
   };
   const turns: TurnStore = {
+    durable: true,
     admit: async (request) => {
       try {
         return await runner.write('admit turn', admitTurn(request, leases));

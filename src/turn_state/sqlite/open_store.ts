@@ -6,6 +6,7 @@ import type { IdFactory } from '../../core/ids.js';
 import type { Logger } from '../../core/logger.js';
 import { BlobStore } from '../blob_store.js';
 import { durableStore, keptStores } from '../operations/durable_store.js';
+import { NO_OPERATOR_STORE, noTurnStore } from '../no_store.js';
 import type { OpenedStore, StoreAccess } from '../opened_store.js';
 import type { TurnStoreTimings } from '../store_options.js';
 import { causeOf } from '../errors.js';
@@ -75,7 +76,7 @@ export function openSqliteStore(options: SqliteStoreOptions): OpenedStore {
 export function memoryOnlyStore(options: { readonly clock: Clock; readonly logger: Logger }): OpenedStore {
   options.logger.warn('conversation history and memory notes are kept in memory only');
   const runner = new SqliteRunner(openInMemoryTurnDatabase(), undefined, options.clock);
-  return { turns: undefined, operator: undefined, ...keptStores(runner), close: () => runner.close() };
+  return { turns: noTurnStore(), operator: NO_OPERATOR_STORE, ...keptStores(runner), close: () => runner.close() };
 }
 
 /**
@@ -90,9 +91,7 @@ export function openFileForOperator(options: Omit<SqliteStoreOptions, 'enabled' 
   try {
     db = openTurnDatabase(path);
     const store = portsOnFile(db, options);
-    const { operator } = store;
-    if (operator === undefined) throw new Error('a store file opened without its operators\' view');
-    return { kind: 'opened', path, operator, close: () => store.close() };
+    return { kind: 'opened', path, operator: store.operator, close: () => store.close() };
   } catch (error) {
     if (db?.open === true) db.close();
     return { kind: 'unusable', path, cause: causeOf(error) };

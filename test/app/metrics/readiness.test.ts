@@ -1,3 +1,4 @@
+import { noTurnStore } from '../../../src/turn_state/no_store.js';
 import { describe, expect, it } from 'vitest';
 import { readiness, STORE_PROBE_DEADLINE_MS, storeCheck } from '../../../src/app/metrics/readiness.js';
 import { ManualClock } from '../../support/manual_clock.js';
@@ -20,7 +21,7 @@ describe('readiness', () => {
     expect(await check()).toBe(true);
     await store.close();
     expect(await check()).toBe(false);
-    expect(await storeCheck(undefined, clock)()).toBe(false);
+    expect(await storeCheck(noTurnStore(), clock)()).toBe(false);
   });
 
   it(`calls a store that does not answer within ${STORE_PROBE_DEADLINE_MS} ms down, and asks a hanging store once however often it is asked meanwhile`, async () => {

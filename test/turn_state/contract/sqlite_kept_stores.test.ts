@@ -27,7 +27,7 @@ function sqliteHarness(enabled: boolean): MakeKeptHarness {
         return store.memory;
       },
       clock,
-      durable: store.turns !== undefined,
+      durable: store.turns.durable,
       reopen: async () => {
         await store.close();
         store = open();
