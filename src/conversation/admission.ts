@@ -10,7 +10,7 @@ import { messageDigest, type InboundMessage, type NoticeKind } from './transport
 import type { MessageAttachment } from './message_attachment.js';
 import type { ReconstructedParts } from '../engine/turn_codec.js';
 import { userContent } from './user_content.js';
-import { shortTurnId } from '../engine/call_label.js';
+import { awaitingAtAdmissionText, TEXTS } from './notices/texts.js';
 import { assertNever } from '../core/assert_never.js';
 import { overrideAt, toolsOffered, type AppliedOverride } from './channel_overrides.js';
 
@@ -39,8 +39,6 @@ export function newChatTurn(parts: ReconstructedParts, text: string, config: Con
   return freshChatTurn(parts, turnDefaults(config), [userMessage(text, config, attachments)]);
 }
 
-/** What a message is told when the store cannot take it: nothing starts that could not be kept track of. */
-export const STORE_UNAVAILABLE_NOTICE = 'My storage is unavailable, so I will not start work I could not keep track of. Please try again later.';
 
 /** A new turn ready to run, or the notice that says why this message will not run fresh. */
 export type MessageAdmission =
@@ -70,20 +68,15 @@ export async function admitMessage(message: InboundMessage, history: readonly Me
     case 'admitted':
       return { kind: 'admitted', turn: fresh(admission.lease.turnId), durability: storeDurability(deps.store, admission.lease) };
     case 'already_processed':
-      return { kind: 'notice', turn: admission.turn.turnId, notice: 'already_processed', text: 'I have already answered this message.' };
+      return { kind: 'notice', turn: admission.turn.turnId, notice: 'already_processed', text: TEXTS.alreadyAnswered };
     case 'in_progress':
-      return { kind: 'notice', turn: admission.turn.turnId, notice: 'in_progress', text: 'I am already working on this message.' };
+      return { kind: 'notice', turn: admission.turn.turnId, notice: 'in_progress', text: TEXTS.alreadyWorking };
     case 'resumable':
-      return { kind: 'notice', turn: admission.turn.turnId, notice: 'interrupted', text: 'This request was interrupted and its work is saved; type `resume` to continue it.' };
+      return { kind: 'notice', turn: admission.turn.turnId, notice: 'interrupted', text: TEXTS.interrupted };
     case 'awaiting_resolution':
-      return {
-        kind: 'notice',
-        turn: admission.turn.turnId,
-        notice: 'manual_resolution',
-        text: `This request (turn ${shortTurnId(admission.turn.turnId)}) is waiting for an operator to check a call whose outcome is unknown; I will tell you here once that is done.`,
-      };
+      return { kind: 'notice', turn: admission.turn.turnId, notice: 'manual_resolution', text: awaitingAtAdmissionText(admission.turn.turnId) };
     case 'store_unavailable':
-      return { kind: 'notice', turn: null, notice: 'failed', text: STORE_UNAVAILABLE_NOTICE };
+      return { kind: 'notice', turn: null, notice: 'failed', text: TEXTS.storeUnavailable };
     default:
       return assertNever(admission);
   }

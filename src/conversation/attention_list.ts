@@ -2,6 +2,7 @@ import { shortTurnId } from '../engine/call_label.js';
 import type { ReplyState } from '../turn_state/reply_types.js';
 import type { TurnRecord } from '../turn_state/turn_types.js';
 import type { ChannelScope } from './transport.js';
+import { TEXTS } from './notices/texts.js';
 
 /**
  * The longest answer an operator's command gives: one chat message. Discord's hold 2,000
@@ -46,7 +47,7 @@ function itemLines(item: AttentionItem, scope: ChannelScope, now: number): strin
  * with "…and N more" when they do not all fit.
  */
 export function attentionAnswer(items: readonly AttentionItem[], scope: ChannelScope, now: number): string {
-  if (items.length === 0) return 'Nothing needs attention.';
+  if (items.length === 0) return TEXTS.nothingNeedsAttention;
   const entries = items.map((item) => itemLines(item, scope, now));
   const shown: string[] = [];
   let length = 0;

@@ -1,4 +1,3 @@
-import { shortTurnId } from '../engine/call_label.js';
 import { isAdmin } from '../tools/permissions.js';
 import { overrideAt, overrideLabel } from './channel_overrides.js';
 import { modelsAt } from './channel_models.js';
@@ -6,7 +5,7 @@ import type { ConversationDeps } from './conversation_deps.js';
 import { modelHealthLines } from './model_health.js';
 import { channelKey, postNotice } from './notices.js';
 import { parkedCallLines, savedRequestLines } from './saved_requests.js';
-import { spanText } from './time_spans.js';
+import { settingsHereText, stoppingText, TEXTS, workingText } from './notices/texts.js';
 import type { InboundMessage } from './transport.js';
 import type { RunningTurn } from './turn_runner.js';
 
@@ -16,13 +15,11 @@ import type { RunningTurn } from './turn_runner.js';
  */
 export function stopCommand(origin: InboundMessage, running: ReadonlyMap<string, RunningTurn>, deps: Pick<ConversationDeps, 'config' | 'sink'>): void {
   const turn = running.get(channelKey(origin));
-  if (turn === undefined) return postNotice(deps.sink, origin, null, 'status', 'Nothing is running in this channel.');
+  if (turn === undefined) return postNotice(deps.sink, origin, null, 'status', TEXTS.nothingRunning);
   if (turn.requesterId !== origin.authorId && !isAdmin(deps.config.permissions, origin.authorId)) {
-    return postNotice(deps.sink, origin, null, 'status', 'Only the person who asked, or an admin, can stop this.');
+    return postNotice(deps.sink, origin, null, 'status', TEXTS.onlyRequesterStops);
   }
-  const finishing = turn.phase.runningWithEffect().map((name) => `\`${name}\``);
-  const first = finishing.length === 0 ? '' : ` ${finishing.join(' and ')} ${finishing.length === 1 ? 'is' : 'are'} already running and will finish first.`;
-  postNotice(deps.sink, origin, null, 'status', `Stopping…${first}`);
+  postNotice(deps.sink, origin, null, 'status', stoppingText(turn.phase.runningWithEffect()));
   turn.controller.abort();
 }
 
@@ -41,7 +38,7 @@ export async function statusCommand(
   const turn = running.get(channelKey(origin));
   const now = deps.clock.monotonicNow();
   const lines = [
-    turn === undefined ? 'Nothing is running in this channel.' : `Working on a request (turn ${shortTurnId(turn.turnId)}) for ${spanText(now - turn.startedAt)}: ${turn.phase.describe()}.`,
+    turn === undefined ? TEXTS.nothingRunning : workingText(turn.turnId, now - turn.startedAt, turn.phase.describe()),
     ...(await savedRequestLines(origin, deps)),
     ...(await parkedCallLines(origin, deps)),
     ...modelHealthLines(deps.recovery, modelsAt(deps, overrideAt(deps.config.overrides, origin.channelId, origin.place))),
@@ -55,5 +52,5 @@ function settingsLines(origin: InboundMessage, deps: Pick<ConversationDeps, 'con
   const { overrides } = deps.config;
   if (overrides.length === 0) return [];
   const here = overrideAt(overrides, origin.channelId, origin.place);
-  return [here === undefined ? 'Settings here: the defaults (no entry of `overrides` matches this channel).' : `Settings here: ${overrideLabel(here)}.`];
+  return [here === undefined ? TEXTS.defaultSettings : settingsHereText(overrideLabel(here))];
 }

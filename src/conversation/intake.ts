@@ -9,6 +9,8 @@ import type { ConversationDeps } from './conversation_deps.js';
 import { dropKept, KeptInOrder, waitingMessages, type WaitingMessage } from './inbox.js';
 import { rejectTooLong } from './message_length.js';
 import { channelKey, postNotice } from './notices.js';
+import { TEXTS, waitedTooLongText } from './notices/texts.js';
+import { turnStoreTimings } from '../turn_state/store_options.js';
 import { modelsAt } from './channel_models.js';
 import { overrideAt } from './channel_overrides.js';
 import { routeBreakers } from '../recovery/model_route.js';
@@ -83,7 +85,7 @@ export class Intake {
    */
   async restoreInbox(channels: ServedChannels): Promise<void> {
     const { deps } = this;
-    const windowMs = deps.config.turn_state.resume_ttl_hours * 3_600_000;
+    const windowMs = turnStoreTimings(deps.config.turn_state).resumeTtlMs;
     let waiting: WaitingMessage[];
     try {
       waiting = await waitingMessages(deps.store, channels, deps.logger);
@@ -93,7 +95,7 @@ export class Intake {
     }
     for (const { message, kept, acceptedAt } of waiting) {
       if (deps.clock.now() - acceptedAt >= windowMs) {
-        postNotice(deps.sink, message, null, 'expired', `This message waited longer than ${deps.config.turn_state.resume_ttl_hours} hours while the bot was stopped, so it was not answered. Please send it again.`);
+        postNotice(deps.sink, message, null, 'expired', waitedTooLongText(deps.config.turn_state.resume_ttl_hours));
         await dropKept(deps.store, kept, deps.logger);
         continue;
       }
@@ -165,7 +167,7 @@ export class Intake {
    */
   #refusedAsBusy(origin: InboundMessage): boolean {
     if (this.#lanes.hasRoom(channelKey(origin))) return false;
-    this.#answering(this.#kept.settled(origin).then(() => postNotice(this.deps.sink, origin, null, 'busy', 'I am still working on earlier messages in this channel; please send this again in a moment.')));
+    this.#answering(this.#kept.settled(origin).then(() => postNotice(this.deps.sink, origin, null, 'busy', TEXTS.busy)));
     return true;
   }
 
@@ -185,7 +187,7 @@ export class Intake {
       await this.#watchIfOverloaded(origin, await work());
     } catch (error) {
       this.deps.logger.error({ err: error, channel: origin.channelId, message: origin.messageId }, 'handling a message failed');
-      postNotice(this.deps.sink, origin, null, 'failed', 'Something went wrong inside the bot while handling this message. The operators can find the details in the log.');
+      postNotice(this.deps.sink, origin, null, 'failed', TEXTS.handlingFailed);
     }
   }
 

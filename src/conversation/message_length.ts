@@ -1,5 +1,6 @@
 import type { ConversationDeps } from './conversation_deps.js';
 import { postNotice } from './notices.js';
+import { tooLongText } from './notices/texts.js';
 import type { InboundMessage } from './transport.js';
 
 /**
@@ -11,6 +12,6 @@ export function rejectTooLong(message: InboundMessage, deps: Pick<ConversationDe
   const limit = deps.config.chat.max_message_chars;
   if (message.text.length <= limit) return false;
   deps.logger.info({ channel: message.channelId, message: message.messageId, chars: message.text.length, limit }, 'message rejected: longer than chat.max_message_chars');
-  postNotice(deps.sink, message, null, 'rejected', `Your message is longer than ${limit} characters, the most I take, so I did not read or keep it. Please send it shorter.`);
+  postNotice(deps.sink, message, null, 'rejected', tooLongText(limit));
   return true;
 }

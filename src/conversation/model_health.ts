@@ -2,7 +2,7 @@ import { assertNever } from '../core/assert_never.js';
 import type { BreakerSnapshot } from '../recovery/capacity_breaker.js';
 import type { RecoveryRuntime } from '../recovery/generate_with_recovery.js';
 import { routeBreakers, type ModelRoute } from '../recovery/model_route.js';
-import { spanText, wallClockText } from './time_spans.js';
+import { spanText, TEXTS, wallClockText } from './notices/texts.js';
 
 /**
  * What `/status` says about the models and providers (DESIGN §5.2, §5.3, §5.4). With one model:
@@ -14,7 +14,7 @@ import { spanText, wallClockText } from './time_spans.js';
 export function modelHealthLines(recovery: RecoveryRuntime, route?: ModelRoute): string[] {
   const lines: string[] = [];
   if (route !== undefined && route.length > 1) {
-    lines.push('Models here, in the order they are tried:');
+    lines.push(TEXTS.modelsInOrder);
     for (const breaker of routeBreakers(route, recovery.breakers)) lines.push(`- ${breaker.model} (${breaker.provider}): ${breakerState(breaker.snapshot(), recovery)}.`);
   } else {
     for (const breaker of recovery.breakers.snapshots()) if (breaker.state !== 'closed') lines.push(`The model ${breaker.key} is ${breakerState(breaker, recovery)}.`);

@@ -6,6 +6,7 @@ import type { TurnRecord } from '../turn_state/turn_types.js';
 import { attentionAnswer, type AttentionItem } from './attention_list.js';
 import type { ConversationDeps } from './conversation_deps.js';
 import { postNotice } from './notices.js';
+import { adminsOnlyText, notRecordedText, TEXTS } from './notices/texts.js';
 import { verdictPhrase } from './resolution_notices.js';
 import { findTurn, giveVerdict, turnsToShow, type VerdictAttempt } from './operator_actions.js';
 import type { ChannelScope, Inbound, InboundMessage } from './transport.js';
@@ -23,16 +24,16 @@ type OperatorDeps = Pick<ConversationDeps, 'config' | 'sink' | 'clock' | 'logger
  */
 export async function operatorCommand(command: OperatorCommand, deps: OperatorDeps, announce: () => Promise<void>): Promise<void> {
   const { origin } = command;
-  if (!isAdmin(deps.config.permissions, origin.authorId)) return answer(deps, origin, `Only the bot’s admins can use /${command.kind}.`);
+  if (!isAdmin(deps.config.permissions, origin.authorId)) return answer(deps, origin, adminsOnlyText(command.kind));
   const { operator } = deps;
-  if (!deps.store.durable) return answer(deps, origin, 'The bot keeps no turns right now (its store is off), so there is nothing to look at or resolve.');
+  if (!deps.store.durable) return answer(deps, origin, TEXTS.storeOff);
   try {
     switch (command.kind) {
       case 'turns':
         return answer(deps, origin, attentionAnswer(await attentionIn(operator, command.scope, origin.source), command.scope, deps.clock.now()));
       case 'resolve': {
         const { verdict } = command;
-        if (verdict !== 'applied' && verdict !== 'not_applied') return answer(deps, origin, `Not recorded: a verdict is \`applied\` or \`not_applied\`, not \`${verdict}\`.`);
+        if (verdict !== 'applied' && verdict !== 'not_applied') return answer(deps, origin, notRecordedText(`a verdict is \`applied\` or \`not_applied\`, not \`${verdict}\``));
         const attempt = await verdictIn(operator, { ...command, verdict });
         answer(deps, origin, verdictAnswer(attempt, command.call, command.scope));
         if (attempt.kind === 'recorded' && attempt.remaining === 0) await announce();
@@ -43,7 +44,7 @@ export async function operatorCommand(command: OperatorCommand, deps: OperatorDe
     }
   } catch (error) {
     deps.logger.error({ err: error, command: command.kind, user: origin.authorId }, 'an operator’s command failed');
-    answer(deps, origin, 'Something went wrong inside the bot while answering this. The operators can find the details in the log.');
+    answer(deps, origin, TEXTS.commandFailed);
   }
 }
 
@@ -84,7 +85,7 @@ async function verdictIn(operator: OperatorStore, command: Extract<OperatorComma
 
 /** What the admin is told of their verdict: what was recorded and what happens next, or why nothing was. */
 function verdictAnswer(attempt: VerdictAttempt, call: string, scope: ChannelScope): string {
-  if (attempt.kind === 'refused') return `Not recorded: ${attempt.message}.`;
+  if (attempt.kind === 'refused') return notRecordedText(attempt.message);
   const { op, turn, remaining } = attempt;
   const recorded = `Recorded: \`${op.toolName}\` (call ${call}) of turn ${shortTurnId(turn.turnId)} ${verdictPhrase(op) ?? op.state}.`;
   if (remaining > 0) return `${recorded} ${remaining} more call${remaining === 1 ? '' : 's'} of this turn ${remaining === 1 ? 'awaits' : 'await'} a verdict.`;

@@ -1,8 +1,9 @@
 import { assertNever } from '../core/assert_never.js';
-import { ledgerCallLabel, shortTurnId } from '../engine/call_label.js';
+import { ledgerCallLabel } from '../engine/call_label.js';
 import type { OpRecord } from '../turn_state/ledger_types.js';
 import type { TurnRecord } from '../turn_state/turn_types.js';
 import type { ReplySink } from './transport.js';
+import { resolvedText, verdictText, waitingForVerdictText, type NamedCall } from './notices/texts.js';
 
 /** What an operator found about a call with a verdict, as people are told it: `took effect: …` or `did not take effect (…)`; `undefined` without one. */
 export function verdictPhrase(op: OpRecord): string | undefined {
@@ -10,9 +11,9 @@ export function verdictPhrase(op: OpRecord): string | undefined {
   const { text } = op.verdict;
   switch (op.state) {
     case 'RESOLVED_APPLIED':
-      return `took effect${text === null ? '' : `: ${text}`}`;
+      return verdictText(true, text);
     case 'RESOLVED_NOT_APPLIED':
-      return `did not take effect${text === null ? '' : ` (${text})`}`;
+      return verdictText(false, text);
     case 'PREPARED':
     case 'RUNNING':
     case 'APPLIED':
@@ -27,7 +28,7 @@ export function verdictPhrase(op: OpRecord): string | undefined {
   }
 }
 
-/** How the requester is told what the operators found, one line per call that had a verdict. */
+/** How the requester is told what the operators found, one phrase per call that had a verdict. */
 function verdictLines(ops: readonly OpRecord[]): string[] {
   return ops.flatMap((op) => {
     const found = verdictPhrase(op);
@@ -35,20 +36,22 @@ function verdictLines(ops: readonly OpRecord[]): string[] {
   });
 }
 
+/** The calls of a parked turn that still wait for an operator's verdict, as people name them. */
+export function callsAwaitingVerdict(ops: readonly OpRecord[]): NamedCall[] {
+  return ops.filter((op) => op.state === 'MANUAL_RESOLUTION_REQUIRED').map((op) => ({ toolName: op.toolName, label: ledgerCallLabel(op, ops) }));
+}
+
 /**
  * The `resolved` notice (DESIGN §9.1): what the operators found about the turn's uncertain calls,
  * and how it goes on — by itself, or on the requester's `resume`.
  */
 export function resolvedNotice(turn: TurnRecord, ops: readonly OpRecord[], continuing: boolean): string {
-  const found = verdictLines(ops);
-  const next = continuing ? 'I am continuing your request now.' : 'Type `resume` to continue your request.';
-  return `An operator checked your saved request (turn ${shortTurnId(turn.turnId)}): ${found.length === 0 ? 'every uncertain call has a verdict' : found.join('; ')}. ${next}`;
+  return resolvedText(turn.turnId, verdictLines(ops), continuing);
 }
 
 /** Why a `resume` of a parked turn cannot go on yet: which calls still wait for an operator. */
 export function stillAwaitingNotice(turn: TurnRecord, ops: readonly OpRecord[]): string {
-  const waiting = ops.filter((op) => op.state === 'MANUAL_RESOLUTION_REQUIRED').map((op) => `\`${op.toolName}\` (call ${ledgerCallLabel(op, ops)})`);
-  return `Your request (turn ${shortTurnId(turn.turnId)}) is waiting for an operator to check whether ${waiting.join(', ') || 'its uncertain calls'} took effect. I will tell you here once that is done; then \`resume\` continues it.`;
+  return waitingForVerdictText(turn.turnId, callsAwaitingVerdict(ops));
 }
 
 /** Posts the `resolved` notice of `turn` in its channel, as an answer to its original message. */

@@ -8,7 +8,6 @@ import { rejectUnresumable, type TurnEnding } from '../engine/terminal_writer.js
 import { isInvalidCheckpointError } from '../engine/turn_codec.js';
 import type { ToolCatalog } from '../tools/catalog.js';
 import type { OperatorStore } from '../turn_state/operator_store.js';
-import { shortTurnId } from '../engine/call_label.js';
 import type { TurnStore } from '../turn_state/turn_store.js';
 import type { TurnRecord, TurnStatus } from '../turn_state/turn_types.js';
 import type { ResumableTurn } from '../turn_state/turn_store.js';
@@ -17,6 +16,8 @@ import { claimOnRoute, routeOf } from '../recovery/model_route.js';
 import { turnDefaults } from './admission.js';
 import { overrideAt, toolsOffered } from './channel_overrides.js';
 import { resolvedNotice, stillAwaitingNotice } from './resolution_notices.js';
+import { ambiguousSavedText, heldElsewhereText, noSuchSavedText, resumeExpiredText, TEXTS } from './notices/texts.js';
+import { turnStoreTimings } from '../turn_state/store_options.js';
 import type { InboundMessage, MessageSource, NoticeKind } from './transport.js';
 
 export interface ResumeDeps {
@@ -58,7 +59,7 @@ export async function resumeCommand(origin: InboundMessage, wanted: string | und
   // `wanted` is the turn's id or its start, such as the short id /status shows.
   const matching = suspended.filter((candidate) => candidate.requesterId === origin.authorId && (wanted === undefined || candidate.turnId.startsWith(wanted)));
   if (wanted !== undefined && matching.length > 1) {
-    return { kind: 'notice', turn: null, notice: 'rejected', text: `${wanted} names several of your saved requests (${matching.map((candidate) => candidate.turnId).join(', ')}); give more of the id.` };
+    return { kind: 'notice', turn: null, notice: 'rejected', text: ambiguousSavedText(wanted, matching.map((candidate) => candidate.turnId)) };
   }
   const [turn] = matching;
   if (turn !== undefined) return resumeTurn(turn, origin, 'requester', signal, deps);
@@ -67,10 +68,10 @@ export async function resumeCommand(origin: InboundMessage, wanted: string | und
   const latest = wanted === undefined ? await store.latestTurnOf(channel, origin.authorId) : await store.getTurn(wanted);
   if (latest?.status === 'TERMINAL_EXPIRED' && latest.requesterId === origin.authorId) return expired(latest, deps.config);
   if (suspended.some((other) => other.requesterId !== origin.authorId)) {
-    return { kind: 'notice', turn: null, notice: 'rejected', text: 'Only the person who asked can resume their saved request.' };
+    return { kind: 'notice', turn: null, notice: 'rejected', text: TEXTS.onlyRequesterResumes };
   }
-  if (wanted !== undefined) return { kind: 'notice', turn: null, notice: 'rejected', text: `There is no saved request ${wanted} of yours in this channel.` };
-  return spoken ? { kind: 'not_a_resume' } : { kind: 'notice', turn: null, notice: 'status', text: 'You have no saved request in this channel to resume.' };
+  if (wanted !== undefined) return { kind: 'notice', turn: null, notice: 'rejected', text: noSuchSavedText(wanted) };
+  return spoken ? { kind: 'not_a_resume' } : { kind: 'notice', turn: null, notice: 'status', text: TEXTS.nothingToResume };
 }
 
 /**
@@ -85,8 +86,7 @@ async function heldElsewhere(origin: InboundMessage, wanted: string | undefined,
   if (turn === undefined) return undefined;
   if (turn.status === 'AWAITING_RESOLUTION') return { kind: 'notice', turn: turn.turnId, notice: 'manual_resolution', text: stillAwaitingNotice(turn, await deps.store.listOps(turn.turnId)) };
   const seconds = Math.ceil(((turn.leaseExpiresAt ?? 0) - deps.clock.now()) / 1000);
-  const when = seconds > 0 ? `in ${seconds} s` : 'in a moment';
-  return { kind: 'notice', turn: turn.turnId, notice: 'in_progress', text: `Another process was working on your request (turn ${shortTurnId(turn.turnId)}); try \`resume\` again ${when}.` };
+  return { kind: 'notice', turn: turn.turnId, notice: 'in_progress', text: heldElsewhereText(turn.turnId, seconds) };
 }
 
 /**
@@ -110,13 +110,13 @@ export async function resumeTurn(turn: TurnRecord, requester: InboundMessage, as
 
 async function resume(turn: TurnRecord, requester: InboundMessage, askedBy: ResumeAsker, signal: AbortSignal, deps: ResumeDeps): Promise<ResumeAttempt> {
   const { store, config } = deps;
-  if (deps.clock.now() - turn.lastProgressAt >= config.turn_state.resume_ttl_hours * 3_600_000) {
+  if (deps.clock.now() - turn.lastProgressAt >= turnStoreTimings(config.turn_state).resumeTtlMs) {
     await store.sweepRetention();
     return { ...expired(turn, config), kind: 'ended', status: 'TERMINAL_EXPIRED' };
   }
   const original = await deps.source.fetchOriginal({ channelId: turn.identity.channelId, messageId: turn.identity.messageId, authorId: turn.requesterId, digest: turn.messageDigest });
   if (original === undefined || original.authorId !== turn.requesterId || original.digest !== turn.messageDigest) {
-    return refuse(turn, 'the original message was edited or deleted', 'Your original message was edited or deleted since, so I will not continue the old request. Please ask again.', deps);
+    return refuse(turn, 'the original message was edited or deleted', TEXTS.originalChanged, deps);
   }
   let resumable: ResumableTurn | undefined;
   try {
@@ -159,7 +159,7 @@ async function resume(turn: TurnRecord, requester: InboundMessage, askedBy: Resu
   }
   if (!claim.won) {
     giveBack();
-    return { kind: 'notice', turn: turn.turnId, notice: 'in_progress', text: 'Another resume already picked that request up.' };
+    return { kind: 'notice', turn: turn.turnId, notice: 'in_progress', text: TEXTS.resumedElsewhere };
   }
   // The claim records that the requester is told now.
   const resolved = resumable.turn.resolutionUntold ? resolvedNotice(resumable.turn, resumable.ops, true) : undefined;
@@ -172,7 +172,7 @@ async function resume(turn: TurnRecord, requester: InboundMessage, askedBy: Resu
 /** A saved turn whose stored state this code cannot use ends TERMINAL_REJECTED (DESIGN §7.5): a retry could never succeed. */
 function refuseDamaged(turn: TurnRecord, problems: readonly string[], deps: ResumeDeps): Promise<ResumeAttempt> {
   deps.logger.warn({ turn: turn.turnId, channel: turn.identity.channelId, problems }, 'a saved turn is not usable');
-  return refuse(turn, 'invalid saved state', 'The saved state of that request is not usable, so I will not continue it. Please ask again.', deps);
+  return refuse(turn, 'invalid saved state', TEXTS.savedStateUnusable, deps);
 }
 
 /** Ends a suspended turn for good before any lease is taken, or finds it already picked up by someone else. */
@@ -183,9 +183,9 @@ async function refuse(turn: TurnRecord, reason: string, text: string, deps: Resu
 }
 
 function alreadyContinued(turn: TurnRecord): ResumeAttempt {
-  return { kind: 'notice', turn: turn.turnId, notice: 'in_progress', text: 'That request is already being continued.' };
+  return { kind: 'notice', turn: turn.turnId, notice: 'in_progress', text: TEXTS.alreadyContinued };
 }
 
 function expired(turn: TurnRecord, config: ConversationSettings): { readonly kind: 'notice'; readonly turn: string; readonly notice: NoticeKind; readonly text: string } {
-  return { kind: 'notice', turn: turn.turnId, notice: 'expired', text: `That request waited longer than ${config.turn_state.resume_ttl_hours} hours and can no longer be resumed.` };
+  return { kind: 'notice', turn: turn.turnId, notice: 'expired', text: resumeExpiredText(config.turn_state.resume_ttl_hours) };
 }

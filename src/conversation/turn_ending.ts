@@ -7,7 +7,8 @@ import type { AwaitedCall } from '../engine/turn_outcome.js';
 import type { ReplyStore } from '../turn_state/turn_store.js';
 import type { HistoryStore } from '../turn_state/history_store.js';
 import type { HistoryFitting } from './history_fitting.js';
-import { channelKey, noticeFor, postNotice } from './notices.js';
+import { channelKey, postNotice } from './notices.js';
+import { endingNotice, type NoticedEnding } from './notices/texts.js';
 import { deliverReply, replyAuthorship } from './reply_delivery.js';
 import type { InboundMessage, ReplySink } from './transport.js';
 
@@ -30,17 +31,20 @@ export interface EndingDeps {
 export async function deliverEnding(message: InboundMessage, turnId: string, ending: TurnEnding, deps: EndingDeps): Promise<void> {
   if (ending.status === 'untouched') return;
   // The store still holds the turn as it was: no status changed, so none is announced.
-  if (ending.status === 'unrecorded') return postNotice(deps.sink, message, turnId, 'failed', ending.message);
-  deps.sink.post({ type: 'turn', channelId: message.channelId, turn: turnId, status: ending.status });
+  if (ending.status !== 'unrecorded') deps.sink.post({ type: 'turn', channelId: message.channelId, turn: turnId, status: ending.status });
   if (ending.status === 'AWAITING_RESOLUTION') warnAwaitingVerdict(message, ending.awaiting, deps.logger);
-  if (ending.message === undefined) return;
-  if (ending.status !== 'TERMINAL_COMPLETED') return postNotice(deps.sink, message, turnId, noticeFor(ending.status), ending.message);
+  if (ending.status !== 'TERMINAL_COMPLETED') return tellEnding(message, turnId, ending, deps.sink);
   const channel = channelKey(message);
-  await deps.history.append(channel, { role: 'assistant', text: ending.message });
-  const reply = { channelId: message.channelId, inReplyTo: message.messageId, turn: turnId, text: ending.message, partsDelivered: 0, redelivery: false, ...replyAuthorship(ending.writtenBy, deps.config.llm.fallback_note) };
+  await deps.history.append(channel, { role: 'assistant', text: ending.reply });
+  const reply = { channelId: message.channelId, inReplyTo: message.messageId, turn: turnId, text: ending.reply, partsDelivered: 0, redelivery: false, ...replyAuthorship(ending.writtenBy, deps.config.llm.fallback_note) };
   deps.faults.reach('after_completion', 0);
   await deliverReply(deps.store, deps.sink, reply, deps.logger);
   deps.fitting.request(channel);
+}
+
+function tellEnding(message: InboundMessage, turnId: string, ending: NoticedEnding, sink: ReplySink): void {
+  const { notice, text } = endingNotice(ending);
+  postNotice(sink, message, turnId, notice, text);
 }
 
 /** One WARN line per call that awaits a verdict, with what an operator needs and the command to run (DESIGN §9.1). */

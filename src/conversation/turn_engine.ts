@@ -4,6 +4,7 @@ import { modelsAt } from './channel_models.js';
 import { overrideAt } from './channel_overrides.js';
 import type { ConversationDeps } from './conversation_deps.js';
 import type { InboundMessage } from './transport.js';
+import { turnStoreTimings } from '../turn_state/store_options.js';
 import { TurnPhase, waitingText } from './turn_phase.js';
 
 /** What one run of a turn used, when it began (monotonic), for its `turn finished` line, and where it stands. */
@@ -49,7 +50,8 @@ export function engineDeps(deps: ConversationDeps, message: InboundMessage, stre
     recovery: deps.recovery,
     clock: deps.clock,
     faults: deps.faults,
-    heartbeatMs: (deps.config.turn_state.lease_ttl_seconds * 1000) / 3,
+    // Heartbeats come every third of the lease, so that two may be lost before it runs out.
+    heartbeatMs: turnStoreTimings(deps.config.turn_state).leaseTtlMs / 3,
     stats: counting.stats,
     onStreamEvent: (event) => {
       const firstAnswer = streaming.firstAnswer;

@@ -2,13 +2,13 @@ import { assertNever } from '../core/assert_never.js';
 import type { TurnEnding } from '../engine/terminal_writer.js';
 import { runTurn, type RunDeps } from '../engine/run_turn.js';
 import type { TurnRecord } from '../turn_state/turn_types.js';
-import { admitMessage, STORE_UNAVAILABLE_NOTICE } from './admission.js';
+import { admitMessage } from './admission.js';
 import type { HistoryFitting } from './history_fitting.js';
 import { loadHistory } from './history_policy.js';
 import type { ConversationDeps } from './conversation_deps.js';
 import { channelKey, postNotice } from './notices.js';
 import { resumeCommand, resumeTurn, type ResumeAsker, type ResumeAttempt } from './resume.js';
-import { probeInFlightNotice, stillOverloadedNotice } from './overload_notices.js';
+import { probeInFlightText, stillOverloadedText, TEXTS } from './notices/texts.js';
 import { deliverEnding } from './turn_ending.js';
 import type { InboundMessage, NoticeKind } from './transport.js';
 import { dropKept, inboxIdOf, type KeptMessage } from './inbox.js';
@@ -57,7 +57,7 @@ export class TurnRunner {
    */
   async message(message: InboundMessage, kept: KeptMessage = { kind: 'memory' }): Promise<TurnRun | undefined> {
     const { deps } = this;
-    if (kept.kind === 'unavailable') return this.#answered(message, kept, 'failed', STORE_UNAVAILABLE_NOTICE);
+    if (kept.kind === 'unavailable') return this.#answered(message, kept, 'failed', TEXTS.storeUnavailable);
     if (deps.provider === undefined) return this.#noModel(message, kept);
     const controller = new AbortController();
     const counting = newRunCounting(this.deps);
@@ -118,7 +118,7 @@ export class TurnRunner {
       case 'not_a_resume':
         return undefined;
       case 'overloaded':
-        if (askedBy === 'requester') postNotice(deps.sink, answerTo, attempt.turn, 'suspended', probeInFlightNotice(deps.recovery.clock, attempt.retryAtMs, this.#autoResumes()));
+        if (askedBy === 'requester') postNotice(deps.sink, answerTo, attempt.turn, 'suspended', probeInFlightText(deps.recovery.clock, attempt.retryAtMs, this.#autoResumes()));
         return { kind: 'waiting', turnId: attempt.turn };
       case 'notice':
         return void postNotice(this.deps.sink, answerTo, attempt.turn, attempt.notice, attempt.text);
@@ -134,7 +134,7 @@ export class TurnRunner {
         streaming.firstAnswer = () => {
           answered = true;
           if (quiet) this.#active(answerTo, turnId);
-          postNotice(deps.sink, answerTo, turnId, 'resumed', 'Continuing your saved request.');
+          postNotice(deps.sink, answerTo, turnId, 'resumed', TEXTS.continuing);
         };
         return this.#run(answerTo, turnId, controller, counting, () => attempt.continued, quiet ? (ending) => !answered && this.#stillOverloaded(answerTo, turnId, ending) : undefined);
       }
@@ -185,7 +185,7 @@ export class TurnRunner {
     const route = modelsAt(deps, overrideAt(deps.config.overrides, message.channelId, message.place));
     if (ending.status !== 'SUSPENDED' || ending.suspendedFor !== 'capacity' || route === undefined) return false;
     const retryAtMs = earliestTry(routeBreakers(route, deps.recovery.breakers));
-    deps.sink.post({ type: 'notice_update', channelId: message.channelId, turn: turnId, notice: 'suspended', text: stillOverloadedNotice(deps.recovery.clock, retryAtMs) });
+    deps.sink.post({ type: 'notice_update', channelId: message.channelId, turn: turnId, notice: 'suspended', text: stillOverloadedText(deps.recovery.clock, retryAtMs) });
     return true;
   }
 
@@ -196,7 +196,7 @@ export class TurnRunner {
   }
 
   #noModel(message: InboundMessage, kept: KeptMessage = { kind: 'memory' }): Promise<undefined> {
-    return this.#answered(message, kept, 'failed', 'No model is configured yet: set `llm.model` (and `llm.api_key` or `llm.base_url`) in the configuration, then restart the bot.');
+    return this.#answered(message, kept, 'failed', TEXTS.noModel);
   }
 
   /** What `work` resolves to; when it fails, the message is taken out of the inbox first: it would fail again at every start. */

@@ -3,7 +3,7 @@ import type { TurnDurability } from './durability.js';
 
 /**
  * How a batch records the moves of its calls (DESIGN §7.3). A batch with an effect writes each
- * move at once (WI-3), before the next call may start. A read-only batch keeps its moves for
+ * move at once ("call settled"), before the next call may start. A read-only batch keeps its moves for
  * the checkpoint that ends the step, so the step costs two commits whatever its size: a read
  * lost to a crash before that checkpoint is simply PREPARED again, and runs again.
  */

@@ -46,7 +46,7 @@ export interface BatchResult {
 }
 
 /**
- * Answers every call of a planned batch (WI-2 and WI-3 of DESIGN §7.3). A call the ledger has
+ * Answers every call of a planned batch (the durable points "call marked running" and "call settled", DESIGN §7.3). A call the ledger has
  * already settled is answered from the ledger; a PREPARED call runs now, marked RUNNING first
  * (unless it is a read) so a crash can never hide that its effect may have begun; an uncertain
  * outcome follows its effect class (§6): a `read` just reports it, an `idempotent` call is
@@ -186,7 +186,7 @@ function stopOnly(turnSignal: AbortSignal): { readonly signal: AbortSignal; rele
 }
 
 /**
- * Records what a call that ran came to (WI-3), or what its re-send settled an uncertain call to.
+ * Records what a call that ran came to ("call settled"), or what its re-send settled an uncertain call to.
  * A call that may have run is never left where it stands (DESIGN §9.3): an outcome the store
  * cannot keep as it is (a fault of the code around the store, not the store failing) is recorded
  * as a stand-in the store can keep, which the model is given too; when the outcome is uncertain

@@ -16,7 +16,7 @@ export interface TurnDurability {
   setRecoveryDeadline(deadlineAt: number): Promise<void>;
   recordModelTurn(step: number, assistant: Message, intents: readonly OpIntent[]): Promise<OpRecord[]>;
   moveOp(key: OpKey, move: OpMove): Promise<OpRecord>;
-  /** WI-4 and WI-5; `settle` are moves made in the same transaction (a read-only step, DESIGN §7.3). */
+  /** "Step checkpointed" and "guard checkpointed"; `settle` are moves made in the same transaction (a read-only step, DESIGN §7.3). */
   checkpoint(append: readonly Message[], state: unknown, progressed: boolean, settle?: readonly OpSettlement[]): Promise<void>;
   suspend(reason: string): Promise<void>;
   /** Parks the turn until an operator gives each of `calls` a verdict (DESIGN §9.1). */

@@ -19,6 +19,19 @@ export const FAULT_POINTS = [
 ] as const;
 export type FaultPoint = (typeof FAULT_POINTS)[number];
 
+/**
+ * The five durable points of a step (DESIGN §7.3), by the fault point just after each: what the
+ * code and the design call them. The fault points keep their `after_wiN` names: they are a contract.
+ */
+export const DURABLE_POINTS = {
+  after_wi1: 'intent recorded',
+  after_wi2: 'call marked running',
+  after_wi3: 'call settled',
+  after_wi4: 'step checkpointed',
+  after_wi5: 'guard checkpointed',
+} as const satisfies Partial<Record<FaultPoint, string>>;
+export type DurablePoint = (typeof DURABLE_POINTS)[keyof typeof DURABLE_POINTS];
+
 /** Where a test may stop the engine dead, as a killed process would stop. */
 export interface FaultInjector {
   /** Called at each point; throws a {@link SimulatedCrash} to stop there. */

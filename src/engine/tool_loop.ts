@@ -91,7 +91,7 @@ async function noteModel(turn: ChatTurn, durability: TurnDurability, deps: Engin
 }
 
 /**
- * WI-5: a guard's message and its consumed flag are durable before the next model call. A guard
+ * "Guard checkpointed": a guard's message and its consumed flag are durable before the next model call. A guard
  * the log already holds is taken from it, not written again.
  */
 async function injectGuard(turn: ChatTurn, log: TurnLog, durability: TurnDurability, deps: EngineDeps, kind: GuardKind, before: Message[] = []): Promise<void> {

@@ -14,7 +14,7 @@ import type { TurnOutcome } from './turn_outcome.js';
 import { stopped } from './turn_stop.js';
 
 /**
- * One tool step, WI-1 to WI-4 (DESIGN §7.3): the assistant message and a PREPARED op per call
+ * One tool step, from "intent recorded" to "step checkpointed" (DESIGN §7.3): the assistant message and a PREPARED op per call
  * durable before anything runs; the batch fitted to the budget; each call answered; results and
  * checkpoint. A step the log already holds is not written again: an answered batch is charged
  * as it was, an unanswered one is answered from its ledger rows. Returns an outcome when the

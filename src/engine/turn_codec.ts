@@ -163,7 +163,7 @@ function decodeWarned(value: unknown, path: string, problems: string[], counts: 
 /**
  * Every problem of a stored transcript: its shape (see `checkTranscriptShape`) and its tool
  * pairs. One exception to tool-pair validity: the calls of the *last* assistant message may be
- * unanswered. A turn can stop between WI-1 (the model turn and its calls recorded) and WI-4 (the
+ * unanswered. A turn can stop between "intent recorded" (the model turn and its calls) and "step checkpointed" (the
  * results appended), and resume answers those calls from the ledger (DESIGN §9). Any earlier
  * assistant message was followed by a newer model turn, which the loop starts only after every
  * result of the batch before it is logged, so an unanswered call there means a corrupt log.

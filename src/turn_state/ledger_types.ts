@@ -85,7 +85,7 @@ export interface OpKey {
   readonly toolCallId: string;
 }
 
-/** One proposed call, as recorded PREPARED at WI-1 before anything runs. */
+/** One proposed call, as recorded PREPARED at "intent recorded", before anything runs. */
 export interface OpIntent {
   readonly toolCallId: string;
   readonly toolName: string;

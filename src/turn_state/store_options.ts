@@ -8,12 +8,22 @@ export interface TurnStoreTimings {
   readonly ledgerRetentionMs: number;
 }
 
+const derived = new WeakMap<TurnStateSettings, TurnStoreTimings>();
+
+/**
+ * The policy numbers of a `turn_state` section — lease, resume window, retention — worked out
+ * once per configuration: the store, the conversation and the engine all judge by these.
+ */
 export function turnStoreTimings(section: TurnStateSettings): TurnStoreTimings {
+  const known = derived.get(section);
+  if (known !== undefined) return known;
   const hour = 3_600_000;
-  return {
+  const timings = {
     leaseTtlMs: Math.round(section.lease_ttl_seconds * 1000),
     resumeTtlMs: Math.round(section.resume_ttl_hours * hour),
     payloadRetentionMs: Math.round(section.payload_retention_days * 24 * hour),
     ledgerRetentionMs: Math.round(section.ledger_retention_days * 24 * hour),
   };
+  derived.set(section, timings);
+  return timings;
 }

@@ -4,14 +4,14 @@ import type { EffectClass, OpIntent, OpKey, OpMove, OpRecord, OpSettlement } fro
 import type { PendingReply, ReplyAuthor, ReplyProgress } from './reply_types.js';
 import type { Admission, AdmissionRequest, CheckpointRecord, Lease, OwnerTerminalStatus, ResumeClaim, TurnRecord } from './turn_types.js';
 
-/** What the model answered at one step, recorded at WI-1 before any tool runs. */
+/** What the model answered at one step, recorded at "intent recorded" before any tool runs. */
 export interface ModelTurnRecord {
   readonly step: number;
   readonly assistant: Message;
   readonly intents: readonly OpIntent[];
 }
 
-/** Transcript rows to append and the loop state that covers them (WI-4, WI-5). */
+/** Transcript rows to append and the loop state that covers them ("step checkpointed", "guard checkpointed"). */
 export interface CheckpointWrite {
   readonly append: readonly Message[];
   readonly state: unknown;
@@ -80,15 +80,15 @@ export interface LeaseHolderStore {
   /** Persists the absolute time the coming generation's recovery budget runs out. */
   setRecoveryDeadline(lease: Lease, deadlineAt: number): Promise<void>;
   /**
-   * The durable point "intent recorded" (WI-1): the assistant message and one PREPARED op per
+   * The durable point "intent recorded": the assistant message and one PREPARED op per
    * intent, in one transaction. An empty or duplicate call id rejects the whole batch with
    * `LedgerIntentError` and records nothing.
    */
   recordModelTurn(lease: Lease, record: ModelTurnRecord): Promise<OpRecord[]>;
-  /** "Call marked running" (WI-2), "call settled" (WI-3) and reconciliation: one legal move of one op; an illegal one throws `IllegalOpMoveError`. */
+  /** "Call marked running", "call settled" and reconciliation: one legal move of one op; an illegal one throws `IllegalOpMoveError`. */
   moveOp(lease: Lease, key: OpKey, move: OpMove): Promise<OpRecord>;
   /**
-   * "Step checkpointed" (WI-4) and "guard checkpointed" (WI-5): appends transcript rows and writes
+   * "Step checkpointed" and "guard checkpointed": appends transcript rows and writes
    * one checkpoint, after making `settle`'s legal moves in the same transaction; resolves to the
    * ops those moves settled. An illegal move throws `IllegalOpMoveError` and nothing of the write
    * is kept.

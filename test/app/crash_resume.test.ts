@@ -159,7 +159,7 @@ tools:
     expect(third.events.filter(isReply)).toEqual([]);
   });
 
-  it('reaches the same reply after a kill at each fault point from WI-1 to the final reply, never repeating a started write', async () => {
+  it('reaches the same reply after a kill at each fault point from intent recorded (after_wi1) to the final reply, never repeating a started write', async () => {
     const REPLY = 'Your note is saved.';
     const points = ['after_wi1', 'after_wi2', 'after_tool', 'after_wi3', 'after_wi4', 'after_deadline:2', 'after_final_reply'];
     let passed = 0;

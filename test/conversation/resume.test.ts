@@ -1,3 +1,4 @@
+import { told } from '../support/engine_harness.js';
 import BetterSqlite3 from 'better-sqlite3';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { loadHistory } from '../../src/conversation/history_policy.js';
@@ -193,7 +194,7 @@ describe('explicit resume', () => {
     expect([a.kind, b.kind].sort()).toEqual(['notice', 'resumed']);
     const winner = a.kind === 'resumed' ? a : b.kind === 'resumed' ? b : undefined;
     if (winner === undefined) throw new Error('no resume won');
-    expect((await runToCompletion(recoveryClock, winner.continued)).message).toBe('Done.');
+    expect(told(await runToCompletion(recoveryClock, winner.continued)).message).toBe('Done.');
     expect(target.requests).toHaveLength(1);
   });
 

@@ -15,7 +15,7 @@ import type { Message } from '../../src/llm/protocol.js';
 import { validateToolPairs } from '../../src/llm/tool_pairs.js';
 import { deriveCatalog } from '../../src/tools/catalog.js';
 import { callFingerprint } from '../../src/turn_state/call_fingerprint.js';
-import { chargeToolYaml, engineHarness, targetToolsConfig } from '../support/engine_harness.js';
+import { chargeToolYaml, engineHarness, targetToolsConfig, told } from '../support/engine_harness.js';
 import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
 import { FakeLLMServer, type FakeStep } from '../support/fake_llm/server.js';
 import { runToCompletion } from '../support/recovery_runtime.js';
@@ -112,7 +112,7 @@ describe('continuing an interrupted turn from its log (DESIGN §7.4)', { timeout
     const { turn, durability } = await harness.admit('m-0', 'Note "buy milk", then look up milk.');
     const uninterrupted = await runToCompletion(harness.recoveryClock, runTurn(turn, { kind: 'fresh' }, durability, { ...harness.deps, faults: seen }));
     await baseline.store.close();
-    expect(uninterrupted).toEqual({ status: 'TERMINAL_COMPLETED', message: REPLY });
+    expect(uninterrupted).toEqual({ status: 'TERMINAL_COMPLETED', reply: REPLY });
 
     let cases = 0;
     const stops = seen.seen.map((point, index) => ({ point, occurrence: seen.seen.slice(0, index + 1).filter((p) => p === point).length }));
@@ -129,9 +129,9 @@ describe('continuing an interrupted turn from its log (DESIGN §7.4)', { timeout
         expect(result.writes, label).toBeLessThanOrEqual(1);
         if (writeWasRunning) {
           expect(result.ending.status, label).toBe('AWAITING_RESOLUTION');
-          expect(result.ending.message, label).toMatch(/cannot tell whether `save_note` \(call w1\) took effect/);
+          expect(told(result.ending).message, label).toMatch(/cannot tell whether `save_note` \(call w1\) took effect/);
         } else {
-          expect(result.ending, label).toEqual({ status: 'TERMINAL_COMPLETED', message: REPLY });
+          expect(result.ending, label).toEqual({ status: 'TERMINAL_COMPLETED', reply: REPLY });
           expect(result.writes, label).toBe(1);
           if (result.storedTranscript !== undefined) expect(validateToolPairs(result.storedTranscript), label).toEqual([]);
         }
@@ -142,7 +142,7 @@ describe('continuing an interrupted turn from its log (DESIGN §7.4)', { timeout
     expect(cases).toBe(stops.length * 5);
   });
 
-  it('never runs a call the budget refused, when a two-call batch under a one-call budget is stopped after WI-1 and continued', async () => {
+  it('never runs a call the budget refused, when a two-call batch under a one-call budget is stopped after its intents are recorded and continued', async () => {
     const tight = targetToolsConfig(target.url, 'chat:\n  max_tool_calls: 1\n');
     fake.enqueue(
       chatToolCalls([
@@ -152,7 +152,7 @@ describe('continuing an interrupted turn from its log (DESIGN §7.4)', { timeout
       chatText('Saved the first; the second was over budget.'),
     );
     const result = await interruptAndContinue(temp.path(), stopAt('after_wi1'), 0, tight);
-    expect(result.ending).toEqual({ status: 'TERMINAL_COMPLETED', message: 'Saved the first; the second was over budget.' });
+    expect(result.ending).toEqual({ status: 'TERMINAL_COMPLETED', reply: 'Saved the first; the second was over budget.' });
     expect(target.requests.map((r) => r.body)).toEqual(['{"text":"first"}']);
     const refused = (fake.requests[1]?.body as { messages: { role: string; tool_call_id?: string; content: string }[] }).messages.filter((m) => m.role === 'tool');
     expect(refused).toEqual([
@@ -168,7 +168,7 @@ describe('continuing an interrupted turn from its log (DESIGN §7.4)', { timeout
     );
     fake.enqueue(chatToolCalls([{ id: 'c1', name: 'charge', args: '{"cents":500}' }]), chatText('Charged.'));
     const result = await interruptAndContinue(temp.path(), stopAt('after_tool'), 0, withCharge);
-    expect(result.ending).toEqual({ status: 'TERMINAL_COMPLETED', message: 'Charged.' });
+    expect(result.ending).toEqual({ status: 'TERMINAL_COMPLETED', reply: 'Charged.' });
     const keys = target.requests.filter((r) => r.path === '/charges').map((r) => r.headers['idempotency-key']);
     expect(keys).toHaveLength(2);
     expect(keys[0]).toMatch(/^hf_[0-9a-f]{40}$/);
@@ -182,7 +182,7 @@ describe('continuing an interrupted turn from its log (DESIGN §7.4)', { timeout
       fake.enqueue(chatText(''), chatText(''), chatText('never asked'));
       const result = await interruptAndContinue(temp.path(), stopAt('after_wi5'), 0);
       expect(result.ending.status).toBe('TERMINAL_FAILED');
-      expect(result.ending.message).toMatch(/empty answer twice/);
+      expect(told(result.ending).message).toMatch(/empty answer twice/);
       expect(fake.requests).toHaveLength(2);
       expect(sentMessages(1).filter((m) => m.content === GUARD_TEXT.emptyTurn)).toHaveLength(1);
     });
@@ -195,7 +195,7 @@ describe('continuing an interrupted turn from its log (DESIGN §7.4)', { timeout
         chatText('Final answer.'),
       );
       const result = await interruptAndContinue(temp.path(), stopAt('after_wi5'), 0, capped);
-      expect(result.ending).toEqual({ status: 'TERMINAL_COMPLETED', message: 'Final answer.' });
+      expect(result.ending).toEqual({ status: 'TERMINAL_COMPLETED', reply: 'Final answer.' });
       expect(fake.requests).toHaveLength(3);
       expect((fake.requests[2]?.body as { tool_choice?: string }).tool_choice).toBe('none');
       expect(sentMessages(2).filter((m) => m.content === GUARD_TEXT.finalAnswer)).toHaveLength(1);
@@ -205,7 +205,7 @@ describe('continuing an interrupted turn from its log (DESIGN §7.4)', { timeout
       const once = targetToolsConfig(target.url, 'chat:\n  max_continuations: 1\n');
       fake.enqueue(chatText('One, ', { finishReason: 'length' }), chatText('two.', { finishReason: 'length' }), chatText(' never asked.'));
       const result = await interruptAndContinue(temp.path(), stopAt('after_wi5'), 0, once);
-      expect(result.ending).toEqual({ status: 'TERMINAL_COMPLETED', message: 'One, two.' });
+      expect(result.ending).toEqual({ status: 'TERMINAL_COMPLETED', reply: 'One, two.' });
       expect(fake.requests).toHaveLength(2);
     });
 
@@ -213,7 +213,7 @@ describe('continuing an interrupted turn from its log (DESIGN §7.4)', { timeout
       const milk = (id: string) => ({ id, name: 'lookup', args: '{"word":"milk"}' });
       fake.enqueue(chatToolCalls([milk('a')]), chatToolCalls([milk('b')]), chatToolCalls([milk('c')]), chatToolCalls([milk('d')]), chatText('Milk is milk.'));
       const result = await interruptAndContinue(temp.path(), stopAt('after_wi4', 3), 0);
-      expect(result.ending).toEqual({ status: 'TERMINAL_COMPLETED', message: 'Milk is milk.' });
+      expect(result.ending).toEqual({ status: 'TERMINAL_COMPLETED', reply: 'Milk is milk.' });
       expect(target.requests.map((r) => r.path)).toEqual(['/lookup/milk', '/lookup/milk', '/lookup/milk']);
       const results = sentMessages(4).filter((m) => m.role === 'tool');
       expect(results.map((m) => m.content)).toEqual([

@@ -5,7 +5,7 @@ import { type ManualClock } from '../support/manual_clock.js';
 import { validateToolPairs } from '../../src/llm/tool_pairs.js';
 import { idempotencyKey } from '../../src/turn_state/call_fingerprint.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';
-import { chargeToolYaml, durabilityOff, useEngineParts, type EngineHarness } from '../support/engine_harness.js';
+import { chargeToolYaml, durabilityOff, told, useEngineParts, type EngineHarness } from '../support/engine_harness.js';
 import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
 import { type FakeLLMServer, type FakeStep } from '../support/fake_llm/server.js';
 import { runToCompletion } from '../support/recovery_runtime.js';
@@ -31,7 +31,7 @@ describe('the turn engine against a real store, real tools and the fake model', 
     fake.enqueue(chatText('Hello there.'));
     const { turn, lease, durability } = await harness.admit('m-1', 'hi');
     const ending = await runToCompletion(harness.recoveryClock, runTurn(turn, { kind: 'fresh' }, durability, harness.deps));
-    expect(ending).toEqual({ status: 'TERMINAL_COMPLETED', message: 'Hello there.' });
+    expect(ending).toEqual({ status: 'TERMINAL_COMPLETED', reply: 'Hello there.' });
     expect((await store.getTurn(lease.turnId))?.status).toBe('TERMINAL_COMPLETED');
   });
 
@@ -43,7 +43,7 @@ describe('the turn engine against a real store, real tools and the fake model', 
     fake.enqueue(chatToolCalls([saveNote('c1')]), chatText('Saved your note.'));
     const { turn, lease, durability } = await harness.admit('m-1', 'note: buy milk');
     const ending = await runToCompletion(harness.recoveryClock, runTurn(turn, { kind: 'fresh' }, durability, harness.deps));
-    expect(ending.message).toBe('Saved your note.');
+    expect(told(ending).message).toBe('Saved your note.');
     expect(seen).toEqual(['RUNNING']);
     expect(target.requests.map((r) => [r.method, r.path, r.body])).toEqual([['POST', '/notes', '{"text":"buy milk"}']]);
     expect((await store.listOps(lease.turnId)).map((op) => [op.toolCallId, op.state, op.result])).toEqual([['c1', 'APPLIED', 'ok']]);
@@ -56,7 +56,7 @@ describe('the turn engine against a real store, real tools and the fake model', 
     const { turn, lease, durability } = await harness.admit('m-1', 'note: buy milk');
     const ending = await runToCompletion(harness.recoveryClock, runTurn(turn, { kind: 'fresh' }, durability, harness.deps));
     expect(ending.status).toBe('SUSPENDED');
-    expect(ending.message).toMatch(/saved: I will continue by myself when the provider recovers, or type `resume`/);
+    expect(told(ending).message).toMatch(/saved: I will continue by myself when the provider recovers, or type `resume`/);
     const resumable = await store.loadResumable(lease.turnId);
     expect(resumable?.turn.status).toBe('SUSPENDED');
     expect(resumable?.ops.map((op) => op.state)).toEqual(['APPLIED']);
@@ -80,8 +80,8 @@ describe('the turn engine against a real store, real tools and the fake model', 
     const ending = await runToCompletion(harness.recoveryClock, runTurn(turn, { kind: 'fresh' }, durability, { ...harness.deps, faults }));
     expect(states).toEqual(['OUTCOME_UNKNOWN']);
     expect(ending.status).toBe('AWAITING_RESOLUTION');
-    expect(ending.message).toMatch(/cannot tell whether `save_note` \(call c1\) took effect/);
-    expect(ending.message).toContain(`turn ${lease.turnId.slice(0, 8)}`);
+    expect(told(ending).message).toMatch(/cannot tell whether `save_note` \(call c1\) took effect/);
+    expect(told(ending).message).toContain(`turn ${lease.turnId.slice(0, 8)}`);
     expect((await store.getTurn(lease.turnId))?.status).toBe('AWAITING_RESOLUTION');
     expect((await store.listOps(lease.turnId)).map((op) => op.state)).toEqual(['MANUAL_RESOLUTION_REQUIRED']);
     expect(fake.requests).toHaveLength(1);
@@ -97,7 +97,7 @@ describe('the turn engine against a real store, real tools and the fake model', 
     };
     const ending = await runToCompletion(harness.recoveryClock, runTurn(turn, { kind: 'fresh' }, durability, { ...harness.deps, faults }));
     expect(ending.status).toBe('unrecorded');
-    expect(ending.message).toMatch(/could not record how this request ended/);
+    expect(told(ending).message).toMatch(/could not record how this request ended/);
     expect(target.requests.map((r) => r.body)).toEqual(['{"text":"first"}']);
   });
 
@@ -105,14 +105,15 @@ describe('the turn engine against a real store, real tools and the fake model', 
     fake.enqueue(...Array.from({ length: 12 }, () => overloaded));
     const { turn } = await harness.admit('m-1', 'hi');
     const ending = await runToCompletion(harness.recoveryClock, runTurn(turn, { kind: 'fresh' }, durabilityOff(turn.turnId), harness.deps));
-    expect(ending).toEqual({ status: 'TERMINAL_FAILED', message: 'The model provider is overloaded and I could not finish this request. Please try again later.' });
+    expect(ending).toEqual({ status: 'TERMINAL_FAILED', reason: 'suspension_not_stored' });
+    expect(told(ending)).toEqual({ status: 'TERMINAL_FAILED', message: 'The model provider is overloaded and I could not finish this request. Please try again later.' });
   });
 
   it('bounces a batch with a repeated call id back to the model with matched error results, running nothing', async () => {
     fake.enqueue(chatToolCalls([saveNote('dup', 'a'), saveNote('dup', 'b')]), chatText('Sorry, let me not do that.'));
     const { turn, lease, durability } = await harness.admit('m-1', 'two notes');
     const ending = await runToCompletion(harness.recoveryClock, runTurn(turn, { kind: 'fresh' }, durability, harness.deps));
-    expect(ending.message).toBe('Sorry, let me not do that.');
+    expect(told(ending).message).toBe('Sorry, let me not do that.');
     expect(target.requests).toHaveLength(0);
     expect(await store.listOps(lease.turnId)).toEqual([]);
     const retry = fake.requests[1]?.body as { messages: { role: string; tool_call_id?: string; content: unknown }[] };
@@ -126,7 +127,7 @@ describe('the turn engine against a real store, real tools and the fake model', 
     const ending = runTurn(turn, { kind: 'fresh' }, durability, harness.deps);
     await harness.recoveryClock.whenSleeping();
     controller.abort();
-    expect(await ending).toEqual({ status: 'TERMINAL_CANCELLED', message: 'Stopped.' });
+    expect(told(await ending)).toEqual({ status: 'TERMINAL_CANCELLED', message: 'Stopped.' });
     expect((await store.getTurn(lease.turnId))?.status).toBe('TERMINAL_CANCELLED');
     expect(fake.requests).toHaveLength(1);
   });
@@ -136,7 +137,8 @@ describe('the turn engine against a real store, real tools and the fake model', 
     await fake.close();
     const { turn, durability } = await unreachable.admit('m-1', 'hi');
     const ending = await runToCompletion(unreachable.recoveryClock, runTurn(turn, { kind: 'fresh' }, durability, unreachable.deps));
-    expect(ending).toEqual({ status: 'SUSPENDED', suspendedFor: 'unreachable', message: expect.stringMatching(/cannot be reached right now.*saved/) as unknown });
+    expect(ending).toEqual({ status: 'SUSPENDED', suspendedFor: 'unreachable' });
+    expect(told(ending).message).toMatch(/cannot be reached right now.*saved/);
   });
 
   it.each([
@@ -148,7 +150,8 @@ describe('the turn engine against a real store, real tools and the fake model', 
     fake.enqueue(step);
     const { turn, lease, durability } = await harness.admit('m-1', 'hi');
     const ending = await runToCompletion(harness.recoveryClock, runTurn(turn, { kind: 'fresh' }, durability, harness.deps));
-    expect(ending).toEqual({ status: 'TERMINAL_FAILED', message: expect.stringMatching(said) as unknown });
+    expect(ending).toEqual({ status: 'TERMINAL_FAILED', reason });
+    expect(told(ending).message).toMatch(said);
     expect(fake.requests).toHaveLength(1);
     expect(await store.getTurn(lease.turnId)).toMatchObject({ status: 'TERMINAL_FAILED', failureReason: reason });
   });
@@ -158,7 +161,7 @@ describe('the turn engine against a real store, real tools and the fake model', 
     target.reply({ status: 503, body: 'busy' });
     fake.enqueue(chatToolCalls([{ id: 'c1', name: 'charge', args: '{"cents":500}' }]), chatText('Charged.'));
     const { turn, lease, durability } = await charging.admit('m-1', 'charge 5');
-    expect((await runToCompletion(charging.recoveryClock, runTurn(turn, { kind: 'fresh' }, durability, charging.deps))).message).toBe('Charged.');
+    expect(told(await runToCompletion(charging.recoveryClock, runTurn(turn, { kind: 'fresh' }, durability, charging.deps))).message).toBe('Charged.');
     const keys = target.requests.map((r) => r.headers['idempotency-key']);
     expect(keys).toHaveLength(2);
     // Present and the op's own key, so that "the same key" cannot be two missing ones.
@@ -201,7 +204,7 @@ describe('the turn engine against a real store, real tools and the fake model', 
     fake.enqueue(chatToolCalls([{ id: 's1', name: 'slow_note', args: '{"text":"a"}' }]), chatText('Saved, slowly.'));
     const { turn, lease, durability } = await slow.admit('m-1', 'note a, slowly');
     const ending = await runToCompletion(slow.recoveryClock, runTurn(turn, { kind: 'fresh' }, durability, slow.deps));
-    expect(ending).toEqual({ status: 'TERMINAL_COMPLETED', message: 'Saved, slowly.' });
+    expect(ending).toEqual({ status: 'TERMINAL_COMPLETED', reply: 'Saved, slowly.' });
     expect((await store.listOps(lease.turnId)).map((op) => op.state)).toEqual(['APPLIED']);
   });
 });

@@ -80,7 +80,7 @@ describe('a turn whose message has attachments, against a real store and the rea
     fake.enqueue(chatText('A cat.'));
     const after = engineHarness(second.store, clock, fake, config);
     const ending = await runToCompletion(after.recoveryClock, runTurn(restored.turn, { kind: 'resumed', log: restored.log }, storeDurability(second.store, claim.lease), after.deps));
-    expect(ending).toEqual({ status: 'TERMINAL_COMPLETED', message: 'A cat.' });
+    expect(ending).toEqual({ status: 'TERMINAL_COMPLETED', reply: 'A cat.' });
     expect(userMessagesOf(fake.requests[0]?.body)).toEqual([expected]);
     await second.store.close();
   });

@@ -36,7 +36,7 @@ describe('a turn whose lease another owner took while the model answered', () =>
       // Another process's start-up sweep takes every ACTIVE turn, this one included.
       await store.sweepOnStartup();
       release.resolve();
-      expect(await ending).toEqual({ status: 'untouched', message: undefined });
+      expect(await ending).toEqual({ status: 'untouched' });
       expect((await store.getTurn(lease.turnId))?.status).toBe('SUSPENDED');
       expect(await store.listOps(lease.turnId)).toEqual([]);
       expect(await store.listPendingReplies()).toEqual([]);

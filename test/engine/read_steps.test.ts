@@ -39,7 +39,7 @@ describe('a step of reads is stored in two commits (DESIGN §7.3)', () => {
     const measured = meteredTurnStore(store, metrics, parts.current.clock);
     const { turn, lease } = await harness.admit('m-1', 'look up and note milk and bread');
     const ending = await runToCompletion(harness.recoveryClock, runTurn(turn, { kind: 'fresh' }, storeDurability(measured, lease), harness.deps));
-    expect(ending).toEqual({ status: 'TERMINAL_COMPLETED', message: 'Done.' });
+    expect(ending).toEqual({ status: 'TERMINAL_COMPLETED', reply: 'Done.' });
     return { commits: await commitsOf(metrics), metrics };
   }
 
@@ -64,7 +64,7 @@ describe('a step of reads is stored in two commits (DESIGN §7.3)', () => {
       ['r1', 'APPLIED', 'ok'],
       ['r2', 'APPLIED', 'ok'],
     ]);
-    // Around the step: a deadline for each generation, the final reply logged, the completion (4); the step's own two: WI-1, and WI-4 with the settlements.
+    // Around the step: a deadline for each generation, the final reply logged, the completion (4); the step's own two: intent recorded, and step checkpointed with the settlements.
     expect(await commitsOf(metrics)).toBe(4 + 2);
     expect(sampleValue(await metrics.registry.metrics(), 'holdfast_tool_calls_total', { tool: 'lookup', effect: 'read', outcome: 'applied' })).toBe(2);
   });

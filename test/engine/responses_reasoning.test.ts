@@ -52,7 +52,7 @@ describe('OpenAI Responses reasoning across tool steps', { timeout: 60_000 }, ()
     const harness = engineHarness(store, clock, fake, config, 'openai-responses');
     script();
     const { turn, durability } = await harness.admit('m-1', QUESTION);
-    expect(await runToCompletion(harness.recoveryClock, runTurn(turn, { kind: 'fresh' }, durability, harness.deps))).toEqual({ status: 'TERMINAL_COMPLETED', message: REPLY });
+    expect(await runToCompletion(harness.recoveryClock, runTurn(turn, { kind: 'fresh' }, durability, harness.deps))).toEqual({ status: 'TERMINAL_COMPLETED', reply: REPLY });
     await store.close();
 
     expect(fake.requests.map((request) => (request.body as { include?: unknown }).include)).toEqual([['reasoning.encrypted_content'], ['reasoning.encrypted_content']]);
@@ -92,7 +92,7 @@ describe('OpenAI Responses reasoning across tool steps', { timeout: 60_000 }, ()
       const ending = await runToCompletion(after.recoveryClock, runTurn(restored.turn, { kind: 'resumed', log: restored.log }, storeDurability(second.store, claim.lease), after.deps));
       await second.store.close();
 
-      expect(ending).toEqual({ status: 'TERMINAL_COMPLETED', message: REPLY });
+      expect(ending).toEqual({ status: 'TERMINAL_COMPLETED', reply: REPLY });
       expect(fake.requests).toHaveLength(2);
       expect(inputOf(fake.requests[1]).slice(1, 3)).toEqual([REASONING_ITEM, { type: 'function_call', call_id: 'call_lookup', name: 'lookup', arguments: '{"word":"milk"}' }]);
     });

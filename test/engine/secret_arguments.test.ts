@@ -10,7 +10,7 @@ import { runTurn } from '../../src/engine/run_turn.js';
 import type { TurnEnding } from '../../src/engine/terminal_writer.js';
 import { deriveCatalog } from '../../src/tools/catalog.js';
 import type { OpRecord } from '../../src/turn_state/ledger_types.js';
-import { engineHarness, targetToolsConfig } from '../support/engine_harness.js';
+import { engineHarness, targetToolsConfig, told } from '../support/engine_harness.js';
 import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
 import { FakeLLMServer } from '../support/fake_llm/server.js';
 import { ManualClock } from '../support/manual_clock.js';
@@ -91,7 +91,7 @@ describe('a tool runs with the arguments the model gave; only the stored copy is
     const { turn, lease, durability } = await harness.admit('m-1', 'send the weekly figures, then log in as ada');
     const ending = await runToCompletion(harness.recoveryClock, runTurn(turn, { kind: 'fresh' }, durability, harness.deps));
 
-    expect(ending).toEqual({ status: 'TERMINAL_COMPLETED', message: 'Both reports are sent.' });
+    expect(ending).toEqual({ status: 'TERMINAL_COMPLETED', reply: 'Both reports are sent.' });
     expect(target.requests.map((r) => JSON.parse(r.body) as unknown)).toEqual([KEYED, LOGIN]);
     expect(toolResults(1).map((m) => m.content)).toEqual(['ok', 'ok']);
     const stored = await store.listOps(lease.turnId);
@@ -141,7 +141,7 @@ describe('a tool runs with the arguments the model gave; only the stored copy is
     );
     const { ending, ops } = await killAndResume('after_wi1');
 
-    expect(ending).toEqual({ status: 'TERMINAL_COMPLETED', message: 'The note is saved; I will send the report again.' });
+    expect(ending).toEqual({ status: 'TERMINAL_COMPLETED', reply: 'The note is saved; I will send the report again.' });
     // The call with nothing scrubbed out still runs; the other never reaches its endpoint.
     expect(target.requests.map((r) => [r.path, r.body])).toEqual([['/notes', '{"text":"buy milk"}']]);
     expect(toolResults(1)).toEqual([
@@ -158,7 +158,7 @@ describe('a tool runs with the arguments the model gave; only the stored copy is
     fake.enqueue(chatToolCalls([{ id: 'r1', name: 'lookup_private', args: JSON.stringify({ word: 'milk', token: API_KEY }) }]), chatText('Ask me again to look it up.'));
     const { ending } = await killAndResume('after_tool');
 
-    expect(ending).toEqual({ status: 'TERMINAL_COMPLETED', message: 'Ask me again to look it up.' });
+    expect(ending).toEqual({ status: 'TERMINAL_COMPLETED', reply: 'Ask me again to look it up.' });
     expect(target.requests.map((r) => r.path)).toEqual([`/private?word=milk&token=${API_KEY}`]);
     expect(toolResults(1)).toEqual([{ role: 'tool', tool_call_id: 'r1', content: expect.stringMatching(/^Error: not run again: .*arguments held secrets/) as unknown }]);
   });
@@ -168,7 +168,7 @@ describe('a tool runs with the arguments the model gave; only the stored copy is
     const { ending, ops } = await killAndResume('after_tool');
 
     expect(ending.status).toBe('AWAITING_RESOLUTION');
-    expect(ending.message).toMatch(/cannot tell whether `pay` \(call p1\) took effect/);
+    expect(told(ending).message).toMatch(/cannot tell whether `pay` \(call p1\) took effect/);
     expect(target.requests.map((r) => JSON.parse(r.body) as unknown)).toEqual([{ cents: 500, api_key: API_KEY }]);
     expect(ops.map((op) => op.state)).toEqual(['MANUAL_RESOLUTION_REQUIRED']);
     expect(fake.requests).toHaveLength(1);

@@ -51,7 +51,7 @@ describe('which model wrote each step of a turn with a fallback model (DESIGN §
 
     const ending = await runToCompletion(harness.recoveryClock, runTurn(turn, { kind: 'fresh' }, durability, deps));
 
-    expect(ending).toEqual({ status: 'TERMINAL_COMPLETED', message: 'Milk is a drink.', writtenBy: { model: 'test-model', fallback: false } });
+    expect(ending).toEqual({ status: 'TERMINAL_COMPLETED', reply: 'Milk is a drink.', writtenBy: { model: 'test-model', fallback: false } });
     expect(fallbackServer.requests).toHaveLength(0);
     await store.close();
   });
@@ -64,7 +64,7 @@ describe('which model wrote each step of a turn with a fallback model (DESIGN §
 
     const ending = await runToCompletion(harness.recoveryClock, runTurn(turn, { kind: 'fresh' }, durability, deps));
 
-    expect(ending).toEqual({ status: 'TERMINAL_COMPLETED', message: 'Milk is a drink.', writtenBy: { model: 'local-llama', fallback: true } });
+    expect(ending).toEqual({ status: 'TERMINAL_COMPLETED', reply: 'Milk is a drink.', writtenBy: { model: 'local-llama', fallback: true } });
     expect(turn.model).toBe('local-llama');
     expect(target.requests.map((request) => request.path)).toEqual(['/lookup/milk']);
     await store.close();
@@ -92,7 +92,7 @@ describe('which model wrote each step of a turn with a fallback model (DESIGN §
 
     const ending = await runToCompletion(second.harness.recoveryClock, runTurn(restored.turn, { kind: 'resumed', log: restored.log }, storeDurability(second.store, claim.lease), second.deps));
 
-    expect(ending).toEqual({ status: 'TERMINAL_COMPLETED', message: 'Milk is a drink.', writtenBy: { model: 'local-llama', fallback: true } });
+    expect(ending).toEqual({ status: 'TERMINAL_COMPLETED', reply: 'Milk is a drink.', writtenBy: { model: 'local-llama', fallback: true } });
     expect(primaryServer.requests.length + fallbackServer.requests.length).toBe(requestsBefore);
     await second.store.close();
   });

@@ -338,7 +338,7 @@ describe('validateTranscript', () => {
     ]);
   });
 
-  it('accepts unanswered calls in the last assistant message: a turn can stop between WI-1 and its results', () => {
+  it('accepts unanswered calls in the last assistant message: a turn can stop between intent recorded and its results', () => {
     expect(validateTranscript([user('hi'), calls('a'), results('a'), calls('b', 'c')])).toEqual([]);
     expect(validateTranscript([user('hi'), calls('b', 'c'), results('c')])).toEqual([]);
   });

@@ -35,7 +35,7 @@ describe('a call that ran is never left RUNNING when its outcome cannot be recor
     let failed = false;
     const run = await saveNote((move) => (move.to === 'APPLIED' && !failed ? ((failed = true), cannotEncode()) : undefined));
 
-    expect(run.ending).toEqual({ status: 'TERMINAL_COMPLETED', message: 'Saved.' });
+    expect(run.ending).toEqual({ status: 'TERMINAL_COMPLETED', reply: 'Saved.' });
     const standIn = `[the tool's answer (33 characters) could not be stored (Maximum call stack size exceeded); its first 500 characters follow]\n{"id":"note-7","text":"buy milk"}`;
     expect(run.ops.map((op) => [op.state, op.result])).toEqual([['APPLIED', standIn]]);
     const sent = parts.current.fake.requests[1]?.body as { messages: { role: string; content: unknown }[] };

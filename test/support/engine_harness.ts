@@ -5,6 +5,8 @@ import { newChatTurn, turnDefaults, userMessage } from '../../src/conversation/a
 import { initialCheckpoint } from '../../src/engine/fresh_turn.js';
 import type { ChatTurn } from '../../src/engine/chat_turn.js';
 import { storeDurability, type TurnDurability } from '../../src/engine/durability.js';
+import type { TurnEnding } from '../../src/engine/terminal_writer.js';
+import { endingNotice } from '../../src/conversation/notices/texts.js';
 import { NO_FAULTS } from '../../src/engine/fault_points.js';
 import type { RunDeps } from '../../src/engine/run_turn.js';
 import { ManualClock } from './manual_clock.js';
@@ -57,6 +59,13 @@ ${extra}`,
     'engine-test.yml',
     {},
   );
+}
+
+/** A turn's ending with what its requester reads: the reply, or the words of its notice; nothing for a fenced turn. */
+export function told(ending: TurnEnding): { readonly status: TurnEnding['status']; readonly message: string | undefined } {
+  if (ending.status === 'TERMINAL_COMPLETED') return { status: ending.status, message: ending.reply };
+  if (ending.status === 'untouched') return { status: ending.status, message: undefined };
+  return { status: ending.status, message: endingNotice(ending).text };
 }
 
 /** Durability as the program wires it when no store could open: the turn's writes keep nothing. */

@@ -23,7 +23,7 @@ export function* setRecoveryDeadline(lease: Lease, deadlineAt: number): Op<void>
   yield* bumpTurn(lease, yield* now(), 'set recovery deadline', 'recovery_deadline_at = @deadlineAt', { deadlineAt });
 }
 
-/** WI-1: the model's answer and one PREPARED op per proposed call, before any of them runs. */
+/** "Intent recorded": the model's answer and one PREPARED op per proposed call, before any of them runs. */
 export function* recordModelTurn(lease: Lease, record: ModelTurnRecord): Op<OpRecord[]> {
   validateIntents(record.intents);
   const at = yield* now();
@@ -32,12 +32,12 @@ export function* recordModelTurn(lease: Lease, record: ModelTurnRecord): Op<OpRe
   return yield* recordIntents(lease.turnId, record.step, record.intents, at);
 }
 
-/** One legal move of one op (WI-2, WI-3). */
+/** One legal move of one op ("call marked running", "call settled"). */
 export function* moveLeasedOp(lease: Lease, key: OpKey, move: OpMove): Op<OpRecord> {
   return yield* moveOp(lease, key, move, yield* now());
 }
 
-/** WI-4 and WI-5: the moves a read-only step kept, the rows to append and the loop state that covers them. */
+/** "Step checkpointed" and "guard checkpointed": the moves a read-only step kept, the rows to append and the loop state that covers them. */
 export function* checkpoint(lease: Lease, write: CheckpointWrite): Op<readonly OpRecord[]> {
   const at = yield* now();
   const settled: OpRecord[] = [];
