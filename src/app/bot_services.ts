@@ -1,5 +1,5 @@
 import type { FaultInjector } from '../engine/fault_points.js';
-import { Intake } from '../conversation/intake.js';
+import { Intake } from '../conversation/turns/intake.js';
 import type { MessageSource, ReplySink } from '../conversation/transport.js';
 import { isConfigError } from '../config/problems.js';
 import type { Config } from './config_schema.js';

@@ -1,7 +1,7 @@
 import type { Config } from './config_schema.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
-import { redactingSink } from '../conversation/redacting_sink.js';
+import { redactingSink } from '../conversation/notices/redacting_sink.js';
 import type { Transport } from '../conversation/transport.js';
 import type { FaultInjector } from '../engine/fault_points.js';
 import { intakeFor, type BotServices } from './bot_services.js';

@@ -1,5 +1,5 @@
 import type { ReplySink, ServedChannels } from '../conversation/transport.js';
-import { deliverPendingReplies } from '../conversation/reply_delivery.js';
+import { deliverPendingReplies } from '../conversation/turns/reply_delivery.js';
 import type { Logger } from '../core/logger.js';
 import type { BotServices } from './bot_services.js';
 import { tellInterrupted } from './interrupted_notices.js';

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { IdFactory } from '../core/ids.js';
-import { inboundFromText } from '../conversation/command_words.js';
+import { inboundFromText } from '../conversation/notices/channel_commands.js';
 import { everyChannelOf, type Transport } from '../conversation/transport.js';
 import { readConsoleLines } from './console_adapter.js';
 import { ConsoleScreen, type ConsoleOutput } from './console_screen.js';

@@ -3,6 +3,8 @@ import type { Tool } from '../tools/tool.js';
 import type { ConversationSettings } from './chat_settings.js';
 import type { OverrideSettings } from './overrides_settings.js';
 import type { MessagePlace } from './transport.js';
+import type { LLMProvider } from '../llm/provider.js';
+import type { ModelRoute } from '../recovery/model_route.js';
 
 /** The `overrides` entry in force somewhere, with its place in the list (1-based), as /status names it. */
 export interface AppliedOverride {
@@ -33,4 +35,23 @@ export function overrideLabel(applied: AppliedOverride): string {
 export function toolsOffered(tools: readonly Tool[], config: ConversationSettings, requester: Requester, channelId: string, here: AppliedOverride | undefined): Tool[] {
   const named = here?.override.tools;
   return permittedTools(named === undefined ? tools : tools.filter((tool) => named.includes(tool.name)), config.permissions, requester, channelId);
+}
+
+/** The configured models: the primary (`undefined` when none is configured) and its fallbacks, in order. */
+export interface ConfiguredModels {
+  readonly provider: LLMProvider | undefined;
+  readonly fallbacks?: readonly LLMProvider[];
+}
+
+/**
+ * The models a turn said where `here` applies may use, in the order they are tried (DESIGN
+ * §5.4): those the entry's `models` names, in its order, else every configured model, the
+ * primary first. `undefined` when no model is configured.
+ */
+export function modelsAt(models: ConfiguredModels, here: AppliedOverride | undefined): ModelRoute | undefined {
+  const { provider, fallbacks = [] } = models;
+  if (provider === undefined) return undefined;
+  const every = [provider, ...fallbacks];
+  const [first, ...rest] = here?.override.models?.flatMap((name) => every.filter((model) => model.model === name)) ?? every;
+  return first === undefined ? [provider, ...fallbacks] : [first, ...rest];
 }

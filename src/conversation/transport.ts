@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { TurnStatus } from '../turn_state/turn_types.js';
-import type { MessageAttachment } from './message_attachment.js';
+import type { MessageAttachment } from './history/message_attachment.js';
 import { marked } from '../core/marked.js';
 
 /**
@@ -222,4 +222,14 @@ export interface Transport extends ServedChannels {
 /** The digest a turn keeps of its message's text, to notice an edit before a resume. */
 export function messageDigest(text: string): string {
   return createHash('sha256').update(text).digest('hex');
+}
+
+/** Posts a notice in `message`'s channel, as an answer to it. */
+export function postNotice(sink: ReplySink, message: InboundMessage, turn: string | null, notice: NoticeKind, text: string): void {
+  sink.post({ type: 'message', channelId: message.channelId, inReplyTo: message.messageId, turn, kind: 'notice', notice, text });
+}
+
+/** The conversation a message belongs to: one per channel of each transport. */
+export function channelKey(message: Pick<InboundMessage, 'source' | 'channelId'>): string {
+  return `${message.source}:${message.channelId}`;
 }

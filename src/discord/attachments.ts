@@ -1,6 +1,5 @@
 import type { InboundMessage } from '../conversation/transport.js';
-import type { AttachmentSkipReason, ImageMediaType, MessageAttachment } from '../conversation/message_attachment.js';
-import { isImageMediaType } from '../conversation/message_attachment.js';
+import { type AttachmentSkipReason, type ImageMediaType, isImageMediaType, type MessageAttachment } from '../conversation/history/message_attachment.js';
 import type { DiscordSettings } from './discord_settings.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';

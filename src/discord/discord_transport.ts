@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { Client, Events, GatewayCloseCodes, GatewayIntentBits, Options, Partials, Status, type Message, type OmitPartialGroupDMChannel, type PartialMessage } from 'discord.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
-import { inboundFromText } from '../conversation/command_words.js';
+import { inboundFromText } from '../conversation/notices/channel_commands.js';
 import type { Inbound, InboundMessage, MessageChange, Transport } from '../conversation/transport.js';
 import { speakerOf, type AccessPolicy } from './access_policy.js';
 import { attachmentSettings, withAttachments } from './attachments.js';

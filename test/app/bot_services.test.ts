@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openBotServices, type BotServices } from '../../src/app/bot_services.js';
 import { configSchema } from '../../src/app/config_schema.js';
-import { loadHistory, SUMMARY_PREFIX } from '../../src/conversation/history_policy.js';
+import { loadHistory, SUMMARY_PREFIX } from '../../src/conversation/history/history_policy.js';
 import { ManualClock } from '../support/manual_clock.js';
 import { NO_SECRETS } from '../../src/core/secret_values.js';
 import type { MemoryStore } from '../../src/turn_state/memory_store.js';

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { giveVerdict } from '../../src/conversation/operator_actions.js';
+import { giveVerdict } from '../../src/conversation/operators/operator_actions.js';
 import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
 import type { FakeLLMServer } from '../support/fake_llm/server.js';
 import { ManualClock } from '../support/manual_clock.js';

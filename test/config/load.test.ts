@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { loadConfig, parseConfigText } from '../../src/app/config_schema.js';
+import { configSchema, loadConfig, parseConfigText } from '../../src/app/config_schema.js';
 import { resolveConfigSource } from '../../src/config/load.js';
 import { formatConfigProblem, isConfigError, type ConfigProblem } from '../../src/config/problems.js';
-import { configSchema } from '../../src/app/config_schema.js';
 import { useTempDir } from '../support/temp_dir.js';
 
 function problemsOf(run: () => unknown): ConfigProblem[] {

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { inboundFromText } from '../../src/conversation/command_words.js';
+import { inboundFromText } from '../../src/conversation/notices/channel_commands.js';
 import type { ConversationDeps } from '../../src/conversation/conversation_deps.js';
-import { Intake } from '../../src/conversation/intake.js';
+import { Intake } from '../../src/conversation/turns/intake.js';
 import type { IdFactory } from '../../src/core/ids.js';
 import { deferred } from '../support/deferred.js';
 import { CHAT_DONE, chatChunk, chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';

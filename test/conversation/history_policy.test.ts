@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { fitHistoryToBudget, loadHistory, SUMMARY_PREFIX, type Summarizer } from '../../src/conversation/history_policy.js';
+import { fitHistoryToBudget, loadHistory, SUMMARY_PREFIX, type Summarizer } from '../../src/conversation/history/history_policy.js';
 import type { Message } from '../../src/llm/protocol.js';
 import type { HistoryRole, HistoryStore } from '../../src/turn_state/history_store.js';
 import { deferred } from '../support/deferred.js';

@@ -1,9 +1,9 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { inboundFromText } from '../../src/conversation/command_words.js';
+import { inboundFromText } from '../../src/conversation/notices/channel_commands.js';
 import type { ConversationDeps } from '../../src/conversation/conversation_deps.js';
-import { Intake } from '../../src/conversation/intake.js';
+import { Intake } from '../../src/conversation/turns/intake.js';
 import { everyChannelOf } from '../../src/conversation/transport.js';
 import type { HistoryStore } from '../../src/turn_state/history_store.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';

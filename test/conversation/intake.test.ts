@@ -1,9 +1,9 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { loadHistory } from '../../src/conversation/history_policy.js';
+import { loadHistory } from '../../src/conversation/history/history_policy.js';
 import type { HistoryStore } from '../../src/turn_state/history_store.js';
 import type { ConversationDeps } from '../../src/conversation/conversation_deps.js';
-import { inboundFromText } from '../../src/conversation/command_words.js';
-import { Intake } from '../../src/conversation/intake.js';
+import { inboundFromText } from '../../src/conversation/notices/channel_commands.js';
+import { Intake } from '../../src/conversation/turns/intake.js';
 import type { InboundMessage } from '../../src/conversation/transport.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';
 import { chatText } from '../support/fake_llm/openai_chat.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { inboundFromText } from '../../src/conversation/command_words.js';
-import { loadHistory } from '../../src/conversation/history_policy.js';
-import { Intake } from '../../src/conversation/intake.js';
+import { inboundFromText } from '../../src/conversation/notices/channel_commands.js';
+import { loadHistory } from '../../src/conversation/history/history_policy.js';
+import { Intake } from '../../src/conversation/turns/intake.js';
 import { chatText } from '../support/fake_llm/openai_chat.js';
 import { useConversationHarness } from '../support/conversation_harness.js';
 import { storedTurn } from '../support/stored_rows.js';

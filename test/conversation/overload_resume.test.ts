@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { inboundFromText } from '../../src/conversation/command_words.js';
+import { inboundFromText } from '../../src/conversation/notices/channel_commands.js';
 import type { ConversationDeps } from '../../src/conversation/conversation_deps.js';
-import { Intake } from '../../src/conversation/intake.js';
+import { Intake } from '../../src/conversation/turns/intake.js';
 import type { InboundMessage } from '../../src/conversation/transport.js';
 import type { ModelCapacityBreaker } from '../../src/recovery/capacity_breaker.js';
 import { useConversationHarness } from '../support/conversation_harness.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redactingSink } from '../../src/conversation/redacting_sink.js';
+import { redactingSink } from '../../src/conversation/notices/redacting_sink.js';
 import { NO_SECRETS, SecretValues } from '../../src/core/secret_values.js';
 import { recordingSink, type SeenEvent } from '../support/recording_sink.js';
 

@@ -2,7 +2,7 @@ import { noTurnStore } from '../../src/turn_state/no_store.js';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { everyChannelOf, ReplyUndeliverable, type FinalReply, type ReplySink } from '../../src/conversation/transport.js';
-import { deliverPendingReplies, deliverReply } from '../../src/conversation/reply_delivery.js';
+import { deliverPendingReplies, deliverReply } from '../../src/conversation/turns/reply_delivery.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';
 import { useTempDir } from '../support/temp_dir.js';
 import { admissionFor, admitNew, openTestStore } from '../support/turn_store.js';

@@ -1,9 +1,9 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { inboundFromText } from '../../src/conversation/command_words.js';
-import { giveVerdict } from '../../src/conversation/operator_actions.js';
-import { Intake } from '../../src/conversation/intake.js';
+import { inboundFromText } from '../../src/conversation/notices/channel_commands.js';
+import { giveVerdict } from '../../src/conversation/operators/operator_actions.js';
+import { Intake } from '../../src/conversation/turns/intake.js';
 import type { ConversationDeps } from '../../src/conversation/conversation_deps.js';
 import type { InboundMessage } from '../../src/conversation/transport.js';
 import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';

@@ -1,13 +1,13 @@
 import { told } from '../support/engine_harness.js';
 import BetterSqlite3 from 'better-sqlite3';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { loadHistory } from '../../src/conversation/history_policy.js';
+import { loadHistory } from '../../src/conversation/history/history_policy.js';
 import type { HistoryStore } from '../../src/turn_state/history_store.js';
 import type { ConversationDeps } from '../../src/conversation/conversation_deps.js';
-import { inboundFromText } from '../../src/conversation/command_words.js';
-import { Intake } from '../../src/conversation/intake.js';
+import { inboundFromText } from '../../src/conversation/notices/channel_commands.js';
+import { Intake } from '../../src/conversation/turns/intake.js';
 import { messageDigest, type InboundMessage } from '../../src/conversation/transport.js';
-import { resumeCommand } from '../../src/conversation/resume.js';
+import { resumeCommand } from '../../src/conversation/turns/resume.js';
 import { NO_FAULTS } from '../../src/engine/fault_points.js';
 import { type ManualClock } from '../support/manual_clock.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';

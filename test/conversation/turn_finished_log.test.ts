@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { inboundFromText } from '../../src/conversation/command_words.js';
+import { inboundFromText } from '../../src/conversation/notices/channel_commands.js';
 import type { ConversationDeps } from '../../src/conversation/conversation_deps.js';
-import { Intake } from '../../src/conversation/intake.js';
+import { Intake } from '../../src/conversation/turns/intake.js';
 import { anthropicText, anthropicToolUse } from '../support/fake_llm/anthropic.js';
 import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
 import { llmConfig, testProvider } from '../support/fake_llm/provider.js';

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { inboundFromText } from '../../src/conversation/command_words.js';
-import { Intake } from '../../src/conversation/intake.js';
+import { inboundFromText } from '../../src/conversation/notices/channel_commands.js';
+import { Intake } from '../../src/conversation/turns/intake.js';
 import { chargeToolYaml } from '../support/engine_harness.js';
 import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
 import type { FakeLLMServer } from '../support/fake_llm/server.js';

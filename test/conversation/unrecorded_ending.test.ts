@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { inboundFromText } from '../../src/conversation/command_words.js';
-import { Intake } from '../../src/conversation/intake.js';
+import { inboundFromText } from '../../src/conversation/notices/channel_commands.js';
+import { Intake } from '../../src/conversation/turns/intake.js';
 import { chatText } from '../support/fake_llm/openai_chat.js';
 import { sse } from '../support/fake_llm/server.js';
 import { useConversationHarness } from '../support/conversation_harness.js';

@@ -1,9 +1,9 @@
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { admitMessage } from '../../src/conversation/admission.js';
+import { admitMessage } from '../../src/conversation/turns/admission.js';
 import { messageDigest, type InboundMessage } from '../../src/conversation/transport.js';
-import type { MessageAttachment } from '../../src/conversation/message_attachment.js';
-import { userContent } from '../../src/conversation/user_content.js';
+import type { MessageAttachment } from '../../src/conversation/history/message_attachment.js';
+import { userContent } from '../../src/conversation/history/user_content.js';
 import { parseConfigText } from '../../src/app/config_schema.js';
 import type { ContentBlock, Message } from '../../src/llm/protocol.js';
 import { deriveCatalog } from '../../src/tools/catalog.js';

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { discordConfigYaml, heldAnswer, replyTo, say, userMessagesOf } from '../support/discord_bot.js';
-import type { InProcessBot } from '../support/discord_bot.js';
+import { discordConfigYaml, heldAnswer, type InProcessBot, replyTo, say, userMessagesOf } from '../support/discord_bot.js';
 import { useDiscordWorld } from '../support/discord_world.js';
 import { deferred } from '../support/deferred.js';
 import { chatText } from '../support/fake_llm/openai_chat.js';

@@ -1,7 +1,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { turnDefaults } from '../../src/conversation/admission.js';
+import { turnDefaults } from '../../src/conversation/turns/admission.js';
 import { restoreFromLog } from '../../src/engine/restore_from_log.js';
 import { storeDurability } from '../../src/engine/durability.js';
 import { GUARD_TEXT } from '../../src/engine/guard_messages.js';

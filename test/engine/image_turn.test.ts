@@ -1,14 +1,13 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { newChatTurn, turnDefaults, userMessage } from '../../src/conversation/admission.js';
+import { newChatTurn, turnDefaults, userMessage } from '../../src/conversation/turns/admission.js';
 import { initialCheckpoint } from '../../src/engine/fresh_turn.js';
 import { restoreFromLog } from '../../src/engine/restore_from_log.js';
 import { storeDurability } from '../../src/engine/durability.js';
-import type { MessageAttachment } from '../../src/conversation/message_attachment.js';
+import type { MessageAttachment } from '../../src/conversation/history/message_attachment.js';
 import { runTurn } from '../../src/engine/run_turn.js';
-import { parseConfigText } from '../../src/app/config_schema.js';
-import type { Config } from '../../src/app/config_schema.js';
+import { type Config, parseConfigText } from '../../src/app/config_schema.js';
 import { ManualClock } from '../support/manual_clock.js';
 import { deriveCatalog } from '../../src/tools/catalog.js';
 import { engineHarness } from '../support/engine_harness.js';

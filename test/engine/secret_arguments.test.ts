@@ -2,7 +2,7 @@ import { dirname } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/app/config_schema.js';
-import { turnDefaults } from '../../src/conversation/admission.js';
+import { turnDefaults } from '../../src/conversation/turns/admission.js';
 import { storeDurability } from '../../src/engine/durability.js';
 import { isSimulatedCrash, stopAt, type FaultPoint } from '../../src/engine/fault_points.js';
 import { restoreFromLog } from '../../src/engine/restore_from_log.js';

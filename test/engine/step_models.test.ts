@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { turnDefaults } from '../../src/conversation/admission.js';
+import { turnDefaults } from '../../src/conversation/turns/admission.js';
 import { storeDurability } from '../../src/engine/durability.js';
 import { isSimulatedCrash, stopAt } from '../../src/engine/fault_points.js';
 import { restoreFromLog } from '../../src/engine/restore_from_log.js';

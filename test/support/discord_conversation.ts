@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import type { ConversationDeps } from '../../src/conversation/conversation_deps.js';
-import { Intake } from '../../src/conversation/intake.js';
+import { Intake } from '../../src/conversation/turns/intake.js';
 import type { MessageSource, ReplySink, Transport } from '../../src/conversation/transport.js';
 import { AccessPolicy } from '../../src/discord/access_policy.js';
 import { accessSection } from '../../src/discord/access_settings.js';

@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { afterEach, beforeEach } from 'vitest';
 import { parseConfigText, type Config } from '../../src/app/config_schema.js';
-import { newChatTurn, turnDefaults, userMessage } from '../../src/conversation/admission.js';
+import { newChatTurn, turnDefaults, userMessage } from '../../src/conversation/turns/admission.js';
 import { initialCheckpoint } from '../../src/engine/fresh_turn.js';
 import type { ChatTurn } from '../../src/engine/chat_turn.js';
 import { storeDurability, type TurnDurability } from '../../src/engine/durability.js';

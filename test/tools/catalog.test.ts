@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseConfigText } from '../../src/app/config_schema.js';
-import type { Config } from '../../src/app/config_schema.js';
+import { type Config, parseConfigText } from '../../src/app/config_schema.js';
 import { collectResponse } from '../../src/llm/provider.js';
 import { deriveCatalog, toolDefinitions } from '../../src/tools/catalog.js';
 import type { MemoryStore } from '../../src/turn_state/memory_store.js';

@@ -1,8 +1,7 @@
 import { join } from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GroupCommit } from '../../src/turn_state/sqlite/group_commit.js';
-import { walSyncOf, type WalSync } from '../../src/turn_state/sqlite/group_commit.js';
+import { GroupCommit, type WalSync, walSyncOf } from '../../src/turn_state/sqlite/group_commit.js';
 import { deferred } from '../support/deferred.js';
 import { useTempDir } from '../support/temp_dir.js';
 

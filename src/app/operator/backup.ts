@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { causeOf } from '../../turn_state/errors.js';
-import { isBackupWithOwnToolsError } from '../../turn_state/errors.js';
+import { causeOf, isBackupWithOwnToolsError } from '../../turn_state/errors.js';
 import { EXIT, type ExitStatus } from '../exit_status.js';
 import type { OperatorContext } from './operator_context.js';
 

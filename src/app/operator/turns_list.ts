@@ -1,4 +1,4 @@
-import { turnsToShow } from '../../conversation/operator_actions.js';
+import { turnsToShow } from '../../conversation/operators/operator_actions.js';
 import { shortTurnId } from '../../engine/call_label.js';
 import type { TurnFilter, TurnOverview } from '../../turn_state/operator_store.js';
 import type { TurnStatus } from '../../turn_state/turn_types.js';

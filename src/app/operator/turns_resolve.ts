@@ -1,6 +1,6 @@
 import { userInfo } from 'node:os';
-import { giveVerdict } from '../../conversation/operator_actions.js';
-import { verdictPhrase } from '../../conversation/resolution_notices.js';
+import { giveVerdict } from '../../conversation/operators/operator_actions.js';
+import { verdictPhrase } from '../../conversation/operators/resolution_notices.js';
 import { ledgerCallLabel, shortTurnId } from '../../engine/call_label.js';
 import { EXIT, type ExitStatus } from '../exit_status.js';
 import type { OperatorContext } from './operator_context.js';

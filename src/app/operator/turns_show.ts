@@ -1,4 +1,4 @@
-import { findTurn } from '../../conversation/operator_actions.js';
+import { findTurn } from '../../conversation/operators/operator_actions.js';
 import { ledgerCallLabel, shortTurnId } from '../../engine/call_label.js';
 import type { OpRecord } from '../../turn_state/ledger_types.js';
 import type { ReplyDelivery, TurnDetail } from '../../turn_state/operator_store.js';

@@ -1,5 +1,4 @@
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HoldfastMetrics } from '../../../src/app/metrics/holdfast_metrics.js';
 import { isMetricsListenError, startMetricsServer, type MetricsServer } from '../../../src/app/metrics/metrics_server.js';

@@ -13,7 +13,7 @@ export type { Harness, MakeHarness } from './harness.js';
 
 /**
  * The behaviour every `TurnStore` must show (DESIGN §6–§8, §10), written against the interface
- * alone so that the SQLite store and a later PostgreSQL store answer to the same tests. Each
+ * alone so that the SQLite and the PostgreSQL backends answer to the same tests. Each
  * test gets a fresh store from `makeHarness` on a fresh manual clock.
  */
 export function describeTurnStoreContract(name: string, makeHarness: MakeHarness): void {

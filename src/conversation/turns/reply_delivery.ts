@@ -1,7 +1,7 @@
-import type { Logger } from '../core/logger.js';
-import type { PendingReply, ReplyAuthor, ReplyProgress } from '../turn_state/reply_types.js';
-import type { ReplyStore } from '../turn_state/turn_store.js';
-import { isReplyUndeliverable, type FinalReply, type ReplySink, type ServedChannels } from './transport.js';
+import type { Logger } from '../../core/logger.js';
+import type { PendingReply, ReplyAuthor, ReplyProgress } from '../../turn_state/reply_types.js';
+import type { ReplyStore } from '../../turn_state/turn_store.js';
+import { isReplyUndeliverable, type FinalReply, type ReplySink, type ServedChannels } from '../transport.js';
 
 /** Where a final reply's delivery ended, for the caller's log and tests. */
 export type DeliveryResult = 'delivered' | 'pending' | 'abandoned';

@@ -1,7 +1,7 @@
-import { ledgerCallLabel } from '../engine/call_label.js';
-import type { OpRecord } from '../turn_state/ledger_types.js';
-import type { OperatorStore, TurnFilter, TurnOverview, VerdictOutcome, VerdictRefusal } from '../turn_state/operator_store.js';
-import type { TurnRecord, TurnStatus } from '../turn_state/turn_types.js';
+import { ledgerCallLabel } from '../../engine/call_label.js';
+import type { OpRecord } from '../../turn_state/ledger_types.js';
+import type { OperatorStore, TurnFilter, TurnOverview, VerdictOutcome, VerdictRefusal } from '../../turn_state/operator_store.js';
+import type { TurnRecord, TurnStatus } from '../../turn_state/turn_types.js';
 
 /** The statuses an operator is shown by default: turns that wait for someone (DESIGN §9.1). */
 export const ATTENTION_STATUSES: readonly TurnStatus[] = ['SUSPENDED', 'AWAITING_RESOLUTION'];

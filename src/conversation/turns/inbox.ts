@@ -1,9 +1,9 @@
-import { assertNever } from '../core/assert_never.js';
-import type { Logger } from '../core/logger.js';
-import type { AdmissionStore } from '../turn_state/turn_store.js';
-import { decodeInbound } from './inbound_codec.js';
-import { channelKey } from './notices.js';
-import type { InboundMessage, ServedChannels } from './transport.js';
+import { assertNever } from '../../core/assert_never.js';
+import type { Logger } from '../../core/logger.js';
+import type { AdmissionStore } from '../../turn_state/turn_store.js';
+import { channelKey, type InboundMessage, type MessagePlace, type ServedChannels } from '../transport.js';
+import { z } from 'zod';
+import { ATTACHMENT_SKIP_REASONS, IMAGE_MEDIA_TYPES, type MessageAttachment } from '../history/message_attachment.js';
 
 /**
  * Where a queued message is kept until its turn starts (DESIGN §8.1): in the store's inbox (which
@@ -100,4 +100,33 @@ export async function waitingMessages(store: AdmissionStore, channels: ServedCha
     waiting.push({ message, kept: { kind: 'inbox', id: entry.id }, acceptedAt: entry.acceptedAt });
   }
   return waiting;
+}
+
+const attachment = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('image'), name: z.string(), mediaType: z.enum(IMAGE_MEDIA_TYPES), data: z.string() }),
+  z.strictObject({ kind: z.literal('text'), name: z.string(), text: z.string() }),
+  z.strictObject({ kind: z.literal('skipped'), name: z.string(), reason: z.enum(ATTACHMENT_SKIP_REASONS), limitBytes: z.int().nonnegative().exactOptional() }),
+]) satisfies z.ZodType<MessageAttachment>;
+
+const place = z.strictObject({
+  guildId: z.string().min(1).exactOptional(),
+  parentChannelId: z.string().min(1).exactOptional(),
+  categoryId: z.string().min(1).exactOptional(),
+}) satisfies z.ZodType<MessagePlace>;
+
+const inboundMessage = z.strictObject({
+  source: z.string().min(1),
+  channelId: z.string().min(1),
+  authorId: z.string(),
+  authorRoleIds: z.array(z.string()),
+  messageId: z.string().min(1),
+  text: z.string(),
+  attachments: z.array(attachment).exactOptional(),
+  place: place.exactOptional(),
+}) satisfies z.ZodType<InboundMessage>;
+
+/** The message an inbox entry holds, or `undefined` when the entry is not one this code wrote. */
+export function decodeInbound(stored: unknown): InboundMessage | undefined {
+  const parsed = inboundMessage.safeParse(stored);
+  return parsed.success ? parsed.data : undefined;
 }

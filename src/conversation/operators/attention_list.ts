@@ -1,8 +1,8 @@
-import { shortTurnId } from '../engine/call_label.js';
-import type { ReplyState } from '../turn_state/reply_types.js';
-import type { TurnRecord } from '../turn_state/turn_types.js';
-import type { ChannelScope } from './transport.js';
-import { TEXTS } from './notices/texts.js';
+import { shortTurnId } from '../../engine/call_label.js';
+import type { ReplyState } from '../../turn_state/reply_types.js';
+import type { TurnRecord } from '../../turn_state/turn_types.js';
+import type { ChannelScope } from '../transport.js';
+import { TEXTS } from '../notices/texts.js';
 
 /**
  * The longest answer an operator's command gives: one chat message. Discord's hold 2,000

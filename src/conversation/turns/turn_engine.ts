@@ -1,10 +1,9 @@
-import type { RunDeps } from '../engine/run_turn.js';
-import { TurnStats } from '../engine/turn_stats.js';
-import { modelsAt } from './channel_models.js';
-import { overrideAt } from './channel_overrides.js';
-import type { ConversationDeps } from './conversation_deps.js';
-import type { InboundMessage } from './transport.js';
-import { turnStoreTimings } from '../turn_state/store_options.js';
+import type { RunDeps } from '../../engine/run_turn.js';
+import { TurnStats } from '../../engine/turn_stats.js';
+import { modelsAt, overrideAt } from '../channel_overrides.js';
+import type { ConversationDeps } from '../conversation_deps.js';
+import type { InboundMessage } from '../transport.js';
+import { turnStoreTimings } from '../../turn_state/store_options.js';
 import { TurnPhase, waitingText } from './turn_phase.js';
 
 /** What one run of a turn used, when it began (monotonic), for its `turn finished` line, and where it stands. */

@@ -1,5 +1,5 @@
-import type { HistoryAttachment } from '../turn_state/history_store.js';
-import { assertNever } from '../core/assert_never.js';
+import type { HistoryAttachment } from '../../turn_state/history_store.js';
+import { assertNever } from '../../core/assert_never.js';
 import { ATTACHMENT_SKIP_REASONS, isImageMediaType, type AttachmentSkipReason, type MessageAttachment } from './message_attachment.js';
 
 /** What an image kept in history counts against `chat.history_max_chars`, whatever its size. */

@@ -1,7 +1,7 @@
-import { assertNever } from '../core/assert_never.js';
-import type { ToolActivity } from '../engine/batch_runner.js';
-import type { RecoveryEvent } from '../recovery/generate_with_recovery.js';
-import { spanText } from './notices/texts.js';
+import { assertNever } from '../../core/assert_never.js';
+import type { ToolActivity } from '../../engine/batch_runner.js';
+import type { RecoveryEvent } from '../../recovery/generate_with_recovery.js';
+import { spanText } from '../notices/texts.js';
 
 /** Where a running turn stands; times are monotonic milliseconds. */
 export type PhaseState =

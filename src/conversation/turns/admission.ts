@@ -1,18 +1,18 @@
-import type { ConversationSettings } from './chat_settings.js';
-import type { Logger } from '../core/logger.js';
-import type { ToolCatalog } from '../tools/catalog.js';
-import type { TurnStore } from '../turn_state/turn_store.js';
-import type { ChatTurn } from '../engine/chat_turn.js';
-import { freshChatTurn, initialCheckpoint, type TurnDefaults } from '../engine/fresh_turn.js';
-import type { Message } from '../llm/protocol.js';
-import { storeDurability, type TurnDurability } from '../engine/durability.js';
-import { messageDigest, type InboundMessage, type NoticeKind } from './transport.js';
-import type { MessageAttachment } from './message_attachment.js';
-import type { ReconstructedParts } from '../engine/turn_codec.js';
-import { userContent } from './user_content.js';
-import { awaitingAtAdmissionText, TEXTS } from './notices/texts.js';
-import { assertNever } from '../core/assert_never.js';
-import { overrideAt, toolsOffered, type AppliedOverride } from './channel_overrides.js';
+import type { ConversationSettings } from '../chat_settings.js';
+import type { Logger } from '../../core/logger.js';
+import type { ToolCatalog } from '../../tools/catalog.js';
+import type { TurnStore } from '../../turn_state/turn_store.js';
+import type { ChatTurn } from '../../engine/chat_turn.js';
+import { freshChatTurn, initialCheckpoint, type TurnDefaults } from '../../engine/fresh_turn.js';
+import type { Message } from '../../llm/protocol.js';
+import { storeDurability, type TurnDurability } from '../../engine/durability.js';
+import { messageDigest, type InboundMessage, type NoticeKind } from '../transport.js';
+import type { MessageAttachment } from '../history/message_attachment.js';
+import type { ReconstructedParts } from '../../engine/turn_codec.js';
+import { userContent } from '../history/user_content.js';
+import { awaitingAtAdmissionText, TEXTS } from '../notices/texts.js';
+import { assertNever } from '../../core/assert_never.js';
+import { overrideAt, toolsOffered, type AppliedOverride } from '../channel_overrides.js';
 
 export interface AdmissionDeps {
   readonly config: ConversationSettings;

@@ -1,6 +1,6 @@
-import { assertNever } from '../core/assert_never.js';
-import type { SecretValues, StreamRedactor } from '../core/secret_values.js';
-import type { BotEvent, ReplySink } from './transport.js';
+import { assertNever } from '../../core/assert_never.js';
+import type { SecretValues, StreamRedactor } from '../../core/secret_values.js';
+import type { BotEvent, ReplySink } from '../transport.js';
 
 /** A turn's streamed draft on its way out: where it goes, and what of it is held back. */
 interface Draft {

@@ -1,5 +1,5 @@
-import type { ModelCapacityBreaker } from '../recovery/capacity_breaker.js';
-import { whenAnyAdmits } from '../recovery/model_route.js';
+import type { ModelCapacityBreaker } from '../../recovery/capacity_breaker.js';
+import { whenAnyAdmits } from '../../recovery/model_route.js';
 
 /** What a waiter needs to know about the suspended turn it watches. */
 export interface AutoResumeTarget {

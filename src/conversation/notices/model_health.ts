@@ -1,8 +1,8 @@
-import { assertNever } from '../core/assert_never.js';
-import type { BreakerSnapshot } from '../recovery/capacity_breaker.js';
-import type { RecoveryRuntime } from '../recovery/generate_with_recovery.js';
-import { routeBreakers, type ModelRoute } from '../recovery/model_route.js';
-import { spanText, TEXTS, wallClockText } from './notices/texts.js';
+import { assertNever } from '../../core/assert_never.js';
+import type { BreakerSnapshot } from '../../recovery/capacity_breaker.js';
+import type { RecoveryRuntime } from '../../recovery/generate_with_recovery.js';
+import { routeBreakers, type ModelRoute } from '../../recovery/model_route.js';
+import { spanText, TEXTS, wallClockText } from './texts.js';
 
 /**
  * What `/status` says about the models and providers (DESIGN §5.2, §5.3, §5.4). With one model:

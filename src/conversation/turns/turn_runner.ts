@@ -1,25 +1,22 @@
-import { assertNever } from '../core/assert_never.js';
-import type { TurnEnding } from '../engine/terminal_writer.js';
-import { runTurn, type RunDeps } from '../engine/run_turn.js';
-import type { TurnRecord } from '../turn_state/turn_types.js';
+import { assertNever } from '../../core/assert_never.js';
+import { endTurn, type TurnEnding } from '../../engine/terminal_writer.js';
+import { runTurn, type RunDeps } from '../../engine/run_turn.js';
+import type { TurnRecord } from '../../turn_state/turn_types.js';
 import { admitMessage } from './admission.js';
-import type { HistoryFitting } from './history_fitting.js';
-import { loadHistory } from './history_policy.js';
-import type { ConversationDeps } from './conversation_deps.js';
-import { channelKey, postNotice } from './notices.js';
+import type { HistoryFitting } from '../history/history_fitting.js';
+import { loadHistory } from '../history/history_policy.js';
+import type { ConversationDeps } from '../conversation_deps.js';
+import { channelKey, type InboundMessage, type NoticeKind, postNotice } from '../transport.js';
 import { resumeCommand, resumeTurn, type ResumeAsker, type ResumeAttempt } from './resume.js';
-import { probeInFlightText, stillOverloadedText, TEXTS } from './notices/texts.js';
+import { probeInFlightText, stillOverloadedText, TEXTS } from '../notices/texts.js';
 import { deliverEnding } from './turn_ending.js';
-import type { InboundMessage, NoticeKind } from './transport.js';
 import { dropKept, inboxIdOf, type KeptMessage } from './inbox.js';
-import { endTurn } from '../engine/terminal_writer.js';
-import { ShutdownReason } from '../engine/shutdown_reason.js';
-import { outcomeOfError } from '../engine/turn_stop.js';
+import { ShutdownReason } from '../../engine/shutdown_reason.js';
+import { outcomeOfError } from '../../engine/turn_stop.js';
 import type { TurnPhase } from './turn_phase.js';
 import { engineDeps, newRunCounting, type RunCounting, type Streaming } from './turn_engine.js';
-import { earliestTry, routeBreakers } from '../recovery/model_route.js';
-import { modelsAt } from './channel_models.js';
-import { overrideAt } from './channel_overrides.js';
+import { earliestTry, routeBreakers } from '../../recovery/model_route.js';
+import { modelsAt, overrideAt } from '../channel_overrides.js';
 
 /** A turn in progress in a channel: whom it answers, how /stop reaches it, and where it stands since when (monotonic). */
 export interface RunningTurn {

@@ -1,22 +1,19 @@
-import { assertNever } from '../core/assert_never.js';
-import { ShutdownReason } from '../engine/shutdown_reason.js';
+import { assertNever } from '../../core/assert_never.js';
+import { ShutdownReason } from '../../engine/shutdown_reason.js';
 import { AutoResumer, type AutoResumeTarget } from './auto_resume.js';
 import { ChannelLanes } from './channel_lanes.js';
-import { followMessageChange } from './history_changes.js';
-import { HistoryFitting } from './history_fitting.js';
-import { statusCommand, stopCommand } from './channel_commands.js';
-import type { ConversationDeps } from './conversation_deps.js';
+import { followMessageChange } from '../history/history_changes.js';
+import { HistoryFitting } from '../history/history_fitting.js';
+import { statusCommand, stopCommand } from '../notices/channel_commands.js';
+import type { ConversationDeps } from '../conversation_deps.js';
 import { dropKept, KeptInOrder, waitingMessages, type WaitingMessage } from './inbox.js';
-import { rejectTooLong } from './message_length.js';
-import { channelKey, postNotice } from './notices.js';
-import { TEXTS, waitedTooLongText } from './notices/texts.js';
-import { turnStoreTimings } from '../turn_state/store_options.js';
-import { modelsAt } from './channel_models.js';
-import { overrideAt } from './channel_overrides.js';
-import { routeBreakers } from '../recovery/model_route.js';
-import { operatorCommand } from './operator_commands.js';
-import { postResolved, resolvedNotice } from './resolution_notices.js';
-import type { Inbound, InboundMessage, MessageChange, ServedChannels } from './transport.js';
+import { channelKey, type Inbound, type InboundMessage, type MessageChange, postNotice, type ServedChannels } from '../transport.js';
+import { TEXTS, tooLongText, waitedTooLongText } from '../notices/texts.js';
+import { turnStoreTimings } from '../../turn_state/store_options.js';
+import { modelsAt, overrideAt } from '../channel_overrides.js';
+import { routeBreakers } from '../../recovery/model_route.js';
+import { operatorCommand } from '../operators/operator_commands.js';
+import { postResolved, resolvedNotice } from '../operators/resolution_notices.js';
 import { TurnRunner, type TurnRun } from './turn_runner.js';
 
 /**
@@ -236,4 +233,17 @@ export class Intake {
 function withoutAttachments(message: InboundMessage): InboundMessage {
   const { attachments, ...rest } = message;
   return rest;
+}
+
+/**
+ * The bound on what one message may carry (`chat.max_message_chars`), checked before anything
+ * of it is kept or sent: a longer message is answered `rejected`, naming the limit, and goes no
+ * further. Its attachments do not count; they have their own limits.
+ */
+export function rejectTooLong(message: InboundMessage, deps: Pick<ConversationDeps, 'config' | 'sink' | 'logger'>): boolean {
+  const limit = deps.config.chat.max_message_chars;
+  if (message.text.length <= limit) return false;
+  deps.logger.info({ channel: message.channelId, message: message.messageId, chars: message.text.length, limit }, 'message rejected: longer than chat.max_message_chars');
+  postNotice(deps.sink, message, null, 'rejected', tooLongText(limit));
+  return true;
 }

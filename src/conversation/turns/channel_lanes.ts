@@ -1,5 +1,5 @@
-import type { Logger } from '../core/logger.js';
-import { KeyedSerialQueue } from '../core/keyed_queue.js';
+import type { Logger } from '../../core/logger.js';
+import { KeyedSerialQueue } from '../../core/keyed_queue.js';
 
 /**
  * One lane per channel: a channel runs one job at a time, later ones wait in order. Lanes of

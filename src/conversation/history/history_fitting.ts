@@ -1,11 +1,10 @@
-import type { Logger } from '../core/logger.js';
-import type { LLMProvider } from '../llm/provider.js';
-import type { RecoveryRuntime } from '../recovery/generate_with_recovery.js';
-import type { HistoryStore } from '../turn_state/history_store.js';
-import type { ConversationSettings } from './chat_settings.js';
-import { fitHistoryToBudget } from './history_policy.js';
-import { summarizeThrough } from './history_summary.js';
-import { modelsAt } from './channel_models.js';
+import type { Logger } from '../../core/logger.js';
+import type { LLMProvider } from '../../llm/provider.js';
+import type { RecoveryRuntime } from '../../recovery/generate_with_recovery.js';
+import type { HistoryStore } from '../../turn_state/history_store.js';
+import type { ConversationSettings } from '../chat_settings.js';
+import { fitHistoryToBudget, summarizeThrough } from './history_policy.js';
+import { modelsAt } from '../channel_overrides.js';
 
 export interface FittingDeps {
   readonly config: ConversationSettings;

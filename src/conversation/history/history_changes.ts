@@ -1,8 +1,7 @@
-import { assertNever } from '../core/assert_never.js';
-import type { Logger } from '../core/logger.js';
-import type { HistoryStore } from '../turn_state/history_store.js';
-import { channelKey } from './notices.js';
-import type { MessageChange } from './transport.js';
+import { assertNever } from '../../core/assert_never.js';
+import type { Logger } from '../../core/logger.js';
+import type { HistoryStore } from '../../turn_state/history_store.js';
+import { channelKey, type MessageChange } from '../transport.js';
 
 /**
  * Makes the channel's history follow an edit or a deletion of a user's message (DESIGN §1): an

@@ -1,15 +1,14 @@
-import { assertNever } from '../core/assert_never.js';
-import { ledgerCallLabel, shortTurnId } from '../engine/call_label.js';
-import { isAdmin } from '../tools/permissions.js';
-import type { OperatorStore } from '../turn_state/operator_store.js';
-import type { TurnRecord } from '../turn_state/turn_types.js';
+import { assertNever } from '../../core/assert_never.js';
+import { ledgerCallLabel, shortTurnId } from '../../engine/call_label.js';
+import { isAdmin } from '../../tools/permissions.js';
+import type { OperatorStore } from '../../turn_state/operator_store.js';
+import type { TurnRecord } from '../../turn_state/turn_types.js';
 import { attentionAnswer, type AttentionItem } from './attention_list.js';
-import type { ConversationDeps } from './conversation_deps.js';
-import { postNotice } from './notices.js';
-import { adminsOnlyText, notRecordedText, TEXTS } from './notices/texts.js';
+import type { ConversationDeps } from '../conversation_deps.js';
+import { type ChannelScope, type Inbound, type InboundMessage, postNotice } from '../transport.js';
+import { adminsOnlyText, notRecordedText, TEXTS } from '../notices/texts.js';
 import { verdictPhrase } from './resolution_notices.js';
 import { findTurn, giveVerdict, turnsToShow, type VerdictAttempt } from './operator_actions.js';
-import type { ChannelScope, Inbound, InboundMessage } from './transport.js';
 
 /** The admins' commands (DESIGN §9.1): list what needs attention, give a verdict. */
 export type OperatorCommand = Extract<Inbound, { readonly kind: 'turns' | 'resolve' }>;

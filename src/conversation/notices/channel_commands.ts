@@ -1,13 +1,11 @@
-import { isAdmin } from '../tools/permissions.js';
-import { overrideAt, overrideLabel } from './channel_overrides.js';
-import { modelsAt } from './channel_models.js';
-import type { ConversationDeps } from './conversation_deps.js';
+import { isAdmin } from '../../tools/permissions.js';
+import { modelsAt, overrideAt, overrideLabel } from '../channel_overrides.js';
+import type { ConversationDeps } from '../conversation_deps.js';
 import { modelHealthLines } from './model_health.js';
-import { channelKey, postNotice } from './notices.js';
+import { channelKey, type Inbound, type InboundMessage, postNotice } from '../transport.js';
 import { parkedCallLines, savedRequestLines } from './saved_requests.js';
-import { settingsHereText, stoppingText, TEXTS, workingText } from './notices/texts.js';
-import type { InboundMessage } from './transport.js';
-import type { RunningTurn } from './turn_runner.js';
+import { settingsHereText, stoppingText, TEXTS, workingText } from './texts.js';
+import type { RunningTurn } from '../turns/turn_runner.js';
 
 /**
  * `/stop`: the channel's running turn is cancelled, when its requester or an admin asks. It is
@@ -53,4 +51,21 @@ function settingsLines(origin: InboundMessage, deps: Pick<ConversationDeps, 'con
   if (overrides.length === 0) return [];
   const here = overrideAt(overrides, origin.channelId, origin.place);
   return [here === undefined ? TEXTS.defaultSettings : settingsHereText(overrideLabel(here))];
+}
+
+const RESUME = /^(?:resume|continue|\/resume)(?:\s+(\S+))?$/i;
+
+/**
+ * The commands people type as text, for the transports that take text (the console, Discord
+ * messages): `/stop`, `/status`, `/resume [turn]`, and the words `resume` and `continue`. The
+ * conversation itself only ever sees the typed result.
+ */
+export function inboundFromText(message: InboundMessage): Inbound {
+  const text = message.text.trim();
+  const lowered = text.toLowerCase();
+  if (lowered === '/stop') return { kind: 'stop', origin: message };
+  if (lowered === '/status') return { kind: 'status', origin: message };
+  const resume = RESUME.exec(text);
+  if (resume !== null) return { kind: 'resume', origin: message, turnId: resume[1], spoken: !text.startsWith('/') };
+  return { kind: 'message', origin: message };
 }

@@ -1,6 +1,6 @@
-import type { ContentBlock } from '../llm/protocol.js';
+import type { ContentBlock } from '../../llm/protocol.js';
 import type { AttachmentSkipReason, MessageAttachment } from './message_attachment.js';
-import { assertNever } from '../core/assert_never.js';
+import { assertNever } from '../../core/assert_never.js';
 
 /**
  * The content of a turn's user message: what the user wrote, then each attachment in order. A

@@ -1,9 +1,9 @@
-import { assertNever } from '../core/assert_never.js';
-import { ledgerCallLabel } from '../engine/call_label.js';
-import type { OpRecord } from '../turn_state/ledger_types.js';
-import type { TurnRecord } from '../turn_state/turn_types.js';
-import type { ReplySink } from './transport.js';
-import { resolvedText, verdictText, waitingForVerdictText, type NamedCall } from './notices/texts.js';
+import { assertNever } from '../../core/assert_never.js';
+import { ledgerCallLabel } from '../../engine/call_label.js';
+import type { OpRecord } from '../../turn_state/ledger_types.js';
+import type { TurnRecord } from '../../turn_state/turn_types.js';
+import type { ReplySink } from '../transport.js';
+import { resolvedText, verdictText, waitingForVerdictText, type NamedCall } from '../notices/texts.js';
 
 /** What an operator found about a call with a verdict, as people are told it: `took effect: …` or `did not take effect (…)`; `undefined` without one. */
 export function verdictPhrase(op: OpRecord): string | undefined {

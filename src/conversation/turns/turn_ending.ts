@@ -1,16 +1,15 @@
-import type { ConversationSettings } from './chat_settings.js';
-import type { Logger } from '../core/logger.js';
-import type { FaultInjector } from '../engine/fault_points.js';
-import type { TurnEnding } from '../engine/terminal_writer.js';
-import { shortTurnId } from '../engine/call_label.js';
-import type { AwaitedCall } from '../engine/turn_outcome.js';
-import type { ReplyStore } from '../turn_state/turn_store.js';
-import type { HistoryStore } from '../turn_state/history_store.js';
-import type { HistoryFitting } from './history_fitting.js';
-import { channelKey, postNotice } from './notices.js';
-import { endingNotice, type NoticedEnding } from './notices/texts.js';
+import type { ConversationSettings } from '../chat_settings.js';
+import type { Logger } from '../../core/logger.js';
+import type { FaultInjector } from '../../engine/fault_points.js';
+import type { TurnEnding } from '../../engine/terminal_writer.js';
+import { shortTurnId } from '../../engine/call_label.js';
+import type { AwaitedCall } from '../../engine/turn_outcome.js';
+import type { ReplyStore } from '../../turn_state/turn_store.js';
+import type { HistoryStore } from '../../turn_state/history_store.js';
+import type { HistoryFitting } from '../history/history_fitting.js';
+import { channelKey, type InboundMessage, postNotice, type ReplySink } from '../transport.js';
+import { endingNotice, type NoticedEnding } from '../notices/texts.js';
 import { deliverReply, replyAuthorship } from './reply_delivery.js';
-import type { InboundMessage, ReplySink } from './transport.js';
 
 export interface EndingDeps {
   readonly config: ConversationSettings;

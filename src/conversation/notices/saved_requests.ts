@@ -1,9 +1,9 @@
-import type { TurnRecord } from '../turn_state/turn_types.js';
-import type { ConversationDeps } from './conversation_deps.js';
-import { othersSavedText, parkedLineText, savedLineText, TEXTS, yourSavedText } from './notices/texts.js';
-import { callsAwaitingVerdict } from './resolution_notices.js';
-import { turnStoreTimings } from '../turn_state/store_options.js';
-import type { InboundMessage } from './transport.js';
+import type { TurnRecord } from '../../turn_state/turn_types.js';
+import type { ConversationDeps } from '../conversation_deps.js';
+import { othersSavedText, parkedLineText, savedLineText, TEXTS, yourSavedText } from './texts.js';
+import { callsAwaitingVerdict } from '../operators/resolution_notices.js';
+import { turnStoreTimings } from '../../turn_state/store_options.js';
+import type { InboundMessage } from '../transport.js';
 
 /** The longest stored reason `/status` repeats; a longer one is cut with an ellipsis. */
 const REASON_LIMIT = 120;
