@@ -73,7 +73,9 @@ async function main(): Promise<void> {
     discordRequestsPerSecond: numberOption('discord-rps'),
   };
   console.log(
-    `load on ${cpus().length} cores, node ${process.version}, store ${values.backend}; model: ${settings.ttftMs} ms to first token, ${settings.tokensPerSecond} tokens/s, ${settings.replyTokens} reply tokens; think time 0–${settings.thinkMaxMs} ms; Discord ${settings.discordRequestsPerSecond} requests/s`,
+    `load on ${cpus().length} cores, node ${process.version}, store ${values.backend}; model: ${settings.ttftMs} ` +
+      `ms to first token, ${settings.tokensPerSecond} tokens/s, ${settings.replyTokens} reply tokens; think time ` +
+      `0–${settings.thinkMaxMs} ms; Discord ${settings.discordRequestsPerSecond} requests/s`,
   );
   const rows: LoadFigures[] = [];
   try {

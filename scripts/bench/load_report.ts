@@ -16,7 +16,20 @@ function table(header: readonly string[], rows: readonly (readonly string[])[]):
 /** The main table: one row per scenario, the two counts that must be zero last. */
 export function mainTable(rows: readonly LoadFigures[]): string {
   return table(
-    ['scenario', 'channels', 'turns/s', 'first text ms p50 / p99', 'final reply ms p50 / p99', 'event loop p99 ms', 'RSS MiB start → end', 'commits/s', 'commits/turn', 'Discord req/s', 'turns lost', 'tools run twice'],
+    [
+      'scenario',
+      'channels',
+      'turns/s',
+      'first text ms p50 / p99',
+      'final reply ms p50 / p99',
+      'event loop p99 ms',
+      'RSS MiB start → end',
+      'commits/s',
+      'commits/turn',
+      'Discord req/s',
+      'turns lost',
+      'tools run twice',
+    ],
     rows.map((f) => [
       f.scenario,
       String(f.channels),
@@ -37,7 +50,24 @@ export function mainTable(rows: readonly LoadFigures[]): string {
 /** The second table: what members saw (the model's time included), how every message ended, and the soak's memory. */
 export function detailTable(rows: readonly LoadFigures[]): string {
   return table(
-    ['scenario', 'window s', 'bot CPU %', 'first text raw ms p50 / p99', 'final raw ms p50 / p99', 'samples', 'sent', 'replied', 'resumed', 'told only', 'RSS after warm-up MiB', 'RSS growth %', 'heap floor MiB first → last minute', 'JS heap MiB window start → end', 'external MiB window start → end', 'RSS / JS heap MiB at rest'],
+    [
+      'scenario',
+      'window s',
+      'bot CPU %',
+      'first text raw ms p50 / p99',
+      'final raw ms p50 / p99',
+      'samples',
+      'sent',
+      'replied',
+      'resumed',
+      'told only',
+      'RSS after warm-up MiB',
+      'RSS growth %',
+      'heap floor MiB first → last minute',
+      'JS heap MiB window start → end',
+      'external MiB window start → end',
+      'RSS / JS heap MiB at rest',
+    ],
     rows.map((f) => [
       f.scenario,
       fixed(f.windowSeconds, 0),

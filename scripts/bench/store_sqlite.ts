@@ -10,7 +10,9 @@ import { StoreWorkload, type BackendFigures } from './store_workload.js';
 
 /** Bytes the process passed to write(2): the WAL frames and the pages copied back into the database. */
 function bytesWritten(): number {
-  const line = readFileSync('/proc/self/io', 'utf8').split('\n').find((l) => l.startsWith('wchar:'));
+  const line = readFileSync('/proc/self/io', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('wchar:'));
   return Number(line?.split(/\s+/)[1] ?? 0);
 }
 

@@ -21,7 +21,10 @@ function step(n: number): { assistant: Message; intents: OpIntent[]; results: Me
   }));
   const resultText = JSON.stringify({ status: 200, body: `Article ${n}: ${'lorem ipsum dolor sit amet '.repeat(55)}` });
   return {
-    assistant: { role: 'assistant', content: [{ type: 'text', text: `Step ${n}: fetching three pages.` }, ...intents.map((i) => ({ type: 'tool_use' as const, id: i.toolCallId, name: i.toolName, input: i.input }))] },
+    assistant: {
+      role: 'assistant',
+      content: [{ type: 'text', text: `Step ${n}: fetching three pages.` }, ...intents.map((i) => ({ type: 'tool_use' as const, id: i.toolCallId, name: i.toolName, input: i.input }))],
+    },
     intents,
     results: [{ role: 'tool', content: intents.map((i) => ({ type: 'tool_result' as const, toolUseId: i.toolCallId, content: resultText, isError: false })) }],
     resultText,

@@ -3,9 +3,7 @@ import type { CliArgs } from './args.js';
 import { assertNever } from '../core/assert_never.js';
 
 /** Which adapter the program runs, and why. */
-export type AdapterChoice =
-  | { readonly kind: 'discord'; readonly token: string }
-  | { readonly kind: 'console'; readonly mode: 'text' | 'jsonl'; readonly reason: 'requested' | 'no_discord_token' };
+export type AdapterChoice = { readonly kind: 'discord'; readonly token: string } | { readonly kind: 'console'; readonly mode: 'text' | 'jsonl'; readonly reason: 'requested' | 'no_discord_token' };
 
 /** Discord when a token is configured and the terminal was not asked for; else the console. */
 export function chooseAdapter(args: CliArgs, config: Config): AdapterChoice {

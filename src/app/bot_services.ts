@@ -128,7 +128,6 @@ export async function openBotServices(
   };
 }
 
-
 /** The intake pipeline over the bot's services, for a transport's sink and message source. */
 export function intakeFor(config: Config, services: BotServices, deps: { clock: Clock; logger: Logger; sink: ReplySink; source: MessageSource; faults: FaultInjector }): Intake {
   return new Intake({

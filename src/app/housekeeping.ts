@@ -10,13 +10,7 @@ import type { HousekeepingStore } from '../turn_state/turn_store.js';
  * requesters of turns the operators resolved meanwhile (DESIGN §9.1). A failed sweep is logged by
  * the store and tried again next time.
  */
-export async function keepHouse(
-  store: HousekeepingStore,
-  clock: Clock,
-  intervalMs: number,
-  signal: AbortSignal,
-  announce: (reclaimed: readonly string[]) => Promise<void>,
-): Promise<void> {
+export async function keepHouse(store: HousekeepingStore, clock: Clock, intervalMs: number, signal: AbortSignal, announce: (reclaimed: readonly string[]) => Promise<void>): Promise<void> {
   await repeatUntilAborted(clock, intervalMs, signal, async () => {
     let reclaimed: readonly string[] = [];
     try {

@@ -52,7 +52,15 @@ export async function runBot(transport: Transport, run: BotRun): Promise<void> {
   await intake.restoreInbox(transport);
   // Verdicts given while the bot was stopped are told at once.
   await announce();
-  const ended = await Promise.race([transport.listen((inbound) => intake.submit(inbound), (change) => intake.follow(change)).then(() => 'ended' as const), signalled]);
+  const ended = await Promise.race([
+    transport
+      .listen(
+        (inbound) => intake.submit(inbound),
+        (change) => intake.follow(change),
+      )
+      .then(() => 'ended' as const),
+    signalled,
+  ]);
   if (ended === 'signal') {
     logger.info('shutting down: running turns are suspended with their work kept');
     transport.stopInput();

@@ -23,7 +23,10 @@ export interface LogDestination {
  * like the store), and only WARN and above show on the terminal too, between lines of the
  * conversation, never inside one. The terminal is told once where the log is.
  */
-export function logDestination(choice: AdapterChoice, io: { readonly stdout: ConsoleOutput; readonly stderr: LogOutput['stream'] & { readonly isTTY?: boolean }; readonly cwd: string }): LogDestination {
+export function logDestination(
+  choice: AdapterChoice,
+  io: { readonly stdout: ConsoleOutput; readonly stderr: LogOutput['stream'] & { readonly isTTY?: boolean }; readonly cwd: string },
+): LogDestination {
   const onTerminal = io.stderr.isTTY === true;
   if (choice.kind !== 'console' || choice.mode !== 'text' || !onTerminal) return { outputs: [{ stream: io.stderr, isTTY: onTerminal }], close: () => undefined };
   const path = resolve(io.cwd, CONSOLE_LOG_FILE);

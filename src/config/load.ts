@@ -7,9 +7,7 @@ import { validateConfigTree } from './validate.js';
 import { parseYamlSource } from './yaml_source.js';
 
 /** Where the configuration came from: a file (and which rule chose it), or defaults alone. */
-export type ConfigSource =
-  | { readonly kind: 'file'; readonly path: string; readonly chosenBy: '--config' | 'HOLDFAST_CONFIG' | './config.yml' }
-  | { readonly kind: 'defaults' };
+export type ConfigSource = { readonly kind: 'file'; readonly path: string; readonly chosenBy: '--config' | 'HOLDFAST_CONFIG' | './config.yml' } | { readonly kind: 'defaults' };
 
 export interface LoadConfigOptions {
   /** The `--config` argument, if given. */

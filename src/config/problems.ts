@@ -1,17 +1,7 @@
 import { marked } from '../core/marked.js';
 
 /** The kinds of thing that can be wrong with a configuration. */
-export const CONFIG_PROBLEM_KINDS = [
-  'unreadable_file',
-  'yaml_syntax',
-  'yaml_alias',
-  'not_a_mapping',
-  'missing_env',
-  'bad_reference',
-  'unknown_key',
-  'removed_key',
-  'invalid_value',
-] as const;
+export const CONFIG_PROBLEM_KINDS = ['unreadable_file', 'yaml_syntax', 'yaml_alias', 'not_a_mapping', 'missing_env', 'bad_reference', 'unknown_key', 'removed_key', 'invalid_value'] as const;
 export type ConfigProblemKind = (typeof CONFIG_PROBLEM_KINDS)[number];
 
 /** A key path into the configuration: `['tools', 'http', 0, 'name']`. */
@@ -51,9 +41,7 @@ export function isConfigError(error: unknown): error is ConfigError {
 /** `tools.http[0].name`; the empty path is `(top level)`. */
 export function formatKeyPath(path: KeyPath): string {
   if (path.length === 0) return '(top level)';
-  return path
-    .map((segment, index) => (typeof segment === 'number' ? `[${segment}]` : index === 0 ? segment : `.${segment}`))
-    .join('');
+  return path.map((segment, index) => (typeof segment === 'number' ? `[${segment}]` : index === 0 ? segment : `.${segment}`)).join('');
 }
 
 /** One line, as a compiler would print it: `file:line:column: key.path: message`. */

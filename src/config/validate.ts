@@ -112,7 +112,7 @@ const defOf = (schema: z.core.$ZodType): SchemaDef => schema._zod.def;
 /** The keys the schema allows in the mapping at `path`, for the message about an unknown one. */
 function knownKeys(schema: z.core.$ZodType, path: KeyPath): string[] {
   let def = defOf(schema);
-  for (let step = 0; ; ) {
+  for (let step = 0; ;) {
     const inner = def.innerType ?? def.in ?? def.options?.find((option) => defOf(option).shape !== undefined);
     if (inner !== undefined) {
       def = defOf(inner);

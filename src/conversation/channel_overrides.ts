@@ -18,7 +18,9 @@ export interface AppliedOverride {
  */
 export function overrideAt(overrides: readonly OverrideSettings[], channelId: string, place: MessagePlace | undefined): AppliedOverride | undefined {
   const holds = (listed: readonly string[] | undefined, ...ids: (string | undefined)[]): boolean => listed === undefined || ids.some((id) => id !== undefined && listed.includes(id));
-  const index = overrides.findIndex(({ match }) => holds(match.guild_ids, place?.guildId) && holds(match.channel_ids, channelId, place?.parentChannelId) && holds(match.category_ids, place?.categoryId));
+  const index = overrides.findIndex(
+    ({ match }) => holds(match.guild_ids, place?.guildId) && holds(match.channel_ids, channelId, place?.parentChannelId) && holds(match.category_ids, place?.categoryId),
+  );
   const override = overrides[index];
   return override === undefined ? undefined : { number: index + 1, override };
 }

@@ -13,14 +13,17 @@ export const chatSection = z
     max_iterations: z.int().positive().default(20).describe('The most model calls one turn may make.'),
     max_tool_calls: z.int().nonnegative().default(30).describe('The most tool calls one turn may run; calls beyond it are refused, never run.'),
     max_continuations: z.int().nonnegative().default(2).describe('How many times a reply cut off by the token limit is continued.'),
-    max_message_chars: z
+    max_message_chars: z.int().positive().default(32_000).describe('The longest message, in characters, the bot takes; a longer one is answered "rejected" and neither kept nor sent to the model.'),
+    max_queued_per_channel: z.int().nonnegative().default(5).describe('How many messages may wait for a channel’s running turn; more are answered "busy".'),
+    history_max_chars: z
       .int()
       .positive()
-      .default(32_000)
-      .describe('The longest message, in characters, the bot takes; a longer one is answered "rejected" and neither kept nor sent to the model.'),
-    max_queued_per_channel: z.int().nonnegative().default(5).describe('How many messages may wait for a channel’s running turn; more are answered "busy".'),
-    history_max_chars: z.int().positive().default(24_000).describe('How much of a channel’s history, in characters, goes with each request (an attached text file counts its characters, an image 1,000); older messages are dropped or summarised.'),
-    compaction: z.enum(['drop', 'summarize']).default('drop').describe('`drop`: history beyond the budget is dropped, oldest first; `summarize`: it is summarised once by the model, after the reply and without holding up the channel.'),
+      .default(24_000)
+      .describe('How much of a channel’s history, in characters, goes with each request (an attached text file counts its characters, an image 1,000); older messages are dropped or summarised.'),
+    compaction: z
+      .enum(['drop', 'summarize'])
+      .default('drop')
+      .describe('`drop`: history beyond the budget is dropped, oldest first; `summarize`: it is summarised once by the model, after the reply and without holding up the channel.'),
   })
   .describe('The turn engine: the system prompt and the budgets of one turn.');
 

@@ -23,10 +23,7 @@ const overrideSchema = z
     name: z.string().min(1).optional().describe('What /status calls the entry, e.g. "support channels".'),
     match: matchSchema,
     system_prompt: z.string().min(1).optional().describe('The system prompt of turns here, instead of `chat.system_prompt`.'),
-    tools: z
-      .array(z.string().min(1))
-      .optional()
-      .describe('The only tools offered here, by name (each must be a configured tool); permissions still apply. Every tool when absent; none when empty.'),
+    tools: z.array(z.string().min(1)).optional().describe('The only tools offered here, by name (each must be a configured tool); permissions still apply. Every tool when absent; none when empty.'),
     max_iterations: z.int().positive().optional().describe('The most model calls one turn here may make, instead of `chat.max_iterations`.'),
     models: z
       .array(z.string().min(1))
@@ -41,7 +38,10 @@ export const overridesSection = z
   .array(overrideSchema)
   .default([])
   .describe(
-    'Settings for some servers, categories or channels: the first entry that matches where a message was said gives its turn a system prompt, a set of tools, a cap on model calls and the models to use; what an entry leaves out comes from `chat`, `tools` and `llm`. A resumed turn keeps the prompt and cap it started with and is offered the tools and models of the entry that matches now.',
+    'Settings for some servers, categories or channels: the first entry that matches where a message was said ' +
+      'gives its turn a system prompt, a set of tools, a cap on model calls and the models to use; what an entry ' +
+      'leaves out comes from `chat`, `tools` and `llm`. A resumed turn keeps the prompt and cap it started with and ' +
+      'is offered the tools and models of the entry that matches now.',
   );
 
 /** One validated entry. */
@@ -58,7 +58,9 @@ export interface UnknownOverrideName {
 export function unknownOverrideTools(overrides: readonly OverrideSettings[], configured: readonly string[]): UnknownOverrideName[] {
   const known = configured.length === 0 ? 'no tools are configured' : `the configured tools are ${configured.join(', ')}`;
   return overrides.flatMap((override, entry) =>
-    (override.tools ?? []).flatMap((name, index) => (isConfiguredToolName(name, configured) ? [] : [{ path: [entry, 'tools', index] as const, message: `no tool is called ${JSON.stringify(name)}: ${known}` }])),
+    (override.tools ?? []).flatMap((name, index) =>
+      isConfiguredToolName(name, configured) ? [] : [{ path: [entry, 'tools', index] as const, message: `no tool is called ${JSON.stringify(name)}: ${known}` }],
+    ),
   );
 }
 

@@ -48,4 +48,3 @@ export function nextBackoff(schedule: BackoffSchedule, retry: number, elapsedMs:
   const wait = backoffDelay(schedule, retry, random);
   return schedule.deadlineMs !== undefined && elapsedMs + wait > schedule.deadlineMs ? undefined : wait;
 }
-

@@ -14,13 +14,7 @@ export interface RepeatOptions {
  * `work` to settle before the next wait begins. A `work` that throws ends the loop with its error:
  * a caller that wants to go on after a failure catches inside `work`.
  */
-export async function repeatUntilAborted(
-  clock: Clock,
-  intervalMs: number,
-  signal: AbortSignal,
-  work: () => unknown,
-  options: RepeatOptions = {},
-): Promise<void> {
+export async function repeatUntilAborted(clock: Clock, intervalMs: number, signal: AbortSignal, work: () => unknown, options: RepeatOptions = {}): Promise<void> {
   const until = options.forMs === undefined ? Number.POSITIVE_INFINITY : clock.monotonicNow() + options.forMs;
   let workNow = options.workFirst ?? false;
   for (;;) {

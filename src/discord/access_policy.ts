@@ -37,8 +37,7 @@ export class AccessPolicy {
     const { users, roles, channels, allow_dms: allowDms } = this.access;
     if (speaker.directMessage && !allowDms) return 'direct_messages_off';
     const holds = (listed: readonly string[]): boolean => speaker.roleIds.some((role) => listed.includes(role));
-    const channelIn = (listed: readonly string[]): boolean =>
-      listed.includes(speaker.channelId) || (speaker.parentChannelId !== undefined && listed.includes(speaker.parentChannelId));
+    const channelIn = (listed: readonly string[]): boolean => listed.includes(speaker.channelId) || (speaker.parentChannelId !== undefined && listed.includes(speaker.parentChannelId));
     if (users.deny.includes(speaker.userId)) return 'user_denied';
     if (holds(roles.deny)) return 'role_denied';
     if (!speaker.directMessage && channelIn(channels.deny)) return 'channel_denied';

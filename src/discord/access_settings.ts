@@ -20,7 +20,8 @@ export const accessSection = z
     allow_dms: z.boolean().default(true).describe('Whether the bot answers direct messages.'),
   })
   .describe(
-    'Who may talk to the bot on Discord, and where. A message from anyone else is ignored without a reply; a slash command gets a refusal only its user sees. A deny always wins; `permissions.admins` are always answered.',
+    'Who may talk to the bot on Discord, and where. A message from anyone else is ignored without a reply; a slash ' +
+      'command gets a refusal only its user sees. A deny always wins; `permissions.admins` are always answered.',
   );
 
 /** The validated section, defaults filled in. */

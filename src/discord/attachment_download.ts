@@ -1,10 +1,7 @@
 import { abortReason, type Clock } from '../core/clock.js';
 
 /** What one bounded download came to. */
-export type Download =
-  | { readonly kind: 'complete'; readonly bytes: Uint8Array }
-  | { readonly kind: 'too_large' }
-  | { readonly kind: 'failed'; readonly detail: string };
+export type Download = { readonly kind: 'complete'; readonly bytes: Uint8Array } | { readonly kind: 'too_large' } | { readonly kind: 'failed'; readonly detail: string };
 
 /** How much one download may read, and for how long. */
 export interface DownloadBounds {

@@ -105,9 +105,21 @@ function skipped(view: AttachmentView, reason: AttachmentSkipReason, limitBytes?
   return { kind: 'skipped', name: view.name, reason, ...(limitBytes === undefined ? {} : { limitBytes }) };
 }
 
-const TEXT_MEDIA_TYPES = new Set(['application/json', 'application/xml', 'application/yaml', 'application/x-yaml', 'application/toml', 'application/javascript', 'application/x-sh', 'application/sql']);
+const TEXT_MEDIA_TYPES = new Set([
+  'application/json',
+  'application/xml',
+  'application/yaml',
+  'application/x-yaml',
+  'application/toml',
+  'application/javascript',
+  'application/x-sh',
+  'application/sql',
+]);
 const TEXT_EXTENSIONS = new Set(
-  'txt md markdown rst json jsonl ndjson csv tsv log ini cfg conf toml yml yaml xml html htm css scss sql diff patch ts tsx js jsx mjs cjs py rb go rs java kt kts c h cc cpp hpp cs php sh bash zsh ps1 lua swift r tex srt'.split(' '),
+  (
+    'txt md markdown rst json jsonl ndjson csv tsv log ini cfg conf toml yml yaml xml html htm css scss sql diff ' +
+    'patch ts tsx js jsx mjs cjs py rb go rs java kt kts c h cc cpp hpp cs php sh bash zsh ps1 lua swift r tex srt'
+  ).split(' '),
 );
 const IMAGE_EXTENSIONS = new Set(['png', 'jpg', 'jpeg', 'webp', 'gif']);
 

@@ -114,8 +114,7 @@ export function discordSink(options: DiscordSinkOptions): ReplySink {
           enforceNonce: true,
           allowedMentions: SAFE_MENTIONS,
         });
-      }
-      else await stream.message.edit({ content, allowedMentions: SAFE_MENTIONS });
+      } else await stream.message.edit({ content, allowedMentions: SAFE_MENTIONS });
       stream.shown = content;
     });
   return {

@@ -119,7 +119,10 @@ export function discordTransport(options: DiscordTransportOptions): Transport {
         if (command === undefined) return;
         const refused = options.access.refusal(speakerOf(command.origin, interaction.guildId === null));
         if (refused !== undefined) {
-          logger.debug({ user: command.origin.authorId, channel: command.origin.channelId, command: interaction.commandName, reason: refused }, 'refused a slash command: the access rules do not let its user talk to the bot here');
+          logger.debug(
+            { user: command.origin.authorId, channel: command.origin.channelId, command: interaction.commandName, reason: refused },
+            'refused a slash command: the access rules do not let its user talk to the bot here',
+          );
           commands.refuse(interaction, ACCESS_REFUSED).catch((error: unknown) => logger.warn({ err: error, command: interaction.commandName }, 'could not refuse a slash command'));
           return;
         }
@@ -144,7 +147,8 @@ export function discordTransport(options: DiscordTransportOptions): Transport {
 
 /** Why logging in failed: a shard Discord refused (another process runs it, DESIGN §7.7), else what discord.js said. */
 function loginFailure(error: unknown, refusedShard: number | undefined, shardCount: number): string {
-  if (refusedShard !== undefined) return `Discord refused shard ${refusedShard} of ${shardCount} (close code ${INVALID_SHARD}, invalid shard): check discord.shards, and that no other process runs that shard`;
+  if (refusedShard !== undefined)
+    return `Discord refused shard ${refusedShard} of ${shardCount} (close code ${INVALID_SHARD}, invalid shard): check discord.shards, and that no other process runs that shard`;
   return error instanceof Error ? error.message : String(error);
 }
 

@@ -6,8 +6,7 @@ import { repeatWarning } from './guard_messages.js';
 
 /** What the loop does with one proposed call. Refused calls are recorded and never run. */
 export type CallPlan =
-  | { readonly kind: 'run'; readonly use: ToolUseBlock; readonly tool: Tool; readonly warning: string | undefined }
-  | { readonly kind: 'refuse'; readonly use: ToolUseBlock; readonly error: string };
+  { readonly kind: 'run'; readonly use: ToolUseBlock; readonly tool: Tool; readonly warning: string | undefined } | { readonly kind: 'refuse'; readonly use: ToolUseBlock; readonly error: string };
 
 /**
  * Plans a batch and charges it to the turn: malformed arguments, unknown tools, a fourth

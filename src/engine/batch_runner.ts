@@ -167,7 +167,18 @@ async function execute(tool: Tool, op: OpRecord, input: JsonObject, context: Bat
   // /stop reaches only a tool that can tell its target to stop; any other settles within its own timeout.
   const stop = attempt === 'first' && tool.cancellable === true ? stopOnly(turn.signal) : undefined;
   try {
-    return await runTool(tool, input, { signal: stop?.signal ?? new AbortController().signal, idempotencyKey: op.idempotencyKey, requesterId: turn.requester.userId, channel: { source: turn.identity.source, channelId: turn.identity.channelId }, logger: turn.logger }, context.clock);
+    return await runTool(
+      tool,
+      input,
+      {
+        signal: stop?.signal ?? new AbortController().signal,
+        idempotencyKey: op.idempotencyKey,
+        requesterId: turn.requester.userId,
+        channel: { source: turn.identity.source, channelId: turn.identity.channelId },
+        logger: turn.logger,
+      },
+      context.clock,
+    );
   } finally {
     stop?.release();
     context.onTool?.({ type: 'finished', ...call });
@@ -219,7 +230,8 @@ const STAND_IN_EXCERPT_CHARS = 500;
 function unstorableStandIn(outcome: Exclude<ToolOutcome, { kind: 'uncertain' }>, error: unknown): Exclude<ToolOutcome, { kind: 'uncertain' }> {
   const text = outcome.kind === 'result' ? outcome.text : outcome.error;
   const why = error instanceof Error ? error.message : String(error);
-  const note = `[the tool's answer (${text.length} characters) could not be stored (${why.slice(0, 200)}); its first ${STAND_IN_EXCERPT_CHARS} characters follow]\n${text.slice(0, STAND_IN_EXCERPT_CHARS)}`;
+  const note =
+    `[the tool's answer (${text.length} characters) could not be stored (${why.slice(0, 200)}); its first ` + `${STAND_IN_EXCERPT_CHARS} characters follow]\n${text.slice(0, STAND_IN_EXCERPT_CHARS)}`;
   return outcome.kind === 'result' ? { kind: 'result', text: note } : { kind: 'failed', error: note };
 }
 

@@ -14,12 +14,10 @@ export const WITHHELD_CALL =
   'not run: this call was interrupted before it was made, and its arguments held secrets, which are never stored; nothing was sent. Propose the call again if it is still needed.';
 
 /** What a read that cannot be run again faithfully is answered with: with no RUNNING mark, nobody knows whether it began. */
-export const WITHHELD_READ =
-  'not run again: this read was interrupted, before or while it ran, and its arguments held secrets, which are never stored. Propose the call again if it is still needed.';
+export const WITHHELD_READ = 'not run again: this read was interrupted, before or while it ran, and its arguments held secrets, which are never stored. Propose the call again if it is still needed.';
 
 /** What an uncertain read that cannot be run again faithfully is answered with. */
-export const WITHHELD_RETRY =
-  'not run again: this call was interrupted while it ran, and its arguments held secrets, which are never stored. Propose the call again if it is still needed.';
+export const WITHHELD_RETRY = 'not run again: this call was interrupted while it ran, and its arguments held secrets, which are never stored. Propose the call again if it is still needed.';
 
 /**
  * The arguments a call runs with: the model's as proposed while the batch is in hand, the stored

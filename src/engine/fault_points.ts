@@ -5,18 +5,7 @@ import { marked } from '../core/marked.js';
  * the moments around a tool's effect, and the moment a completed turn's reply is stored but not
  * yet handed to the transport.
  */
-export const FAULT_POINTS = [
-  'after_admission',
-  'after_deadline',
-  'after_wi1',
-  'after_wi2',
-  'after_tool',
-  'after_wi3',
-  'after_wi4',
-  'after_wi5',
-  'after_final_reply',
-  'after_completion',
-] as const;
+export const FAULT_POINTS = ['after_admission', 'after_deadline', 'after_wi1', 'after_wi2', 'after_tool', 'after_wi3', 'after_wi4', 'after_wi5', 'after_final_reply', 'after_completion'] as const;
 export type FaultPoint = (typeof FAULT_POINTS)[number];
 
 /**

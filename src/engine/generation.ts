@@ -58,7 +58,8 @@ export async function generate(turn: ChatTurn, durability: TurnDurability, deps:
       ...(deps.onStreamEvent === undefined ? {} : { onStreamEvent: deps.onStreamEvent }),
       onEvent: (event) => {
         if (event.type === 'attempt_started') deps.stats?.modelAttempted();
-        if (event.type === 'switched') turn.logger.info({ from: event.from.model, to: event.to.model, why: event.error.message }, `model ${event.from.model} is overloaded: going on with ${event.to.model}`);
+        if (event.type === 'switched')
+          turn.logger.info({ from: event.from.model, to: event.to.model, why: event.error.message }, `model ${event.from.model} is overloaded: going on with ${event.to.model}`);
         turn.logger.debug({ recovery: event }, `model call: ${event.type}`);
         deps.onRecoveryEvent?.(event);
       },

@@ -38,7 +38,11 @@ export async function endTurn(outcome: TurnOutcome, durability: TurnDurability):
   switch (outcome.kind) {
     case 'completed':
       // The reply is stored with the ending, so that one the transport never confirmed is posted after a restart.
-      return recorded(() => durability.complete(outcome.reply, outcome.writtenBy), { status: 'TERMINAL_COMPLETED', reply: outcome.reply, ...(outcome.writtenBy === undefined ? {} : { writtenBy: outcome.writtenBy }) });
+      return recorded(() => durability.complete(outcome.reply, outcome.writtenBy), {
+        status: 'TERMINAL_COMPLETED',
+        reply: outcome.reply,
+        ...(outcome.writtenBy === undefined ? {} : { writtenBy: outcome.writtenBy }),
+      });
     case 'failed':
       return recorded(() => durability.finish('TERMINAL_FAILED', outcome.reason), { status: 'TERMINAL_FAILED', reason: outcome.reason });
     case 'cancelled':
@@ -49,7 +53,14 @@ export async function endTurn(outcome: TurnOutcome, durability: TurnDurability):
       return recorded(() => durability.finish('TERMINAL_FAILED', 'suspension_not_stored'), { status: 'TERMINAL_FAILED', reason: 'suspension_not_stored' });
     }
     case 'needs_manual_resolution': {
-      const parked = await recorded(() => durability.awaitResolution(outcome.calls.map((call) => call.op), 'an uncertain call awaits an operator’s verdict'), { status: 'AWAITING_RESOLUTION', awaiting: outcome.calls });
+      const parked = await recorded(
+        () =>
+          durability.awaitResolution(
+            outcome.calls.map((call) => call.op),
+            'an uncertain call awaits an operator’s verdict',
+          ),
+        { status: 'AWAITING_RESOLUTION', awaiting: outcome.calls },
+      );
       if (parked.status !== 'unrecorded' || durability.durable) return parked;
       // Without a store no verdict can be recorded: the turn ends, and the user is told what to check.
       return recorded(() => durability.finish('TERMINAL_REJECTED', 'manual_resolution_required'), { status: 'TERMINAL_REJECTED', reason: { kind: 'uncertain', calls: outcome.calls } });

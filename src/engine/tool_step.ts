@@ -35,7 +35,11 @@ export async function toolStep(turn: ChatTurn, durability: TurnDurability, deps:
   }
   let ops: OpRecord[];
   try {
-    ops = await durability.recordModelTurn(step, assistant, uses.map((use) => intentOf(turn, use)));
+    ops = await durability.recordModelTurn(
+      step,
+      assistant,
+      uses.map((use) => intentOf(turn, use)),
+    );
   } catch (error) {
     if (!isLedgerIntentError(error)) throw error;
     // An empty or repeated call id: the whole batch goes back to the model, nothing runs.
@@ -54,10 +58,26 @@ export async function toolStep(turn: ChatTurn, durability: TurnDurability, deps:
 }
 
 /** Plans, runs and records one batch whose intents are in the ledger; `source` says whether its arguments are the model's or stored copies. */
-async function answerBatch(turn: ChatTurn, durability: TurnDurability, deps: EngineDeps, uses: readonly ToolUseBlock[], ops: readonly OpRecord[], source: BatchSource): Promise<TurnOutcome | undefined> {
+async function answerBatch(
+  turn: ChatTurn,
+  durability: TurnDurability,
+  deps: EngineDeps,
+  uses: readonly ToolUseBlock[],
+  ops: readonly OpRecord[],
+  source: BatchSource,
+): Promise<TurnOutcome | undefined> {
   const step = turn.iteration;
   const plans = planBatch(turn, uses);
-  const batch = await runBatch(plans, new Map(ops.map((op) => [op.toolCallId, op])), { turn, durability, clock: deps.clock, faults: deps.faults, step, source, stats: deps.stats, onTool: deps.onToolActivity });
+  const batch = await runBatch(plans, new Map(ops.map((op) => [op.toolCallId, op])), {
+    turn,
+    durability,
+    clock: deps.clock,
+    faults: deps.faults,
+    step,
+    source,
+    stats: deps.stats,
+    onTool: deps.onToolActivity,
+  });
   if (batch.manual.length > 0) return { kind: 'needs_manual_resolution', calls: batch.manual.map((op) => ({ op, label: callLabel(op, turn.transcript) })) };
   if (batch.stopped) return stopped(turn);
   const results: Message = { role: 'tool', content: batch.results };

@@ -6,9 +6,7 @@
 import type { ChatTurn } from './chat_turn.js';
 
 /** How one field of a turn survives a resume. */
-export type CensusEntry =
-  | { readonly kind: 'persisted'; readonly via?: 'transcript_log' }
-  | { readonly kind: 'reconstructed'; readonly reason: string };
+export type CensusEntry = { readonly kind: 'persisted'; readonly via?: 'transcript_log' } | { readonly kind: 'reconstructed'; readonly reason: string };
 
 /** One entry for every field of {@link ChatTurn}, and none for a field it does not have. */
 export type TurnFieldCensus = { readonly [K in keyof ChatTurn]-?: CensusEntry };
@@ -67,9 +65,7 @@ export interface CheckpointState {
 }
 
 /** The payload field names, taken from the census so that a new persisted field cannot be left out. */
-export const PAYLOAD_FIELDS: readonly PayloadFieldName[] = (Object.keys(TURN_FIELD_CENSUS) as (keyof Census)[]).filter(
-  (name): name is PayloadFieldName => {
-    const entry: CensusEntry = TURN_FIELD_CENSUS[name];
-    return entry.kind === 'persisted' && entry.via === undefined;
-  },
-);
+export const PAYLOAD_FIELDS: readonly PayloadFieldName[] = (Object.keys(TURN_FIELD_CENSUS) as (keyof Census)[]).filter((name): name is PayloadFieldName => {
+  const entry: CensusEntry = TURN_FIELD_CENSUS[name];
+  return entry.kind === 'persisted' && entry.via === undefined;
+});

@@ -112,8 +112,7 @@ function decodeField<K extends PayloadFieldName>(name: K, value: unknown, proble
 function decodeBudgets(value: unknown, path: string, problems: string[]): TurnBudgets | undefined {
   const object = exactObject(value, path, problems, Object.keys(CAP_MINIMUMS));
   if (object === undefined) return undefined;
-  const cap = (key: keyof TurnBudgets): number | undefined =>
-    Object.hasOwn(object, key) ? readInteger(object[key], pathOf(path, key), problems, CAP_MINIMUMS[key], MAX_BUDGET_CAP) : undefined;
+  const cap = (key: keyof TurnBudgets): number | undefined => (Object.hasOwn(object, key) ? readInteger(object[key], pathOf(path, key), problems, CAP_MINIMUMS[key], MAX_BUDGET_CAP) : undefined);
   const [maxIterations, maxToolCalls, maxContinuations] = [cap('maxIterations'), cap('maxToolCalls'), cap('maxContinuations')];
   if (maxIterations === undefined || maxToolCalls === undefined || maxContinuations === undefined) return undefined;
   return { maxIterations, maxToolCalls, maxContinuations };

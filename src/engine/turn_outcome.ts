@@ -2,18 +2,8 @@ import type { OpRecord } from '../turn_state/ledger_types.js';
 import type { ReplyAuthor } from '../turn_state/reply_types.js';
 
 /** Why a turn failed; each one is told to the user in its own words. */
-export const FAILURE_REASONS = [
-  'provider_auth',
-  'provider_request',
-  'provider_quota',
-  'provider_rate_limit',
-  'empty_model_turn',
-  'iteration_limit',
-  'store_unavailable',
-  'internal_error',
-] as const;
+export const FAILURE_REASONS = ['provider_auth', 'provider_request', 'provider_quota', 'provider_rate_limit', 'empty_model_turn', 'iteration_limit', 'store_unavailable', 'internal_error'] as const;
 export type FailureReason = (typeof FAILURE_REASONS)[number];
-
 
 /** A call whose effect nobody can know, as people name it (DESIGN §9.1): it waits for an operator's verdict. */
 export interface AwaitedCall {

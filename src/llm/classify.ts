@@ -1,13 +1,4 @@
-import {
-  LLMAuthError,
-  LLMCapacityError,
-  LLMRateLimitError,
-  LLMRequestError,
-  LLMTransportError,
-  type LLMError,
-  type LLMErrorDetails,
-  type LLMErrorKind,
-} from './errors.js';
+import { LLMAuthError, LLMCapacityError, LLMRateLimitError, LLMRequestError, LLMTransportError, type LLMError, type LLMErrorDetails, type LLMErrorKind } from './errors.js';
 import { isRecord } from './json_fields.js';
 import { assertNever } from '../core/assert_never.js';
 

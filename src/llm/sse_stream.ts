@@ -23,9 +23,7 @@ export interface SseOptions {
  * What the body carried: an SSE event, or a line of bare JSON outside the SSE framing (Ollama
  * sends its errors that way).
  */
-export type SseItem =
-  | { readonly kind: 'event'; readonly event: string | undefined; readonly data: string }
-  | { readonly kind: 'json_line'; readonly value: unknown };
+export type SseItem = { readonly kind: 'event'; readonly event: string | undefined; readonly data: string } | { readonly kind: 'json_line'; readonly value: unknown };
 
 /**
  * POSTs `request` and yields what the response streams back. Failures come out typed: a non-2xx

@@ -13,10 +13,7 @@ type BreakerState =
 export type BreakerStateKind = BreakerState['kind'];
 
 /** What a caller may do: go ahead, go ahead as the one probe (holding its token), or wait. */
-export type Admission =
-  | { readonly kind: 'admitted' }
-  | { readonly kind: 'probe'; readonly token: string }
-  | { readonly kind: 'rejected'; readonly error: CircuitOpenError };
+export type Admission = { readonly kind: 'admitted' } | { readonly kind: 'probe'; readonly token: string } | { readonly kind: 'rejected'; readonly error: CircuitOpenError };
 
 /** A breaker's state for status output and for the resume manager. */
 export interface BreakerSnapshot {

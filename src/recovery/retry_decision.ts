@@ -10,9 +10,7 @@ export type WaitReason = 'backoff' | 'retry_after' | 'circuit_open';
 
 /** What to do after a failed attempt. `escape`: not a classified error, so a bug — rethrow it as it is. */
 export type RetryDecision =
-  | { readonly kind: 'retry'; readonly delayMs: number; readonly reason: WaitReason }
-  | { readonly kind: 'give_up'; readonly reason: 'deadline' | 'non_retryable' }
-  | { readonly kind: 'escape' };
+  { readonly kind: 'retry'; readonly delayMs: number; readonly reason: WaitReason } | { readonly kind: 'give_up'; readonly reason: 'deadline' | 'non_retryable' } | { readonly kind: 'escape' };
 
 export interface RetryContext {
   /** How many rounds of attempts were made so far, one attempt each with a single model (the backoff exponent). */

@@ -8,7 +8,11 @@ export const llmRecoverySection = z
     backoff_base_seconds: seconds('The first backoff step; each retry doubles it, with full jitter', 1),
     backoff_cap_seconds: seconds('The longest backoff between two attempts', 45),
     retry_after_max_seconds: seconds("The most a provider's retry-after is honoured", 90),
-    breaker_generation_threshold: z.int().positive().default(1).describe('How many failed generations in a row (each counted once, however many attempts it made) open the capacity breaker of a model.'),
+    breaker_generation_threshold: z
+      .int()
+      .positive()
+      .default(1)
+      .describe('How many failed generations in a row (each counted once, however many attempts it made) open the capacity breaker of a model.'),
     breaker_cooldown_base_seconds: seconds('How long an open breaker waits before it lets one probe through; doubles each time the probe fails', 30),
     breaker_cooldown_cap_seconds: seconds('The longest breaker cooldown', 300),
     breaker_probe_timeout_seconds: seconds('How long a probe may go without reporting back before its slot is freed for another', 300),

@@ -10,8 +10,7 @@ const TIMEOUT_MS = 10_000;
 const scopeProperty: JsonObject = {
   type: 'string',
   enum: [...MEMORY_SCOPES],
-  description:
-    "Whose notes: 'user' (the default) for notes about or for the person asking, which only they can recall; 'channel' for notes everyone in this channel can recall.",
+  description: "Whose notes: 'user' (the default) for notes about or for the person asking, which only they can recall; 'channel' for notes everyone in this channel can recall.",
 };
 
 /** The scope the input names, `user` when it names none; `undefined` for anything else. */
@@ -60,7 +59,8 @@ function rememberTool(store: MemoryStore): Tool {
   return {
     name: 'remember',
     description:
-      'Keeps a short note for later conversations, e.g. a preference, a fact about the person, or something the channel agreed on. Write the note so it makes sense on its own later. Notes can be looked up with recall.',
+      'Keeps a short note for later conversations, e.g. a preference, a fact about the person, or something the ' +
+      'channel agreed on. Write the note so it makes sense on its own later. Notes can be looked up with recall.',
     inputSchema: {
       type: 'object',
       properties: {
@@ -135,11 +135,7 @@ function recallTool(store: MemoryStore, limit: number): Tool {
       const data: JsonValue = { scope, notes: found.notes.map((note) => ({ text: note.text, date: dateOf(note) })), more: found.more };
       if (found.notes.length === 0) return { kind: 'result', text: `No notes are kept ${whose(scope)}${matching}.`, data };
       const count = found.notes.length === 1 ? '1 note' : `${found.notes.length} notes`;
-      const lines = [
-        `${count} kept ${whose(scope)}${matching}, most recent first:`,
-        ...found.notes.map(listLine),
-        ...(found.more ? [`Older notes${matching} exist but are not shown.`] : []),
-      ];
+      const lines = [`${count} kept ${whose(scope)}${matching}, most recent first:`, ...found.notes.map(listLine), ...(found.more ? [`Older notes${matching} exist but are not shown.`] : [])];
       return { kind: 'result', text: lines.join('\n'), data };
     },
   };

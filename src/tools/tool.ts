@@ -8,9 +8,7 @@ import type { EffectClass } from '../turn_state/ledger_types.js';
  * blindly.
  */
 export type ToolOutcome =
-  | { readonly kind: 'result'; readonly text: string; readonly data?: JsonValue }
-  | { readonly kind: 'failed'; readonly error: string }
-  | { readonly kind: 'uncertain'; readonly error: string };
+  { readonly kind: 'result'; readonly text: string; readonly data?: JsonValue } | { readonly kind: 'failed'; readonly error: string } | { readonly kind: 'uncertain'; readonly error: string };
 
 /** What a tool knows about the call it serves. */
 export interface ToolContext {

@@ -29,10 +29,7 @@ const httpTool = z
       .refine((url) => URL.canParse(url.replace(/\{[^{}]*\}/g, 'x')) && /^https?:\/\//i.test(url), 'expected an http(s) URL')
       .describe('The endpoint; `{param}` is replaced by that input field, URL-encoded, and not sent again. A field in the path must not be empty, `.` or `..`: such a call is refused.'),
     headers: z.record(z.string(), z.string()).default({}).describe('Headers sent with every call; put secrets in the environment, e.g. `Bearer ${WEATHER_TOKEN}`.'),
-    parameters: z
-      .record(z.string(), z.unknown())
-      .default({ type: 'object', properties: {} })
-      .describe('JSON Schema of the input, sent to the model unchanged and checked before the call.'),
+    parameters: z.record(z.string(), z.unknown()).default({ type: 'object', properties: {} }).describe('JSON Schema of the input, sent to the model unchanged and checked before the call.'),
     effect: z
       .enum(EFFECT_CLASSES)
       .describe('`read`: changes nothing; `idempotent`: the endpoint honours an idempotency key; `write`: anything else. An uncertain `write` is never retried automatically.'),
@@ -48,7 +45,10 @@ const httpTool = z
 /** The `tools` section. */
 export const toolsSection = z
   .strictObject({
-    builtin: z.array(z.enum(BUILTIN_TOOLS)).default([...BUILTIN_TOOLS]).describe('The built-in tools to offer.'),
+    builtin: z
+      .array(z.enum(BUILTIN_TOOLS))
+      .default([...BUILTIN_TOOLS])
+      .describe('The built-in tools to offer.'),
     web_fetch: z
       .strictObject({
         allow_private: z
@@ -76,7 +76,12 @@ export const toolsSection = z
     tools.http.forEach((tool, index) => {
       if (taken.has(tool.name)) context.addIssue({ code: 'custom', path: ['http', index, 'name'], message: `the tool name ${JSON.stringify(tool.name)} is already taken` });
       const owner = tools.mcp.find((server) => tool.name.startsWith(server.name + MCP_NAME_SEPARATOR));
-      if (owner !== undefined) context.addIssue({ code: 'custom', path: ['http', index, 'name'], message: `names starting with ${JSON.stringify(owner.name + MCP_NAME_SEPARATOR)} belong to the MCP server ${JSON.stringify(owner.name)}` });
+      if (owner !== undefined)
+        context.addIssue({
+          code: 'custom',
+          path: ['http', index, 'name'],
+          message: `names starting with ${JSON.stringify(owner.name + MCP_NAME_SEPARATOR)} belong to the MCP server ${JSON.stringify(owner.name)}`,
+        });
       taken.add(tool.name);
     });
   })

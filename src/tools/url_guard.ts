@@ -31,13 +31,7 @@ export interface UrlGuard {
 }
 
 /** Host names of cloud instance-metadata services, refused by name whatever they resolve to. */
-const METADATA_HOSTS: ReadonlySet<string> = new Set([
-  'metadata',
-  'metadata.google.internal',
-  'metadata.goog',
-  'instance-data',
-  'instance-data.ec2.internal',
-]);
+const METADATA_HOSTS: ReadonlySet<string> = new Set(['metadata', 'metadata.google.internal', 'metadata.goog', 'instance-data', 'instance-data.ec2.internal']);
 
 const FORBIDDEN_IPV4: readonly (readonly [string, number])[] = [
   ['0.0.0.0', 8],

@@ -4,17 +4,7 @@
  * 0700 and files 0600. Synchronous, like the SQLite store that calls it.
  */
 import { createHash } from 'node:crypto';
-import {
-  closeSync,
-  existsSync,
-  fsyncSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { makePrivateDirectory, PRIVATE_FILE_MODE } from './private_files.js';
 
@@ -92,7 +82,6 @@ export class BlobStore implements BlobSink, BlobSource {
     return removeIfPresent(this.pathOf(digest));
   }
 
-
   /** Every digest stored, sorted; temp files and stray names are not blobs. */
   list(): string[] {
     const digests: string[] = [];
@@ -122,7 +111,7 @@ function writeTemp(shard: string, digest: string, bytes: Uint8Array): string {
   const { fd, path } = openNewTemp(shard, digest);
   let complete = false;
   try {
-    for (let written = 0; written < bytes.length; ) {
+    for (let written = 0; written < bytes.length;) {
       written += writeSync(fd, bytes, written, bytes.length - written);
     }
     fsyncSync(fd);

@@ -13,7 +13,10 @@ const OWN_TOOLS_BACKUP = marked<BackupWithOwnToolsError>('BackupWithOwnToolsErro
 export class StaleTurnError extends Error {
   override readonly name = 'StaleTurnError';
 
-  constructor(readonly turnId: string, readonly operation: string) {
+  constructor(
+    readonly turnId: string,
+    readonly operation: string,
+  ) {
     super(`turn ${turnId}: ${operation} was fenced out; another owner holds the turn or the lease expired`);
     STALE_TURN.mark(this);
   }
@@ -23,7 +26,10 @@ export class StaleTurnError extends Error {
 export class TurnStateUnavailable extends Error {
   override readonly name = 'TurnStateUnavailable';
 
-  constructor(readonly operation: string, cause: unknown) {
+  constructor(
+    readonly operation: string,
+    cause: unknown,
+  ) {
     super(`the turn store failed during ${operation}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
     UNAVAILABLE.mark(this);
   }
@@ -33,7 +39,11 @@ export class TurnStateUnavailable extends Error {
 export class IllegalOpMoveError extends Error {
   override readonly name = 'IllegalOpMoveError';
 
-  constructor(readonly key: string, readonly from: string | undefined, readonly to: string) {
+  constructor(
+    readonly key: string,
+    readonly from: string | undefined,
+    readonly to: string,
+  ) {
     super(from === undefined ? `op ${key} does not exist` : `op ${key} cannot move from ${from} to ${to}`);
     ILLEGAL_MOVE.mark(this);
   }
@@ -43,7 +53,10 @@ export class IllegalOpMoveError extends Error {
 export class LedgerIntentError extends Error {
   override readonly name = 'LedgerIntentError';
 
-  constructor(readonly reason: 'empty_id' | 'duplicate_id' | 'already_recorded', readonly toolCallId: string) {
+  constructor(
+    readonly reason: 'empty_id' | 'duplicate_id' | 'already_recorded',
+    readonly toolCallId: string,
+  ) {
     super(reason === 'empty_id' ? 'a tool call has an empty id' : `tool call id ${toolCallId} is ${reason === 'duplicate_id' ? 'used twice in the batch' : 'already recorded for this step'}`);
     INTENT.mark(this);
   }
@@ -59,7 +72,11 @@ export type TurnPart = 'checkpoint' | 'transcript' | 'ledger';
 export class UndecodableTurnError extends Error {
   override readonly name = 'UndecodableTurnError';
 
-  constructor(readonly turnId: string, readonly part: TurnPart, readonly detail: string) {
+  constructor(
+    readonly turnId: string,
+    readonly part: TurnPart,
+    readonly detail: string,
+  ) {
     super(`turn ${turnId}: a stored ${part} row cannot be decoded: ${detail}`);
     UNDECODABLE.mark(this);
   }
@@ -159,7 +176,10 @@ export class StoreInUseError extends Error {
   override readonly name = 'StoreInUseError';
 
   /** @param holder `undefined` when the holder's record could not be read. */
-  constructor(readonly dbPath: string, readonly holder: StoreHolder | undefined) {
+  constructor(
+    readonly dbPath: string,
+    readonly holder: StoreHolder | undefined,
+  ) {
     const who = holder === undefined ? 'a process that left no record of itself' : `pid ${holder.pid} on host ${holder.host}, since ${holder.startedAt}`;
     super(`the store ${dbPath} is in use by another bot process (${who}); stop that one first, or give this one its own turn_state.db_path`);
     STORE_IN_USE.mark(this);

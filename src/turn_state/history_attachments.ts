@@ -4,9 +4,7 @@ import { assertNever } from '../core/assert_never.js';
 
 /** An attachment as the `attachments` column stores it: the bytes of an image or a text file in a blob, or inline when there is no blob directory. */
 type StoredAttachment =
-  | { readonly kind: 'image'; readonly name: string; readonly mediaType: string; readonly blob: string }
-  | { readonly kind: 'text'; readonly name: string; readonly blob: string }
-  | HistoryAttachment;
+  { readonly kind: 'image'; readonly name: string; readonly mediaType: string; readonly blob: string } | { readonly kind: 'text'; readonly name: string; readonly blob: string } | HistoryAttachment;
 
 /**
  * The `attachments` column of an entry, and the blobs it refers to: each image's and text

@@ -35,7 +35,21 @@ export function noTurnStore(): TurnStore {
     recordModelTurn: (lease, record) => {
       const recorded = record.intents.map((intent): OpRecord => {
         const key = { turnId: lease.turnId, step: record.step, toolCallId: intent.toolCallId };
-        return { ...key, toolName: intent.toolName, effect: intent.effect, state: 'PREPARED', idempotencyKey: idempotencyKey(key), fingerprint: '', input: intent.input, inputRedacted: false, result: null, error: null, verdict: null, createdAt: 0, updatedAt: 0 };
+        return {
+          ...key,
+          toolName: intent.toolName,
+          effect: intent.effect,
+          state: 'PREPARED',
+          idempotencyKey: idempotencyKey(key),
+          fingerprint: '',
+          input: intent.input,
+          inputRedacted: false,
+          result: null,
+          error: null,
+          verdict: null,
+          createdAt: 0,
+          updatedAt: 0,
+        };
       });
       for (const op of recorded) ops.set(keyOf(op), op);
       return Promise.resolve(recorded);

@@ -24,7 +24,4 @@ export interface PendingReply {
 }
 
 /** A step of a reply's delivery: more parts confirmed, all of them, or given up for good. */
-export type ReplyProgress =
-  | { readonly kind: 'parts_delivered'; readonly partsDelivered: number }
-  | { readonly kind: 'delivered' }
-  | { readonly kind: 'abandoned'; readonly reason: string };
+export type ReplyProgress = { readonly kind: 'parts_delivered'; readonly partsDelivered: number } | { readonly kind: 'delivered' } | { readonly kind: 'abandoned'; readonly reason: string };

@@ -28,21 +28,21 @@ export const postgresSection = z
 /** The `turn_state` section. */
 export const turnStateSection = z
   .strictObject({
-    backend: z
-      .enum(STORE_BACKENDS)
-      .default('sqlite')
-      .describe('`sqlite`: one file, one bot process. `postgres`: a shared database, for several bot processes (Discord shards) on one or more hosts.'),
+    backend: z.enum(STORE_BACKENDS).default('sqlite').describe('`sqlite`: one file, one bot process. `postgres`: a shared database, for several bot processes (Discord shards) on one or more hosts.'),
     postgres: postgresSection.optional(),
     enabled: z
       .boolean()
       .default(true)
-      .describe('Keep turns, conversation history and memory notes in the store file. Off, the bot still answers, but an interrupted reply is lost and history and notes last only until the bot stops.'),
+      .describe(
+        'Keep turns, conversation history and memory notes in the store file. Off, the bot still answers, but an interrupted reply is lost and history and notes last only until the bot stops.',
+      ),
     db_path: z
       .string()
       .min(1)
       .default('data/turn_state/turns.sqlite3')
       .describe(
-        'The one SQLite file that holds everything the bot keeps: turns, transcripts, the tool-call ledger, replies, conversation history and memory notes; relative to the working directory. Blobs live in a folder beside it.',
+        'The one SQLite file that holds everything the bot keeps: turns, transcripts, the tool-call ledger, replies, ' +
+          'conversation history and memory notes; relative to the working directory. Blobs live in a folder beside it.',
       ),
     lease_ttl_seconds: seconds('How long a turn owner’s lease lasts without a heartbeat (heartbeats come every third of it)', 30),
     housekeeping_interval_seconds: seconds('How often the expired-lease and retention sweeps run', 300),

@@ -1,16 +1,7 @@
 import type { Message } from '../llm/protocol.js';
 
 /** A turn's lifecycle (DESIGN §8); AWAITING_RESOLUTION is a turn parked until an operator gives each uncertain call a verdict (§9.1). */
-export const TURN_STATUSES = [
-  'ACTIVE',
-  'SUSPENDED',
-  'AWAITING_RESOLUTION',
-  'TERMINAL_COMPLETED',
-  'TERMINAL_FAILED',
-  'TERMINAL_CANCELLED',
-  'TERMINAL_REJECTED',
-  'TERMINAL_EXPIRED',
-] as const;
+export const TURN_STATUSES = ['ACTIVE', 'SUSPENDED', 'AWAITING_RESOLUTION', 'TERMINAL_COMPLETED', 'TERMINAL_FAILED', 'TERMINAL_CANCELLED', 'TERMINAL_REJECTED', 'TERMINAL_EXPIRED'] as const;
 export type TurnStatus = (typeof TURN_STATUSES)[number];
 
 /** The statuses a turn ends in; a lease-holder may end its turn in any but EXPIRED, which only the retention sweep sets. */
@@ -99,9 +90,7 @@ export interface AdmissionRequest {
 }
 
 /** The outcome of asking for a suspended turn's resume lease: exactly one caller wins. */
-export type ResumeClaim =
-  | { readonly won: true; readonly turn: TurnRecord; readonly lease: Lease }
-  | { readonly won: false; readonly reason: 'not_found' | 'not_suspended' | 'generation_changed' };
+export type ResumeClaim = { readonly won: true; readonly turn: TurnRecord; readonly lease: Lease } | { readonly won: false; readonly reason: 'not_found' | 'not_suspended' | 'generation_changed' };
 
 /** One checkpoint: the loop state and the transcript length it covers (DESIGN §7.4). */
 export interface CheckpointRecord {

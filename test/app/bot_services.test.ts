@@ -56,20 +56,13 @@ describe('the bot services open one store file', () => {
     const { services, logs } = await open();
 
     expect(await loadHistory(services.history, 'console:c1')).toEqual({
-      messages: [
-        text('user', `${SUMMARY_PREFIX}Ada introduced herself and asked about arithmetic.`),
-        text('assistant', 'Four.'),
-        text('user', 'And three plus three?'),
-        text('assistant', 'Six.'),
-      ],
+      messages: [text('user', `${SUMMARY_PREFIX}Ada introduced herself and asked about arithmetic.`), text('assistant', 'Four.'), text('user', 'And three plus three?'), text('assistant', 'Six.')],
       revision: 7,
     });
     expect(await loadHistory(services.history, 'discord:42')).toEqual({ messages: [text('user', 'Ping'), text('assistant', 'Pong')], revision: 2 });
     const memory = requireMemory(services);
     expect((await memory.recall({ scope: 'user', ownerId: 'discord:ada', limit: 10 })).notes.map((note) => note.text)).toEqual(['Likes Straße names', 'Prefers metric units']);
-    expect((await memory.recall({ scope: 'channel', ownerId: 'discord:42', query: 'STAND', limit: 10 })).notes).toEqual([
-      { text: 'Stand-up is at 10:00', createdAt: Date.UTC(2026, 0, 15, 9, 12) },
-    ]);
+    expect((await memory.recall({ scope: 'channel', ownerId: 'discord:42', query: 'STAND', limit: 10 })).notes).toEqual([{ text: 'Stand-up is at 10:00', createdAt: Date.UTC(2026, 0, 15, 9, 12) }]);
     expect((await memory.remember({ scope: 'user', ownerId: 'discord:ada', text: 'again', key: 'k1' })).kind).toBe('already_stored');
     const imported = logs.filter((line) => line.msg.startsWith('imported'));
     expect(imported.map((line) => line.file)).toEqual(OLD_FILES.map((file) => join(temp.path(), file)));
@@ -83,7 +76,10 @@ describe('the bot services open one store file', () => {
     const again = await open();
     expect(again.logs.filter((line) => line.msg.startsWith('imported'))).toEqual([]);
     expect((await loadHistory(again.services.history, 'console:c1')).messages).toHaveLength(5);
-    expect(await requireMemory(again.services).recall({ scope: 'user', ownerId: 'discord:ada', limit: 10 })).toMatchObject({ notes: [{ text: 'Likes Straße names' }, { text: 'Prefers metric units' }], more: false });
+    expect(await requireMemory(again.services).recall({ scope: 'user', ownerId: 'discord:ada', limit: 10 })).toMatchObject({
+      notes: [{ text: 'Likes Straße names' }, { text: 'Prefers metric units' }],
+      more: false,
+    });
   });
 
   it('keeps a channel the store already has when an old file names it too, and imports a file that appears later', async () => {
@@ -147,7 +143,9 @@ describe('the bot services open one store file', () => {
     const memoryFile = join(temp.path(), OLD_FILES[1] ?? '');
     rmSync(memoryFile);
     const odd = new BetterSqlite3(memoryFile);
-    odd.exec("CREATE TABLE notes (id INTEGER PRIMARY KEY, idempotency_key TEXT, scope TEXT, owner_id TEXT, text TEXT, created_at INTEGER); INSERT INTO notes VALUES (1, 'k', 'everyone', 'x', 'odd', 0)");
+    odd.exec(
+      "CREATE TABLE notes (id INTEGER PRIMARY KEY, idempotency_key TEXT, scope TEXT, owner_id TEXT, text TEXT, created_at INTEGER); INSERT INTO notes VALUES (1, 'k', 'everyone', 'x', 'odd', 0)",
+    );
     odd.pragma('user_version = 1');
     odd.close();
 

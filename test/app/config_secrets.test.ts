@@ -40,7 +40,16 @@ tools:
         Cookie: sid=\${SESSION}
         Accept: application/json-seq
 `);
-    const secret = ['model-key-one-5c1d', 'model-key-two-9e8f', 'discord-token-77aa', 'weather-token-31bc', 'Bearer weather-token-31bc', 'literal-key-in-the-file', 'sid=session-value-0d0d', 'session-value-0d0d'];
+    const secret = [
+      'model-key-one-5c1d',
+      'model-key-two-9e8f',
+      'discord-token-77aa',
+      'weather-token-31bc',
+      'Bearer weather-token-31bc',
+      'literal-key-in-the-file',
+      'sid=session-value-0d0d',
+      'session-value-0d0d',
+    ];
     for (const value of secret) expect(secrets.redact(`[${value}]`), value).toBe(`[${REDACTED}]`);
     for (const value of ['holdfast-bot-title', 'eu-central-region', 'application/json-seq', 'Bearer']) expect(secrets.redact(value)).toBe(value);
   });
@@ -57,7 +66,8 @@ tools:
     - name: wiki
       url: https://bot:wiki-pass-6d6d@wiki.example/mcp
 `);
-    for (const value of ['weather-token-31bc', 'literal-slack-token-1f1f', 'Bearer mcp-bearer-2c2c', 'mcp-bearer-2c2c', 'wiki-pass-6d6d']) expect(secrets.redact(`[${value}]`), value).toBe(`[${REDACTED}]`);
+    for (const value of ['weather-token-31bc', 'literal-slack-token-1f1f', 'Bearer mcp-bearer-2c2c', 'mcp-bearer-2c2c', 'wiki-pass-6d6d'])
+      expect(secrets.redact(`[${value}]`), value).toBe(`[${REDACTED}]`);
     for (const value of ['debug-verbose', 'eu-central-region']) expect(secrets.redact(value)).toBe(value);
   });
 

@@ -23,7 +23,10 @@ describe('the text console started in a terminal', () => {
     const file = join(temp.path(), 'data/holdfast.log');
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(statSync(join(temp.path(), 'data')).mode & 0o777).toBe(0o700);
-    const logged = readFileSync(file, 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const logged = readFileSync(file, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(logged.map((line) => line['msg'])).toContain('configuration loaded; starting the console adapter (no discord.token is configured)');
     expect(logged.filter((line) => line['level'] === 40).map((line) => line['msg'])).toEqual([expect.stringMatching(/^no API key for https:\/\/api\.openai\.com\/v1/)]);
     expect(run.stderr()).toContain('holdfast: the log is in data/holdfast.log; warnings and errors show here too\n');

@@ -181,7 +181,11 @@ ${extra}`,
     expect(await bot.waitFor(isReply)).toMatchObject({ text: 'Milk is a drink.' });
     bot.endInput();
     expect(await bot.exited).toBe(0);
-    const logs = bot.stderr().trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const logs = bot
+      .stderr()
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(logs).toContainEqual(
       expect.objectContaining({
         level: 50,

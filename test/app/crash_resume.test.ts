@@ -103,7 +103,11 @@ tools:
   });
 
   it('completes from the stored result when killed during the model call after a completed write', async () => {
-    fake.enqueue(chatToolCalls([{ id: 'w1', name: 'save_note', args: '{"text":"buy milk"}' }]), { kind: 'stream', chunks: [sse({ choices: [{ index: 0, delta: { content: 'Sav' } }] })], then: 'stall' });
+    fake.enqueue(chatToolCalls([{ id: 'w1', name: 'save_note', args: '{"text":"buy milk"}' }]), {
+      kind: 'stream',
+      chunks: [sse({ choices: [{ index: 0, delta: { content: 'Sav' } }] })],
+      then: 'stall',
+    });
     const dir = temp.path();
     const first = start(dir);
     await first.waitFor((e) => e['type'] === 'ready');
@@ -119,7 +123,7 @@ tools:
     expect(lastRequest.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'w1', content: 'ok' });
   });
 
-  it('keeps the request of a turn killed right after its admission: resume sends the model the user\'s message', async () => {
+  it("keeps the request of a turn killed right after its admission: resume sends the model the user's message", async () => {
     const dir = join(temp.path(), 'admitted');
     const first = start(dir, 'after_admission');
     await first.waitFor((e) => e['type'] === 'ready');

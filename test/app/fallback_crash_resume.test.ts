@@ -116,7 +116,9 @@ ${noteToolSection(target.url)}${extra}`;
       .split('\n')
       .filter((line) => line.includes('"from":"claude-main"'))
       .map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(switches).toEqual([expect.objectContaining({ level: 30, turn: expect.any(String) as unknown, from: 'claude-main', to: 'local-llama', why: expect.stringContaining('overloaded') as unknown })]);
+    expect(switches).toEqual([
+      expect.objectContaining({ level: 30, turn: expect.any(String) as unknown, from: 'claude-main', to: 'local-llama', why: expect.stringContaining('overloaded') as unknown }),
+    ]);
     const text = await (await fetch(`${url ?? ''}/metrics`)).text();
     expect(sampleValue(text, 'holdfast_fallbacks_total', { from: 'claude-main', to: 'local-llama' })).toBe(1);
     expect(sampleValue(text, 'holdfast_model_attempts_total', { provider: 'anthropic', model: 'claude-main', result: 'capacity' })).toBe(1);

@@ -6,7 +6,6 @@ import { FakeLLMServer, sse } from '../support/fake_llm/server.js';
 import { isNotice, isReply, type JsonLinesProgram, startJsonLinesProgram, useProgramsKilledAfterEach } from '../support/program.js';
 import { useTempDir } from '../support/temp_dir.js';
 
-
 /** The text of the last user message of each request the fake model received. */
 function askedFor(fake: FakeLLMServer): unknown[] {
   return fake.requests.map((request) => (request.body as { messages: { role: string; content: unknown }[] }).messages.filter((m) => m.role === 'user').at(-1)?.content);

@@ -73,7 +73,13 @@ ${extra}`,
     expect(scraped.status).toBe(200);
     const text = scraped.body;
 
-    expect(sampleValuesBy(text, 'holdfast_turns_total', 'status', ['completed', 'failed', 'cancelled', 'rejected', 'expired'])).toEqual({ completed: 1, failed: 0, cancelled: 0, rejected: 0, expired: 0 });
+    expect(sampleValuesBy(text, 'holdfast_turns_total', 'status', ['completed', 'failed', 'cancelled', 'rejected', 'expired'])).toEqual({
+      completed: 1,
+      failed: 0,
+      cancelled: 0,
+      rejected: 0,
+      expired: 0,
+    });
     expect(sampleValue(text, 'holdfast_tool_calls_total', { tool: 'lookup', effect: 'read', outcome: 'applied' })).toBe(1);
     expect(sampleValue(text, 'holdfast_model_attempts_total', { provider: 'openai', model: 'test-model', result: 'ok' })).toBe(2);
     expect(sampleValue(text, 'holdfast_store_write_seconds_count')).toBeGreaterThan(0);
@@ -83,7 +89,20 @@ ${extra}`,
     // The console confirms the reply just after printing it: either count is right at this instant.
     expect([0, 1]).toContain(sampleValue(text, 'holdfast_replies_pending'));
     const families = familiesOf(text);
-    expect(Object.fromEntries(['holdfast_turns_total', 'holdfast_turns', 'holdfast_tool_calls_total', 'holdfast_calls_awaiting_verdict', 'holdfast_model_attempts_total', 'holdfast_breaker_open', 'holdfast_store_write_seconds', 'holdfast_replies_pending'].map((name) => [name, families.get(name)]))).toEqual({
+    expect(
+      Object.fromEntries(
+        [
+          'holdfast_turns_total',
+          'holdfast_turns',
+          'holdfast_tool_calls_total',
+          'holdfast_calls_awaiting_verdict',
+          'holdfast_model_attempts_total',
+          'holdfast_breaker_open',
+          'holdfast_store_write_seconds',
+          'holdfast_replies_pending',
+        ].map((name) => [name, families.get(name)]),
+      ),
+    ).toEqual({
       holdfast_turns_total: 'counter',
       holdfast_turns: 'gauge',
       holdfast_tool_calls_total: 'counter',

@@ -181,7 +181,9 @@ describe('holdfast migrate --to postgres', () => {
 
     expect(again.status).toBe(3);
     expect(again.stdout).toBe('');
-    expect(again.stderr).toMatch(new RegExp(`^holdfast: the PostgreSQL schema ${connection.schema} is not empty: it already holds rows \\(.*turns: 3, .*memory_notes: 2.*\\); migrate copies into an empty one only\\n$`));
+    expect(again.stderr).toMatch(
+      new RegExp(`^holdfast: the PostgreSQL schema ${connection.schema} is not empty: it already holds rows \\(.*turns: 3, .*memory_notes: 2.*\\); migrate copies into an empty one only\\n$`),
+    );
     expect(await postgresContents(poolOn(connection))).toEqual(copied);
   });
 
@@ -200,7 +202,10 @@ describe('holdfast migrate --to postgres', () => {
     }
 
     expect(run.status).toBe(3);
-    expect(run.stderr).toBe(`holdfast: the store ${dbPath} is in use by the bot process ${process.pid} on host ${hostname()}, since ${new Date(clock.now()).toISOString()}; stop it first: only a stopped installation is copied\n`);
+    expect(run.stderr).toBe(
+      `holdfast: the store ${dbPath} is in use by the bot process ${process.pid} on host ${hostname()}, since ` +
+        `${new Date(clock.now()).toISOString()}; stop it first: only a stopped installation is copied\n`,
+    );
     expect(fileDigest(dbPath)).toBe(fileBefore);
     expect(await onSchema(connection, 'SELECT schema_name FROM information_schema.schemata WHERE schema_name = $1', [connection.schema])).toEqual([]);
   });

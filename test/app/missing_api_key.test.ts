@@ -12,7 +12,11 @@ async function logLines(cwd: string, env: Record<string, string>): Promise<Recor
   const run = capturedIo(cwd, { env });
   const status = await runCli([], run.io);
   expect(status).toBe(0);
-  return run.stderr().trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+  return run
+    .stderr()
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 const warnings = (lines: readonly Record<string, unknown>[]): unknown[] => lines.filter((line) => line['level'] === 40).map((line) => line['msg']);
@@ -46,10 +50,13 @@ describe('the start with the example configuration', () => {
   it('warns about each fallback model that talks to its provider’s own API without a key, and not about a local one', async () => {
     temp.write(
       'config.yml',
-      'llm:\n  base_url: http://localhost:11434/v1\n  model: llama3.1\n  fallbacks:\n    - { provider: openai, base_url: "http://localhost:8000/v1", model: qwen }\n    - { provider: anthropic, api_key: "${ANTHROPIC_API_KEY:-}", model: claude-sonnet-4-5 }\n',
+      'llm:\n  base_url: http://localhost:11434/v1\n  model: llama3.1\n  fallbacks:\n    - { provider: openai, ' +
+        'base_url: "http://localhost:8000/v1", model: qwen }\n    - { provider: anthropic, api_key: ' +
+        '"${ANTHROPIC_API_KEY:-}", model: claude-sonnet-4-5 }\n',
     );
     expect(warnings(await logLines(temp.path(), {}))).toEqual([
-      'no API key for https://api.anthropic.com/v1: llm.fallbacks[1].api_key is empty because the environment variable ANTHROPIC_API_KEY is not set or empty; every request to the fallback model claude-sonnet-4-5 will be refused',
+      'no API key for https://api.anthropic.com/v1: llm.fallbacks[1].api_key is empty because the environment ' +
+        'variable ANTHROPIC_API_KEY is not set or empty; every request to the fallback model claude-sonnet-4-5 will be refused',
     ]);
   });
 });

@@ -66,7 +66,10 @@ tools:
     first.send('resume');
     second.send('resume');
     const outcome = (program: JsonLinesProgram): Promise<Record<string, unknown>> =>
-      program.waitFor((e) => (isReply(e) || (e['type'] === 'message' && e['kind'] === 'notice' && e['notice'] !== 'suspended' && e['notice'] !== 'resumed')) && e['turn'] !== undefined, 'an answer to resume');
+      program.waitFor(
+        (e) => (isReply(e) || (e['type'] === 'message' && e['kind'] === 'notice' && e['notice'] !== 'suspended' && e['notice'] !== 'resumed')) && e['turn'] !== undefined,
+        'an answer to resume',
+      );
     const answers = await Promise.all([outcome(first), outcome(second)]);
 
     const replies = answers.filter(isReply);

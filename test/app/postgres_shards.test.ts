@@ -58,7 +58,10 @@ tools:
 
   const say = (channelId: string, text: string): Promise<string> =>
     discord.dispatchMessage({ channelId, authorId: discord.world.user.id, content: `<@${discord.world.bot.id}> ${text}`, mentionsBot: true });
-  const postsIn = (channelId: string): ((r: RecordedRequest) => boolean) => (r) => r.method === 'POST' && r.path === `/channels/${channelId}/messages` && r.status === 200;
+  const postsIn =
+    (channelId: string): ((r: RecordedRequest) => boolean) =>
+    (r) =>
+      r.method === 'POST' && r.path === `/channels/${channelId}/messages` && r.status === 200;
   const answerTo = async (channelId: string, messageId: string): Promise<string> =>
     ((await discord.whenRequest((r) => postsIn(channelId)(r) && (r.body as BotMessageBody).message_reference?.message_id === messageId)).body as BotMessageBody).content;
 

@@ -15,7 +15,9 @@ describe('the holdfast program', { timeout: 30_000 }, () => {
     expect(run.stdout).toBe('');
     expect(run.stderr.trimEnd().split('\n')).toEqual([
       `holdfast: ${bad}:2:10: discord.token: environment variable DISCORD_TOKEN is not set`,
-      `holdfast: ${bad}:3:3: discord.tokn: unknown key (expected one of: token, api_url, channels, guild_ids, shards, edit_interval_ms, requests_per_second, delivery_backoff_seconds, delivery_deadline_seconds, max_attachment_mb, max_text_attachment_kb)`,
+      `holdfast: ${bad}:3:3: discord.tokn: unknown key (expected one of: token, api_url, channels, guild_ids, ` +
+        `shards, edit_interval_ms, requests_per_second, delivery_backoff_seconds, delivery_deadline_seconds, ` +
+        `max_attachment_mb, max_text_attachment_kb)`,
       `holdfast: ${bad}:5:10: logging.level: expected one of "fatal", "error", "warn", "info", "debug", "trace", "silent"; got 7`,
     ]);
   });
@@ -25,7 +27,9 @@ describe('the holdfast program', { timeout: 30_000 }, () => {
     const run = await runProgram(['--config', 'old.yml'], { cwd: temp.path() });
     expect(run.status).toBe(2);
     expect(run.stderr.trimEnd().split('\n')).toEqual([
-      `holdfast: ${old}:2:3: chat.history_db_path: removed; conversation history now lives in the one store file turn_state.db_path (an old file at data/history/history.sqlite3 is imported at the next start; move a file kept elsewhere there first) — delete this key`,
+      `holdfast: ${old}:2:3: chat.history_db_path: removed; conversation history now lives in the one store file ` +
+        `turn_state.db_path (an old file at data/history/history.sqlite3 is imported at the next start; move a file ` +
+        `kept elsewhere there first) — delete this key`,
     ]);
   });
 

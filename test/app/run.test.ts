@@ -40,7 +40,10 @@ describe('runCli', () => {
   it('logs the loaded configuration as JSON, runs the console until its input ends, and exits 0', async () => {
     const run = io(temp.path());
     expect(await runCli([], run.io)).toBe(0);
-    const logLine = run.stderr().split('\n').find((line) => line.includes('configuration loaded'));
+    const logLine = run
+      .stderr()
+      .split('\n')
+      .find((line) => line.includes('configuration loaded'));
     expect(JSON.parse(logLine ?? '')).toMatchObject({ config: 'defaults', adapter: { kind: 'console', reason: 'no_discord_token' } });
     expect(run.stdout()).toMatch(/^Holdfast is ready\./);
   });
@@ -75,8 +78,12 @@ describe('runCli', () => {
     await store.close();
     const first = io(temp.path());
     expect(await runCli(['--jsonl'], first.io)).toBe(0);
-    const events = first.stdout().trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(events.map((e) => e['type'] === 'ready' ? 'ready' : e['notice'])).toEqual(['ready', 'interrupted']);
+    const events = first
+      .stdout()
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(events.map((e) => (e['type'] === 'ready' ? 'ready' : e['notice']))).toEqual(['ready', 'interrupted']);
     const second = io(temp.path());
     expect(await runCli(['--jsonl'], second.io)).toBe(0);
     expect(second.stdout()).toBe('{"type":"ready"}\n');

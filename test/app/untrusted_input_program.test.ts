@@ -38,7 +38,11 @@ describe('the built program against hostile input (DESIGN §9.3)', { timeout: 60
   });
 
   const sent = (index: number): SentRequest => fake.requests[index]?.body as SentRequest;
-  const errorLines = (bot: JsonLinesProgram): string[] => bot.stderr().split('\n').filter((line) => line.includes('"level":50'));
+  const errorLines = (bot: JsonLinesProgram): string[] =>
+    bot
+      .stderr()
+      .split('\n')
+      .filter((line) => line.includes('"level":50'));
 
   /** The program in `dir` with the model key configured as a secret, `save_note` (a write) and `lookup` (a read), and `extra` sections. */
   function start(extra = '', dir = temp.path()): JsonLinesProgram {
@@ -86,7 +90,11 @@ ${extra}`,
 
   it('keeps a read’s and a write’s answers nested 10,000 levels deep whole, settles both calls, and doctor finds nothing wrong', async () => {
     target.reply({ status: 200, body: deepObject(10_000) }, { status: 201, body: deepObject(10_000) });
-    fake.enqueue(chatToolCalls([{ id: 'r1', name: 'lookup', args: '{"word":"milk"}' }]), chatToolCalls([{ id: 'w1', name: 'save_note', args: '{"text":"buy milk"}' }]), chatText('Looked up and saved.'));
+    fake.enqueue(
+      chatToolCalls([{ id: 'r1', name: 'lookup', args: '{"word":"milk"}' }]),
+      chatToolCalls([{ id: 'w1', name: 'save_note', args: '{"text":"buy milk"}' }]),
+      chatText('Looked up and saved.'),
+    );
     const bot = start();
     await bot.waitFor((event) => event['type'] === 'ready');
     bot.send('Look milk up, then save a note.');
@@ -131,8 +139,14 @@ ${extra}`,
     again.send(`/resume ${short}`);
     await again.waitFor((event) => again.events.filter(isNotice('manual_resolution')).length === 3 && event['type'] === 'message', 'two more answers about the parked request');
 
-    const waiting = `Your request (turn ${short}) is waiting for an operator to check whether \`save_note\` (call w1) took effect. I will tell you here once that is done; then \`resume\` continues it.`;
-    expect(again.events.filter(isNotice('manual_resolution')).slice(1).map((event) => event['text'])).toEqual([waiting, waiting]);
+    const waiting =
+      `Your request (turn ${short}) is waiting for an operator to check whether \`save_note\` (call w1) took effect. ` + `I will tell you here once that is done; then \`resume\` continues it.`;
+    expect(
+      again.events
+        .filter(isNotice('manual_resolution'))
+        .slice(1)
+        .map((event) => event['text']),
+    ).toEqual([waiting, waiting]);
     expect(fake.requests).toHaveLength(asked);
     expect(target.requests).toHaveLength(1);
   });
@@ -170,7 +184,11 @@ ${extra}`,
     expect(content.endsWith(`\n[truncated: the result was cut at 65536 bytes; ${huge.length - 65_536} more bytes were left out]`)).toBe(true);
     expect(Buffer.byteLength(content)).toBeLessThan(65_536 + 100);
     await bot.logged('"msg":"the answer of target__reader was cut to max_result_bytes"');
-    const cut = bot.stderr().split('\n').find((line) => line.includes('was cut to max_result_bytes')) ?? '{}';
+    const cut =
+      bot
+        .stderr()
+        .split('\n')
+        .find((line) => line.includes('was cut to max_result_bytes')) ?? '{}';
     expect(JSON.parse(cut)).toMatchObject({ tool: 'target__reader', bytes: huge.length, limit: 65_536 });
   });
 });

@@ -5,10 +5,7 @@ describe('interpolateEnvironment', () => {
   const env = { DISCORD_TOKEN: 'tok', EMPTY: '', REGION: 'eu' };
 
   it('replaces ${VAR} in strings at any depth and leaves keys and other values alone', () => {
-    const result = interpolateEnvironment(
-      { discord: { token: '${DISCORD_TOKEN}' }, list: ['a-${REGION}-b', 3, true, null], '${REGION}': 'key kept' },
-      env,
-    );
+    const result = interpolateEnvironment({ discord: { token: '${DISCORD_TOKEN}' }, list: ['a-${REGION}-b', 3, true, null], '${REGION}': 'key kept' }, env);
     expect(result.problems).toEqual([]);
     expect(result.value).toEqual({ discord: { token: 'tok' }, list: ['a-eu-b', 3, true, null], '${REGION}': 'key kept' });
   });

@@ -20,7 +20,6 @@ describe('the llm_recovery section', () => {
     expect(recoverySettings(section)).toMatchObject({ deadlineMs: 2_500, backoffBaseMs: 50 });
   });
 
-
   it('refuses a zero deadline and a fractional threshold, naming each key', () => {
     expect(configProblems('llm_recovery:\n  generation_deadline_seconds: 0\n  breaker_generation_threshold: 1.5\n')).toEqual([
       'c.yml:2:32: llm_recovery.generation_deadline_seconds: Too small: expected number to be >0; got 0',

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../src/app/config_schema.js';
 import { configProblems } from '../support/config_problems.js';
 
-
 describe('the llm section', () => {
   it('reads a full provider setup with keys from the environment and fractional seconds', () => {
     const text = [

@@ -78,9 +78,7 @@ describe('loading the configuration', () => {
   });
 
   it('reports YAML syntax errors with line and column', () => {
-    expect(linesOf(() => parseConfigText('logging:\n  level: [info\n', 'c.yml', {}))).toEqual([
-      expect.stringMatching(/^c\.yml:3:1: YAML syntax error: /) as unknown,
-    ]);
+    expect(linesOf(() => parseConfigText('logging:\n  level: [info\n', 'c.yml', {}))).toEqual([expect.stringMatching(/^c\.yml:3:1: YAML syntax error: /) as unknown]);
     expect(linesOf(() => parseConfigText('logging: {}\nlogging: {}\n', 'c.yml', {}))).toEqual(['c.yml:2:1: YAML syntax error: Map keys must be unique']);
   });
 
@@ -89,7 +87,12 @@ describe('loading the configuration', () => {
     expect(linesOf(() => parseConfigText('logging:\n  level: &l\n    - *l\n', 'c.yml', {}))).toEqual(['c.yml:3:7: YAML alias *l is inside the node it names, so it would never end']);
     expect(linesOf(() => parseConfigText('logging:\n  level: *nope\n', 'c.yml', {}))).toEqual(['c.yml:2:10: YAML alias *nope names no anchor before it']);
     const names = [...'abcdefghi'];
-    const laughs = names.map((name, index) => `${name}: &${name} [${Array<string>(9).fill(index === 0 ? '"lol"' : `*${names[index - 1] ?? ''}`).join(', ')}]\n`);
+    const laughs = names.map(
+      (name, index) =>
+        `${name}: &${name} [${Array<string>(9)
+          .fill(index === 0 ? '"lol"' : `*${names[index - 1] ?? ''}`)
+          .join(', ')}]\n`,
+    );
     expect(linesOf(() => parseConfigText(laughs.join(''), 'c.yml', {}))).toEqual([
       'c.yml: YAML aliases cannot be expanded (at most 100 uses): Excessive alias count indicates a resource exhaustion attack',
     ]);
@@ -115,8 +118,12 @@ describe('loading the configuration', () => {
     const problems = problemsOf(() => parseConfigText(text, 'c.yml', {}));
     expect(problems.map((problem) => problem.kind)).toEqual(['removed_key', 'removed_key']);
     expect(problems.map(formatConfigProblem)).toEqual([
-      'c.yml:2:3: chat.history_db_path: removed; conversation history now lives in the one store file turn_state.db_path (an old file at data/history/history.sqlite3 is imported at the next start; move a file kept elsewhere there first) — delete this key',
-      'c.yml:5:5: tools.memory.db_path: removed; memory notes now live in the one store file turn_state.db_path (an old file at data/memory/memory.sqlite3 is imported at the next start; move a file kept elsewhere there first) — delete this key',
+      'c.yml:2:3: chat.history_db_path: removed; conversation history now lives in the one store file ' +
+        'turn_state.db_path (an old file at data/history/history.sqlite3 is imported at the next start; move a file ' +
+        'kept elsewhere there first) — delete this key',
+      'c.yml:5:5: tools.memory.db_path: removed; memory notes now live in the one store file turn_state.db_path (an ' +
+        'old file at data/memory/memory.sqlite3 is imported at the next start; move a file kept elsewhere there first) ' +
+        '— delete this key',
     ]);
     expect(linesOf(() => parseConfigText('turn_state:\n  history_db_path: x\n', 'c.yml', {}))[0]).toMatch(/^c\.yml:2:3: turn_state\.history_db_path: unknown key \(expected one of: /);
   });
@@ -140,10 +147,8 @@ describe('loading the configuration', () => {
     ]);
   });
 
-  it('reports a failed constraint with zod\'s reason and the value', () => {
-    expect(linesOf(() => parseConfigText('turn_state:\n  db_path: ""\n', 'c.yml', {}))).toEqual([
-      expect.stringMatching(/^c\.yml:2:12: turn_state\.db_path: Too small: .*; got ""$/) as unknown,
-    ]);
+  it("reports a failed constraint with zod's reason and the value", () => {
+    expect(linesOf(() => parseConfigText('turn_state:\n  db_path: ""\n', 'c.yml', {}))).toEqual([expect.stringMatching(/^c\.yml:2:12: turn_state\.db_path: Too small: .*; got ""$/) as unknown]);
   });
 
   it('names the variable a rejected value came from, never the value, which may be a secret', () => {

@@ -7,7 +7,9 @@ describe('overrides', () => {
 
   it('is an empty list by default, and keeps what an entry leaves out unset', () => {
     expect(parseConfigText('', 'c.yml', {}).overrides).toEqual([]);
-    const text = `${tools}overrides:\n  - name: support\n    match: { category_ids: ["7"], guild_ids: ["1"] }\n    tools: [lookup]\n  - match: { channel_ids: ["9"] }\n    system_prompt: Be brief.\n    max_iterations: 3\n`;
+    const text =
+      `${tools}overrides:\n  - name: support\n    match: { category_ids: ["7"], guild_ids: ["1"] }\n    tools: ` +
+      `[lookup]\n  - match: { channel_ids: ["9"] }\n    system_prompt: Be brief.\n    max_iterations: 3\n`;
     expect(parseConfigText(text, 'c.yml', {}).overrides).toEqual([
       { name: 'support', match: { category_ids: ['7'], guild_ids: ['1'] }, tools: ['lookup'] },
       { match: { channel_ids: ['9'] }, system_prompt: 'Be brief.', max_iterations: 3 },

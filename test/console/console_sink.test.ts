@@ -27,7 +27,13 @@ describe('the console output', () => {
     sink.post({ type: 'delta', channelId: 'console', inReplyTo: 'm', turn: 't1', text: 'Hel' });
     await sink.deliver(reply('t1', 'Hello.'), (parts) => Promise.resolve(void confirmed.push(parts)));
     sink.post({ type: 'message', channelId: 'console', inReplyTo: 'm', turn: null, kind: 'notice', notice: 'busy', text: 'Busy.' });
-    expect(out.text().trimEnd().split('\n').map((line) => JSON.parse(line) as unknown)).toEqual([
+    expect(
+      out
+        .text()
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line) as unknown),
+    ).toEqual([
       { type: 'ready' },
       { type: 'turn', turn: 't1', status: 'ACTIVE' },
       { type: 'message', turn: 't1', kind: 'reply', text: 'Hello.' },
@@ -54,7 +60,8 @@ describe('the console output', () => {
     const sink = textSink(new ConsoleScreen(out));
     const json = capture();
     const jsonSink = jsonLinesSink(json);
-    const waiting = (attempt: number, seconds: number) => ({ type: 'waiting', channelId: 'console', inReplyTo: 'm', turn: 't1', attempt, text: `waiting for the model (attempt ${attempt}, ${seconds} s)…` }) as const;
+    const waiting = (attempt: number, seconds: number) =>
+      ({ type: 'waiting', channelId: 'console', inReplyTo: 'm', turn: 't1', attempt, text: `waiting for the model (attempt ${attempt}, ${seconds} s)…` }) as const;
     for (const target of [sink, jsonSink]) {
       target.post({ type: 'delta', channelId: 'console', inReplyTo: 'm', turn: 't1', text: 'Hal' });
       target.post(waiting(2, 0));
@@ -104,7 +111,15 @@ function pieces(text: string, cuts: readonly number[]): string[] {
 describe('the text console, on what the model writes', () => {
   it('prints streamed and whole replies and notices without control characters or escape sequences, even one split between deltas', async () => {
     const text = await printed(async (sink) => {
-      for (const piece of ['Hello \u001b]0;owned\u0007world', '\u001b[2', 'J, \u001b', '[31mred\u001b[0m', ' \u009b1;1H\u0008\r\n', 'then\u001b]8;;http://e.x/\u001b', '\\link\u001b]8;;\u001b\\.\u001b']) {
+      for (const piece of [
+        'Hello \u001b]0;owned\u0007world',
+        '\u001b[2',
+        'J, \u001b',
+        '[31mred\u001b[0m',
+        ' \u009b1;1H\u0008\r\n',
+        'then\u001b]8;;http://e.x/\u001b',
+        '\\link\u001b]8;;\u001b\\.\u001b',
+      ]) {
         sink.post(delta(piece));
       }
       await sink.deliver(reply('t1', 'ignored: already streamed'), confirm);
@@ -125,8 +140,31 @@ describe('the text console, on what the model writes', () => {
 
   it('prints the same safe text however a reply is cut into deltas, and only the text between sequences', async () => {
     const plain = fc.string({ unit: fc.constantFrom('a', 'Z', '1', ' ', '[', ']', ';', '\\', 'é', '\n', '\t'), maxLength: 8 });
-    const sequence = fc.constantFrom('\u001b[2J', '\u001b[31;1m', '\u001b[?25h', '\u001b]0;title\u0007', '\u001b]8;;http://e.x/\u001b\\', '\u009b2J', '\u009d0;t\u009c', '\u001bc', '\u001b(B', '\u001bP1$r\u001b\\', '\u0007', '\r', '\u0000', '\u0008', '\u007f', '\u0085');
-    const segments = fc.array(fc.oneof(plain.map((text) => ({ text, shown: text })), sequence.map((text) => ({ text, shown: '' }))), { maxLength: 12 });
+    const sequence = fc.constantFrom(
+      '\u001b[2J',
+      '\u001b[31;1m',
+      '\u001b[?25h',
+      '\u001b]0;title\u0007',
+      '\u001b]8;;http://e.x/\u001b\\',
+      '\u009b2J',
+      '\u009d0;t\u009c',
+      '\u001bc',
+      '\u001b(B',
+      '\u001bP1$r\u001b\\',
+      '\u0007',
+      '\r',
+      '\u0000',
+      '\u0008',
+      '\u007f',
+      '\u0085',
+    );
+    const segments = fc.array(
+      fc.oneof(
+        plain.map((text) => ({ text, shown: text })),
+        sequence.map((text) => ({ text, shown: '' })),
+      ),
+      { maxLength: 12 },
+    );
     await fc.assert(
       fc.asyncProperty(segments, fc.array(fc.nat(), { maxLength: 10 }), async (parts, cuts) => {
         const whole = parts.map((part) => part.text).join('');

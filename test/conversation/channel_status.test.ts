@@ -23,7 +23,12 @@ class ScriptedIds implements IdFactory {
   #next = 0;
   newId(): string {
     this.#next += 1;
-    const head = new Map([[1, 'aaaa1111'], [3, 'bbbb3333'], [5, 'aaaa5555']]).get(this.#next) ?? `token${String(this.#next).padStart(3, '0')}`;
+    const head =
+      new Map([
+        [1, 'aaaa1111'],
+        [3, 'bbbb3333'],
+        [5, 'aaaa5555'],
+      ]).get(this.#next) ?? `token${String(this.#next).padStart(3, '0')}`;
     return `${head}-0000-4000-8000-${String(this.#next).padStart(12, '0')}`;
   }
 }
@@ -90,7 +95,10 @@ describe('what /status and /stop tell a person', () => {
   it('/status says whether the model is still to answer or already writing', async () => {
     const held = deferred();
     const streamed = deferred();
-    fake.enqueue({ kind: 'stream', chunks: [held.promise, chatChunk({ role: 'assistant', content: 'Milk' }), streamed.promise, chatChunk({ content: ' is white.' }, { finishReason: 'stop' }), CHAT_DONE] });
+    fake.enqueue({
+      kind: 'stream',
+      chunks: [held.promise, chatChunk({ role: 'assistant', content: 'Milk' }), streamed.promise, chatChunk({ content: ' is white.' }, { finishReason: 'stop' }), CHAT_DONE],
+    });
     const bot = intake();
     bot.submit(inboundFromText(harness.current.message('what colour is milk?')));
     await fake.whenRequests(1);
@@ -131,7 +139,11 @@ describe('what /status and /stop tell a person', () => {
     const store = openStoreFileAt(join(temp.path(), 'digits.sqlite3'), { clock: storeClock, ids: new ScriptedIds() });
     try {
       const bot = intake({ store: store.turns, history: store.history, operator: store.operator });
-      for (const [text, author] of [['first', 'ada'], ['second', 'bob'], ['third', 'ada']] as const) {
+      for (const [text, author] of [
+        ['first', 'ada'],
+        ['second', 'bob'],
+        ['third', 'ada'],
+      ] as const) {
         fake.enqueue(...Array.from({ length: 9 }, () => overloaded));
         bot.submit(inboundFromText(harness.current.message(text, author)));
         await runToCompletion(recoveryClock, bot.idle());
@@ -152,7 +164,10 @@ describe('what /status and /stop tell a person', () => {
       await recoveryClock.advance(60_000);
       bot.submit(inboundFromText(harness.current.message('resume aaaa', 'ada')));
       await bot.idle();
-      expect(events.at(-1)).toMatchObject({ notice: 'rejected', text: expect.stringMatching(/^aaaa names several of your saved requests \(aaaa5555-.*, aaaa1111-.*\); give more of the id\.$/) as unknown });
+      expect(events.at(-1)).toMatchObject({
+        notice: 'rejected',
+        text: expect.stringMatching(/^aaaa names several of your saved requests \(aaaa5555-.*, aaaa1111-.*\); give more of the id\.$/) as unknown,
+      });
       fake.enqueue(chatText('The first, answered.'));
       bot.submit(inboundFromText(harness.current.message('resume aaaa1111', 'ada')));
       await runToCompletion(recoveryClock, bot.idle());

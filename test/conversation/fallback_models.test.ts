@@ -96,7 +96,10 @@ describe('fallback models in a conversation: an Anthropic primary, an OpenAI-com
     fallbackServer.enqueue(...repeat(fallbackOverloaded, 40));
     const bot = new Intake(deps());
     bot.submit(inboundFromText(harness.current.message('what is milk?')));
-    await runToCompletion(clock, once(() => harness.current.notices().includes('suspended')));
+    await runToCompletion(
+      clock,
+      once(() => harness.current.notices().includes('suspended')),
+    );
     primaryServer.reset();
     fallbackServer.reset();
     if (recovering === 'local-llama') {
@@ -105,7 +108,10 @@ describe('fallback models in a conversation: an Anthropic primary, an OpenAI-com
     } else {
       primaryServer.enqueue(anthropicText('Milk is a drink.'));
     }
-    await runToCompletion(clock, once(() => replies().length === 1));
+    await runToCompletion(
+      clock,
+      once(() => replies().length === 1),
+    );
     expect(harness.current.notices()).toEqual(['suspended', 'resumed']);
     const [reply] = replies();
     expect(reply).toMatchObject({ text: 'Milk is a drink.', ...marks });
@@ -119,7 +125,10 @@ describe('fallback models in a conversation: an Anthropic primary, an OpenAI-com
     const d = harness.current.deps(`turn_state:\n  auto_resume: false\n${LLM}`, { provider: primary, fallbacks: [fallback] });
     const bot = new Intake(d);
     bot.submit(inboundFromText(harness.current.message('what is milk?')));
-    await runToCompletion(clock, once(() => harness.current.notices().includes('suspended')));
+    await runToCompletion(
+      clock,
+      once(() => harness.current.notices().includes('suspended')),
+    );
     const states = () => [d.recovery.breakers.get('anthropic', 'claude-main'), d.recovery.breakers.get('openai', 'local-llama')].map((breaker) => breaker.snapshot().state);
     expect(states()).toEqual(['open', 'open']);
     primaryServer.reset();
@@ -128,7 +137,10 @@ describe('fallback models in a conversation: an Anthropic primary, an OpenAI-com
     fallbackServer.enqueue(chatText('Milk is a drink.'));
     const resumedAt = clock.monotonicNow();
     bot.submit(inboundFromText(harness.current.message('resume')));
-    await runToCompletion(clock, once(() => replies().length === 1));
+    await runToCompletion(
+      clock,
+      once(() => replies().length === 1),
+    );
     expect(clock.monotonicNow()).toBe(resumedAt);
     expect(primaryServer.requests).toHaveLength(1);
     expect(replies()).toEqual([expect.objectContaining({ text: 'Milk is a drink.', model: 'local-llama' })]);

@@ -121,7 +121,9 @@ describe('the intake pipeline', () => {
     const bot = intake({ provider: undefined });
     bot.submit(inboundFromText(message('hello')));
     await bot.idle();
-    expect(events).toEqual([{ type: 'message', channelId: 'c1', inReplyTo: expect.any(String) as unknown, turn: null, kind: 'notice', notice: 'failed', text: expect.stringMatching(/set `llm.model`/) as unknown }]);
+    expect(events).toEqual([
+      { type: 'message', channelId: 'c1', inReplyTo: expect.any(String) as unknown, turn: null, kind: 'notice', notice: 'failed', text: expect.stringMatching(/set `llm.model`/) as unknown },
+    ]);
   });
 
   it('points an interrupted message at resume instead of running it again', async () => {

@@ -118,32 +118,35 @@ describe('MCP tools in a conversation', () => {
     expect(target.calls).toHaveLength(1);
   });
 
-  it('never cuts short the re-send that settles an uncertain idempotent call: /stop during it sends no cancellation, the call ends RECONCILED_APPLIED, and the turn ends cancelled once it settled', async () => {
-    target = await McpTarget.start();
-    const resent = deferred();
-    target.answer({ hold: never }, { hold: resent.promise });
-    const bot = await intakeWith(`    - name: target\n      url: ${target.url}\n      timeout_seconds: 8\n`);
-    fake.enqueue(chatToolCalls([{ id: 'i1', name: 'target__repeater', args: '{"text":"charge"}' }]));
-    bot.submit(inboundFromText(harness.current.message('Charge it.')));
-    await target.whenCalls(1);
-    // The first run times out (before the lease's first heartbeat is due): it may have taken effect, so it is sent again with the same key.
-    await harness.current.store.clock.advance(8_000);
-    await target.whenCalls(2);
-    bot.submit(inboundFromText(harness.current.message('/stop')));
-    resent.resolve();
-    await bot.idle();
+  it(
+    'never cuts short the re-send that settles an uncertain idempotent call: /stop during it sends no ' + 'cancellation, the call ends RECONCILED_APPLIED, and the turn ends cancelled once it settled',
+    async () => {
+      target = await McpTarget.start();
+      const resent = deferred();
+      target.answer({ hold: never }, { hold: resent.promise });
+      const bot = await intakeWith(`    - name: target\n      url: ${target.url}\n      timeout_seconds: 8\n`);
+      fake.enqueue(chatToolCalls([{ id: 'i1', name: 'target__repeater', args: '{"text":"charge"}' }]));
+      bot.submit(inboundFromText(harness.current.message('Charge it.')));
+      await target.whenCalls(1);
+      // The first run times out (before the lease's first heartbeat is due): it may have taken effect, so it is sent again with the same key.
+      await harness.current.store.clock.advance(8_000);
+      await target.whenCalls(2);
+      bot.submit(inboundFromText(harness.current.message('/stop')));
+      resent.resolve();
+      await bot.idle();
 
-    expect(target.cancelled).toEqual(['repeater']);
-    const keys = target.calls.map((call) => call.meta?.[IDEMPOTENCY_META_KEY]);
-    expect(keys).toHaveLength(2);
-    expect(keys[1]).toBe(keys[0]);
-    const turn = await harness.current.store.turns.latestTurnOf({ source: 'console', channelId: 'c1' }, 'ada');
-    expect(turn?.status).toBe('TERMINAL_CANCELLED');
-    const ops = await harness.current.store.turns.listOps(turn?.turnId ?? '');
-    expect(ops.map((op) => [op.toolName, op.state, op.result])).toEqual([['target__repeater', 'RECONCILED_APPLIED', 'repeater released']]);
-    expect(harness.current.notices()).toEqual(['status', 'cancelled']);
-    expect(fake.requests).toHaveLength(1);
-  });
+      expect(target.cancelled).toEqual(['repeater']);
+      const keys = target.calls.map((call) => call.meta?.[IDEMPOTENCY_META_KEY]);
+      expect(keys).toHaveLength(2);
+      expect(keys[1]).toBe(keys[0]);
+      const turn = await harness.current.store.turns.latestTurnOf({ source: 'console', channelId: 'c1' }, 'ada');
+      expect(turn?.status).toBe('TERMINAL_CANCELLED');
+      const ops = await harness.current.store.turns.listOps(turn?.turnId ?? '');
+      expect(ops.map((op) => [op.toolName, op.state, op.result])).toEqual([['target__repeater', 'RECONCILED_APPLIED', 'repeater released']]);
+      expect(harness.current.notices()).toEqual(['status', 'cancelled']);
+      expect(fake.requests).toHaveLength(1);
+    },
+  );
 
   it('lets a running call finish when the bot shuts down, and keeps its result for the resume', async () => {
     target = await McpTarget.start();

@@ -46,7 +46,10 @@ describe('resume and waiting through an overload, on the console', () => {
   async function suspended(bot: Intake): Promise<void> {
     fake.enqueue(...overloads(20));
     bot.submit(inboundFromText(inChannel('c1', 'look up milk')));
-    await runToCompletion(clock, once(() => noticesIn('c1').includes('suspended')));
+    await runToCompletion(
+      clock,
+      once(() => noticesIn('c1').includes('suspended')),
+    );
     fake.reset();
   }
 
@@ -91,7 +94,9 @@ describe('resume and waiting through an overload, on the console', () => {
     expect(noticesIn('c1')).toEqual(['suspended', 'suspended']);
     expect(events.at(-1)).toMatchObject({
       turn: expect.any(String) as unknown,
-      text: 'The model provider is still overloaded, and another request is trying it right now. Your request is saved: I will try again at 00:00 UTC (sooner if the provider recovers), or type `resume` after that.',
+      text:
+        'The model provider is still overloaded, and another request is trying it right now. Your request is saved: I ' +
+        'will try again at 00:00 UTC (sooner if the provider recovers), or type `resume` after that.',
     });
     fake.enqueue(chatText('Milk is a drink.'));
     breakerOf(d).recordSuccess(elsewhere.token);
@@ -112,11 +117,17 @@ describe('resume and waiting through an overload, on the console', () => {
     expect(noticesIn('c1')).toEqual(['suspended']);
     const updates = events.filter((e) => e.type === 'notice_update');
     expect(updates).toHaveLength(tries);
-    expect(updates.at(-1)).toMatchObject({ notice: 'suspended', text: expect.stringMatching(/^The model provider was still overloaded at 00:\d\d UTC\. .* I will try again by myself at 00:\d\d UTC, or type `resume` to try now\.$/) as unknown });
+    expect(updates.at(-1)).toMatchObject({
+      notice: 'suspended',
+      text: expect.stringMatching(/^The model provider was still overloaded at 00:\d\d UTC\. .* I will try again by myself at 00:\d\d UTC, or type `resume` to try now\.$/) as unknown,
+    });
 
     fake.reset();
     fake.enqueue(chatText('Milk is a drink.'));
-    await runToCompletion(clock, once(() => repliesIn('c1').length === 1));
+    await runToCompletion(
+      clock,
+      once(() => repliesIn('c1').length === 1),
+    );
     expect(noticesIn('c1')).toEqual(['suspended', 'resumed']);
     expect(repliesIn('c1')).toEqual(['Milk is a drink.']);
     await bot.close();
@@ -131,7 +142,11 @@ describe('resume and waiting through an overload, on the console', () => {
     for (const channel of channels) bot.submit(inboundFromText(inChannel(channel, 'look up milk')));
     // Each channel sleeps once at a time: between attempts, then waiting to resume, until it has its reply.
     const working = (): number => channels.filter((channel) => repliesIn(channel).length === 0).length;
-    await runToCompletion(clock, once(() => channels.every((channel) => noticesIn(channel).includes('suspended'))), { sleepers: working });
+    await runToCompletion(
+      clock,
+      once(() => channels.every((channel) => noticesIn(channel).includes('suspended'))),
+      { sleepers: working },
+    );
     fake.reset();
     fake.enqueue(...channels.map(() => chatText('Milk is a drink.')));
 

@@ -43,7 +43,13 @@ describe('what the bot posts, kept free of the configured secrets', () => {
     sink.post({ type: 'message', channelId: 'c1', inReplyTo: 'm-1', turn: 't-1', kind: 'notice', notice: 'suspended', text: `saved; ${KEY} refused` });
     sink.post({ type: 'notice_update', channelId: 'c1', turn: 't-1', notice: 'suspended', text: `still ${KEY}` });
 
-    expect(seen(events)).toEqual(['draft: trying ', 'waiting: the model answered: invalid key [REDACTED]', 'draft: the kettle: opaque-', 'notice: saved; [REDACTED] refused', 'notice_update: still [REDACTED]']);
+    expect(seen(events)).toEqual([
+      'draft: trying ',
+      'waiting: the model answered: invalid key [REDACTED]',
+      'draft: the kettle: opaque-',
+      'notice: saved; [REDACTED] refused',
+      'notice_update: still [REDACTED]',
+    ]);
   });
 
   it('is the sink itself when no secret is configured', () => {

@@ -67,10 +67,7 @@ describe('final reply delivery', () => {
     const byPrimary = await admitNew(store, 'm2');
     await store.complete(byPrimary, 'From the primary.', { model: 'claude-main', fallback: false });
     const after = transport(1);
-    expect(await deliverPendingReplies(store, await store.listPendingReplies(), { channels: everyChannelOf('console'), sink: after, fallbackNote: NOTE }, silent)).toEqual([
-      'delivered',
-      'delivered',
-    ]);
+    expect(await deliverPendingReplies(store, await store.listPendingReplies(), { channels: everyChannelOf('console'), sink: after, fallbackNote: NOTE }, silent)).toEqual(['delivered', 'delivered']);
     expect(after.asked).toEqual([
       expect.objectContaining({ turn: byFallback.turnId, text: 'From the fallback.', model: 'local-llama', note: '-# answered by local-llama', redelivery: true }),
       { channelId: 'channel-1', inReplyTo: 'm2', turn: byPrimary.turnId, text: 'From the primary.', partsDelivered: 0, redelivery: true, model: 'claude-main' },

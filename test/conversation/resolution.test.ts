@@ -107,7 +107,9 @@ describe('an uncertain write waits for an operator’s verdict (DESIGN §9.1)', 
     bot.submit(inboundFromText(harness.current.message('resume')));
     await settle(bot);
 
-    const waiting = `Your request (turn ${turnId.slice(0, 8)}) is waiting for an operator to check whether \`save_note\` (call w1) took effect. I will tell you here once that is done; then \`resume\` continues it.`;
+    const waiting =
+      `Your request (turn ${turnId.slice(0, 8)}) is waiting for an operator to check whether \`save_note\` (call w1) ` +
+      `took effect. I will tell you here once that is done; then \`resume\` continues it.`;
     expect(noticesOf('manual_resolution').slice(1).map(textOf)).toEqual([waiting, waiting]);
     expect(harness.current.replies()).toEqual(['Hello, Ada.']);
     expect(fake.requests).toHaveLength(asked);
@@ -144,7 +146,9 @@ describe('an uncertain write waits for an operator’s verdict (DESIGN §9.1)', 
 
     await bot.announceResolutions('console');
     await bot.announceResolutions('console');
-    expect(noticesOf('resolved').map(textOf)).toEqual([`An operator checked your saved request (turn ${turnId.slice(0, 8)}): \`save_note\` (call w1) took effect: ticket T-42 was created. Type \`resume\` to continue your request.`]);
+    expect(noticesOf('resolved').map(textOf)).toEqual([
+      `An operator checked your saved request (turn ${turnId.slice(0, 8)}): \`save_note\` (call w1) took effect: ticket T-42 was created. Type \`resume\` to continue your request.`,
+    ]);
 
     fake.enqueue(chatText('Your ticket is T-42.'));
     bot.submit(inboundFromText(harness.current.message('resume')));
@@ -169,7 +173,9 @@ describe('an uncertain write waits for an operator’s verdict (DESIGN §9.1)', 
 
     expect(textOf(noticesOf('resolved')[0])).toContain('`save_note` (call w1) did not take effect (no ticket at the target). I am continuing your request now.');
     const sent = toolResultsSent(fake, fake.requests.length - 2);
-    expect(sent).toEqual([{ role: 'tool', tool_call_id: 'w1', content: expect.stringMatching(/^Error: An operator checked and found that this call did not take effect \(no ticket at the target\)/) as unknown }]);
+    expect(sent).toEqual([
+      { role: 'tool', tool_call_id: 'w1', content: expect.stringMatching(/^Error: An operator checked and found that this call did not take effect \(no ticket at the target\)/) as unknown },
+    ]);
     expect(harness.current.replies()).toEqual(['Done: T-43.']);
     expect(target.requests.map((request) => request.body)).toEqual(['{"text":"open ticket"}', '{"text":"open ticket"}']);
     expect((await store.turns.listOps(turnId)).map((op) => [op.toolCallId, op.state])).toEqual([

@@ -108,7 +108,7 @@ describe('explicit resume', () => {
     bot.submit(inboundFromText(message('resume', 'mallory')));
     await settle(bot);
     expect(notices()).toEqual(['suspended', 'rejected']);
-    expect((await store.listSuspended({ source: 'console', channelId: 'c1' }))).toHaveLength(1);
+    expect(await store.listSuspended({ source: 'console', channelId: 'c1' })).toHaveLength(1);
   });
 
   it('treats "resume" as an ordinary message when its author has nothing saved here', async () => {
@@ -190,7 +190,10 @@ describe('explicit resume', () => {
     fake.reset();
     fake.enqueue(chatText('Done.'));
     const trigger = message('resume');
-    const [a, b] = await Promise.all([resumeCommand(trigger, undefined, true, new AbortController().signal, { ...deps(), store, engine: engineOf() }), resumeCommand(trigger, undefined, true, new AbortController().signal, { ...deps(), store, engine: engineOf() })]);
+    const [a, b] = await Promise.all([
+      resumeCommand(trigger, undefined, true, new AbortController().signal, { ...deps(), store, engine: engineOf() }),
+      resumeCommand(trigger, undefined, true, new AbortController().signal, { ...deps(), store, engine: engineOf() }),
+    ]);
     expect([a.kind, b.kind].sort()).toEqual(['notice', 'resumed']);
     const winner = a.kind === 'resumed' ? a : b.kind === 'resumed' ? b : undefined;
     if (winner === undefined) throw new Error('no resume won');
@@ -283,7 +286,7 @@ describe('explicit resume', () => {
     const original = await suspendedTurn(bot);
     await storeClock.advance(24 * 3_600_000 + 1);
     await store.sweepRetention();
-    expect((storedTurn(harness.current.store.dbPath, { source: 'console', channelId: 'c1', messageId: original }))?.status).toBe('TERMINAL_EXPIRED');
+    expect(storedTurn(harness.current.store.dbPath, { source: 'console', channelId: 'c1', messageId: original })?.status).toBe('TERMINAL_EXPIRED');
     bot.submit(inboundFromText(message('resume')));
     await settle(bot);
     expect(notices()).toEqual(['suspended', 'expired']);
@@ -311,7 +314,10 @@ describe('explicit resume', () => {
       fake.enqueue(chatToolCalls([{ id: 'c1', name: 'lookup', args: '{"word":"milk"}' }]), ...endlessOverload(), chatText('Milk is a drink.'));
       bot.submit(inboundFromText(message('look up milk')));
       await settle(bot);
-      await runToCompletion(recoveryClock, until((e) => e.type === 'message' && e.kind === 'reply'));
+      await runToCompletion(
+        recoveryClock,
+        until((e) => e.type === 'message' && e.kind === 'reply'),
+      );
       expect(notices()).toEqual(['suspended', 'resumed']);
       expect(replies()).toEqual(['Milk is a drink.']);
       expect(target.requests).toHaveLength(1);
@@ -337,7 +343,10 @@ describe('explicit resume', () => {
       const bot = new Intake(deps({ history: flaky }, true));
       fake.enqueue(chatToolCalls([{ id: 'c1', name: 'lookup', args: '{"word":"milk"}' }]), ...endlessOverload());
       bot.submit(inboundFromText(message('look up milk')));
-      await runToCompletion(recoveryClock, until((e) => e.type === 'message' && e.kind === 'notice'));
+      await runToCompletion(
+        recoveryClock,
+        until((e) => e.type === 'message' && e.kind === 'notice'),
+      );
       await runToCompletion(recoveryClock, failed.promise);
       await settle(bot);
       expect(notices()).toEqual(['suspended']);
@@ -353,7 +362,10 @@ describe('explicit resume', () => {
       const bot = new Intake(deps({}, true));
       fake.enqueue(chatToolCalls([{ id: 'c1', name: 'lookup', args: '{"word":"milk"}' }]), ...endlessOverload());
       bot.submit(inboundFromText(message('look up milk')));
-      await runToCompletion(recoveryClock, until((e) => e.type === 'message' && e.kind === 'notice'));
+      await runToCompletion(
+        recoveryClock,
+        until((e) => e.type === 'message' && e.kind === 'notice'),
+      );
       fake.enqueue(chatText('Unrelated answer.'));
       bot.submit(inboundFromText(message('something else')));
       await settle(bot);

@@ -49,7 +49,13 @@ describe('a call whose outcome becomes unknown while its turn runs', () => {
         error: expect.stringContaining('timed out after 5 s') as unknown,
         msg: expect.stringMatching(/^the outcome of tool call c1 \(save_note\) is unknown: .*an operator must check whether it took effect and resolve it$/) as unknown,
       }),
-      expect.objectContaining({ turn, tool: 'save_note', call: 'c1', input: { text: 'remember token=[REDACTED]' }, command: expect.stringMatching(/^holdfast turns resolve t-1 c1 --applied/) as unknown }),
+      expect.objectContaining({
+        turn,
+        tool: 'save_note',
+        call: 'c1',
+        input: { text: 'remember token=[REDACTED]' },
+        command: expect.stringMatching(/^holdfast turns resolve t-1 c1 --applied/) as unknown,
+      }),
     ]);
     expect(JSON.stringify(log.lines)).not.toContain('hunter2');
   });

@@ -14,7 +14,10 @@ describe('an ending the store could not record', () => {
   it('is told as such, promising nothing and announcing no status, and the next start finds the turn interrupted', async () => {
     const { fake, store } = harness.current;
     const release = deferred();
-    fake.enqueue({ kind: 'stream', chunks: [sse({ choices: [{ index: 0, delta: { content: 'Hel' } }] }), release.promise, sse({ choices: [{ index: 0, delta: { content: 'lo' }, finish_reason: 'stop' }] }), 'data: [DONE]\n\n'] });
+    fake.enqueue({
+      kind: 'stream',
+      chunks: [sse({ choices: [{ index: 0, delta: { content: 'Hel' } }] }), release.promise, sse({ choices: [{ index: 0, delta: { content: 'lo' }, finish_reason: 'stop' }] }), 'data: [DONE]\n\n'],
+    });
     fake.enqueue(chatText('never asked'));
     const bot = new Intake(harness.current.deps());
     const message = harness.current.message('hello');

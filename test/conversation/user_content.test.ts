@@ -35,10 +35,14 @@ describe('the content of a turn’s user message', () => {
   });
 
   it('names a text file and fences its content, with a fence longer than any inside it', () => {
-    const [, notes, readme] = userContent('summarise', [
-      { kind: 'text', name: 'notes.txt', text: 'buy milk\n' },
-      { kind: 'text', name: 'README.md', text: 'Run:\n````sh\nnpm test\n````' },
-    ], false);
+    const [, notes, readme] = userContent(
+      'summarise',
+      [
+        { kind: 'text', name: 'notes.txt', text: 'buy milk\n' },
+        { kind: 'text', name: 'README.md', text: 'Run:\n````sh\nnpm test\n````' },
+      ],
+      false,
+    );
     expect(notes).toEqual({ type: 'text', text: 'The user attached the file `notes.txt`:\n\n```txt\nbuy milk\n```' });
     expect(readme).toEqual({ type: 'text', text: 'The user attached the file `README.md`:\n\n`````md\nRun:\n````sh\nnpm test\n````\n`````' });
   });
@@ -53,7 +57,8 @@ describe('the content of a turn’s user message', () => {
     expect(texts(userContent('', skipped, true))).toEqual([
       'The user attached `huge.png`, but it is not included here: it is larger than the 8 MB limit for attachments of its kind. Tell the user if it matters for the answer.',
       'The user attached `log.txt`, but it is not included here: it is larger than the 100 KB limit for attachments of its kind. Tell the user if it matters for the answer.',
-      'The user attached `song.mp3`, but it is not included here: its file type is not supported (only PNG, JPEG, WebP and GIF images and UTF-8 text files are). Tell the user if it matters for the answer.',
+      'The user attached `song.mp3`, but it is not included here: its file type is not supported (only PNG, JPEG, ' +
+        'WebP and GIF images and UTF-8 text files are). Tell the user if it matters for the answer.',
       'The user attached `gone.txt`, but it is not included here: it could not be downloaded. Tell the user if it matters for the answer.',
     ]);
   });
@@ -76,7 +81,12 @@ describe('admitting a message with attachments', () => {
     ({ store } = openTestStore(temp.path()));
     const config = parseConfigText('llm:\n  vision: true\ntools:\n  builtin: []\n', 'c.yml', {});
     const message: InboundMessage = { source: 'discord', channelId: 'c1', authorId: 'ada', authorRoleIds: [], messageId: 'm1', text: 'what is this?', attachments: [image] };
-    const admitted = await admitMessage(message, [], undefined, new AbortController().signal, { config, store, catalog: () => deriveCatalog(config.tools, { memory: undefined }), logger: pino({ level: 'silent' }) });
+    const admitted = await admitMessage(message, [], undefined, new AbortController().signal, {
+      config,
+      store,
+      catalog: () => deriveCatalog(config.tools, { memory: undefined }),
+      logger: pino({ level: 'silent' }),
+    });
     if (admitted.kind !== 'admitted') throw new Error(`expected admission, got ${admitted.notice}`);
     expect(admitted.turn.transcript).toEqual([{ role: 'user', content: userContent('what is this?', [image], true) }]);
     expect((await store.getTurn(admitted.turn.turnId))?.messageDigest).toBe(messageDigest('what is this?'));

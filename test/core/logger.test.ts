@@ -29,7 +29,12 @@ describe('createLogger', () => {
     logger.info('not shown');
     logger.debug('not shown either');
     logger.warn('shown');
-    expect(text().trimEnd().split('\n').map((line) => (JSON.parse(line) as { msg: string }).msg)).toEqual(['shown']);
+    expect(
+      text()
+        .trimEnd()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { msg: string }).msg),
+    ).toEqual(['shown']);
   });
 
   it('redacts secrets by key at any depth, in child bindings and in error properties', () => {
@@ -55,7 +60,10 @@ describe('createLogger', () => {
   });
 
   it('writes human-readable lines when asked, and on a terminal under auto', () => {
-    for (const [format, isTTY] of [['pretty', false], ['auto', true]] as const) {
+    for (const [format, isTTY] of [
+      ['pretty', false],
+      ['auto', true],
+    ] as const) {
       const { logger, text } = capture({ level: 'info', format }, isTTY);
       logger.info({ api_key: 'sk-secret' }, 'bot ready');
       expect(text()).toContain('bot ready');

@@ -12,7 +12,9 @@ const overloaded: FakeStep = { kind: 'reply', status: 529, body: { error: { type
 const OTHER_MEMBER = '1100000000000000042';
 /** A tiny recovery deadline, so an overload suspends at once, and a breaker that lets a probe through almost at once, so `resume` can reach the model. */
 const RECOVERY =
-  'llm_recovery:\n  generation_deadline_seconds: 0.2\n  backoff_base_seconds: 0.01\n  backoff_cap_seconds: 0.02\n  breaker_cooldown_base_seconds: 0.001\n  breaker_cooldown_cap_seconds: 0.001\nturn_state:\n  auto_resume: false\n';
+  'llm_recovery:\n  generation_deadline_seconds: 0.2\n  backoff_base_seconds: 0.01\n  backoff_cap_seconds: ' +
+  '0.02\n  breaker_cooldown_base_seconds: 0.001\n  breaker_cooldown_cap_seconds: 0.001\nturn_state:\n  ' +
+  'auto_resume: false\n';
 const FENCE_LINE = /^\s*```/;
 
 /** A 5,000-character answer: prose, a long ```ts block that cannot fit in one message, prose again. */
@@ -25,7 +27,9 @@ function longAnswerWithCode(): string {
 
 /** Lines of prose joined by newlines, cut to exactly `length` characters (not ending in a space or a break). */
 function answerOfLength(length: number): string {
-  const text = Array.from({ length: 100 }, (_, i) => `Line ${String(i).padStart(2, '0')}: milk is a drink that people pour into their tea.`).join('\n').slice(0, length);
+  const text = Array.from({ length: 100 }, (_, i) => `Line ${String(i).padStart(2, '0')}: milk is a drink that people pour into their tea.`)
+    .join('\n')
+    .slice(0, length);
   expect(text).toHaveLength(length);
   expect(text).toMatch(/\S$/);
   return text;
@@ -46,7 +50,11 @@ describe('flows on Discord through the program’s main function', { timeout: 60
     world.fake.enqueue(...Array.from({ length: 200 }, () => overloaded));
     const asked = await say(world.discord, question);
     await world.discord.whenRequest((r) => isPostOrEdit(world.discord)(r) && /^ℹ️ The model provider is overloaded/.test((r.body as BotMessageBody).content));
-    expect(botMessages(world.discord).filter((m) => m.message_reference?.message_id === asked).map((m) => m.content)).toEqual([expect.stringMatching(/^ℹ️ The model provider is overloaded/)]);
+    expect(
+      botMessages(world.discord)
+        .filter((m) => m.message_reference?.message_id === asked)
+        .map((m) => m.content),
+    ).toEqual([expect.stringMatching(/^ℹ️ The model provider is overloaded/)]);
     // The overload is over: forget its unused steps and its requests, so every request from here on is new.
     world.fake.reset();
     return asked;
@@ -112,7 +120,9 @@ describe('flows on Discord through the program’s main function', { timeout: 60
     const asked = await askWithDraft('tell me about milk', answer);
     // The whole reply in one edit, a follow-up post, or a refusal: whichever comes first ends the wait.
     const last = await world.discord.whenRequest(
-      (r) => isPostOrEdit(world.discord)(r) && (r.status !== 200 || (r.body as BotMessageBody).content === answer || (isPost(world.discord)(r) && (r.body as BotMessageBody).message_reference === undefined)),
+      (r) =>
+        isPostOrEdit(world.discord)(r) &&
+        (r.status !== 200 || (r.body as BotMessageBody).content === answer || (isPost(world.discord)(r) && (r.body as BotMessageBody).message_reference === undefined)),
     );
     expect([last.method, last.status]).toEqual(['PATCH', 200]);
     expect(botMessages(world.discord).map((m) => [m.content, m.message_reference?.message_id])).toEqual([[answer, asked]]);

@@ -17,7 +17,9 @@ describe('what people send the bot on Discord', { timeout: 60_000 }, () => {
     world.fake.enqueue(chatText('Milk is a drink.'));
     await start();
     const question = await world.discord.dispatchMessage({ channelId: world.discord.world.dmChannelId, authorId: world.discord.world.user.id, content: 'what is milk?' });
-    const posted = await world.discord.whenRequest((r) => r.method === 'POST' && r.path === `/channels/${world.discord.world.dmChannelId}/messages` && (r.body as BotMessageBody).content === 'Milk is a drink.');
+    const posted = await world.discord.whenRequest(
+      (r) => r.method === 'POST' && r.path === `/channels/${world.discord.world.dmChannelId}/messages` && (r.body as BotMessageBody).content === 'Milk is a drink.',
+    );
     expect((posted.body as BotMessageBody).message_reference?.message_id).toBe(question);
     expect(userMessagesOf(world.fake.requests[0]?.body)).toEqual([{ role: 'user', content: 'what is milk?' }]);
   });

@@ -7,7 +7,9 @@ import type { FakeStep } from '../support/fake_llm/server.js';
 const overloaded: FakeStep = { kind: 'reply', status: 529, body: { error: { type: 'overloaded_error' } } };
 /** A tiny recovery deadline, so an overload suspends at once, and a breaker that lets a probe through almost at once, so `resume` can reach the model. */
 const RECOVERY =
-  'llm_recovery:\n  generation_deadline_seconds: 0.2\n  backoff_base_seconds: 0.01\n  backoff_cap_seconds: 0.02\n  breaker_cooldown_base_seconds: 0.001\n  breaker_cooldown_cap_seconds: 0.001\nturn_state:\n  auto_resume: false\n';
+  'llm_recovery:\n  generation_deadline_seconds: 0.2\n  backoff_base_seconds: 0.01\n  backoff_cap_seconds: ' +
+  '0.02\n  breaker_cooldown_base_seconds: 0.001\n  breaker_cooldown_cap_seconds: 0.001\nturn_state:\n  ' +
+  'auto_resume: false\n';
 /** Two HTTP tools, continuing the `tools` section that discordConfigYaml opens (they are offered, never called). */
 const HTTP_TOOLS = `  http:
     - { name: save_note, description: Saves a note., method: POST, url: "https://tools.example/notes", effect: write }

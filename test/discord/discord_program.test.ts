@@ -146,7 +146,12 @@ describe('the bot on Discord, against a local Discord and the real discord.js cl
     expect((await replyTo(discord, asked)).content).toBe('Milk ');
     drafted.resolve();
     expect(await first.exited).toBeNull();
-    expect(discord.messagesIn(discord.world.channelId).filter((m) => m.author.id === discord.bot.id).map((m) => m.content)).toEqual(['Milk ']);
+    expect(
+      discord
+        .messagesIn(discord.world.channelId)
+        .filter((m) => m.author.id === discord.bot.id)
+        .map((m) => m.content),
+    ).toEqual(['Milk ']);
 
     await connected(db);
     await shown(discord, 'Milk is a drink.');

@@ -38,7 +38,10 @@ describe('resume and waiting through an overload, on the local Discord', { timeo
     const asked = await say(discord, 'look up milk');
     await runToCompletion(clock, replyTo(discord, asked));
     // The reply's draft shows the waits first, then becomes the suspended notice.
-    await runToCompletion(clock, discord.whenRequest((r) => OVERLOADED_NOTICE.test((r.body as BotMessageBody | undefined)?.content ?? '')));
+    await runToCompletion(
+      clock,
+      discord.whenRequest((r) => OVERLOADED_NOTICE.test((r.body as BotMessageBody | undefined)?.content ?? '')),
+    );
     harness.current.fake.reset();
   }
 

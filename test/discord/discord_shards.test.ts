@@ -116,7 +116,8 @@ describe('Discord shards split across processes', () => {
     const again = localDiscordTransport(discord, { shards: { ids: [1], count: 2 } });
     cleanups.push(() => again.close());
     await expect(again.connect()).rejects.toThrow(
-      `could not log in to Discord with discord.token at ${discord.restUrl}: Discord refused shard 1 of 2 (close code 4010, invalid shard): check discord.shards, and that no other process runs that shard`,
+      `could not log in to Discord with discord.token at ${discord.restUrl}: Discord refused shard 1 of 2 (close ` +
+        `code 4010, invalid shard): check discord.shards, and that no other process runs that shard`,
     );
     expect(discord.identifies.map((identify) => identify.shard)).toEqual([
       [1, 2],

@@ -110,7 +110,9 @@ describe('the Discord sink, driven by the manual clock', () => {
     const { fake, clock, sink } = await sinkOnDiscord();
     const channelId = fake.world.channelId;
     const drafts = (): string[] =>
-      fake.requests.filter((r) => (r.method === 'POST' || r.method === 'PATCH') && r.path.startsWith(`/channels/${channelId}/messages`)).map((r) => `${r.method} ${(r.body as { content: string }).content}`);
+      fake.requests
+        .filter((r) => (r.method === 'POST' || r.method === 'PATCH') && r.path.startsWith(`/channels/${channelId}/messages`))
+        .map((r) => `${r.method} ${(r.body as { content: string }).content}`);
     const waiting = (attempt: number, seconds: number): void =>
       sink.post({ type: 'waiting', channelId, inReplyTo: 'm1', turn: 't1', attempt, text: `waiting for the model (attempt ${attempt}, ${seconds} s)…` });
 
@@ -133,7 +135,12 @@ describe('the Discord sink, driven by the manual clock', () => {
     expect(drafts()[3]).toBe('PATCH Milk is white.');
     await sink.deliver({ channelId, inReplyTo: 'm1', turn: 't1', text: 'Milk is white.', partsDelivered: 0, redelivery: false }, () => Promise.resolve());
     expect(drafts().filter((draft) => draft.includes('waiting'))).toHaveLength(2);
-    expect(fake.messagesIn(channelId).filter((m) => m.author.id === fake.world.bot.id).map((m) => m.content)).toEqual(['Milk is white.']);
+    expect(
+      fake
+        .messagesIn(channelId)
+        .filter((m) => m.author.id === fake.world.bot.id)
+        .map((m) => m.content),
+    ).toEqual(['Milk is white.']);
   });
 
   it('stops renewing an indicator after fifteen minutes, whatever became of its turn', async () => {

@@ -30,9 +30,14 @@ describe('one overload storm over many channels, on the local Discord', { timeou
 
   const clock = (): ManualClock => harness.current.recoveryClock;
   const messagesPath = (channelId: string): string => `/channels/${channelId}/messages`;
-  const isPostIn = (channelId: string) => (r: Pick<RecordedRequest, 'method' | 'path'>): boolean => r.method === 'POST' && r.path === messagesPath(channelId);
-  const isPostOrEditIn = (channelId: string) => (r: Pick<RecordedRequest, 'method' | 'path'>): boolean =>
-    isPostIn(channelId)(r) || (r.method === 'PATCH' && r.path.startsWith(`${messagesPath(channelId)}/`));
+  const isPostIn =
+    (channelId: string) =>
+    (r: Pick<RecordedRequest, 'method' | 'path'>): boolean =>
+      r.method === 'POST' && r.path === messagesPath(channelId);
+  const isPostOrEditIn =
+    (channelId: string) =>
+    (r: Pick<RecordedRequest, 'method' | 'path'>): boolean =>
+      isPostIn(channelId)(r) || (r.method === 'PATCH' && r.path.startsWith(`${messagesPath(channelId)}/`));
   const contentOf = (r: RecordedRequest): string => (r.body as BotMessageBody | undefined)?.content ?? '';
   const answeredIn = (channelId: string): boolean => discord.requests.some((r) => isPostOrEditIn(channelId)(r) && contentOf(r) === ANSWER);
 
@@ -57,8 +62,7 @@ describe('one overload storm over many channels, on the local Discord', { timeou
   }
 
   /** The bot's messages in `channelId` as members see them now (edits applied), oldest first. */
-  const botMessagesIn = (channelId: string): string[] =>
-    discord.messagesIn(channelId).flatMap((m) => (m.author.id === discord.world.bot.id ? [m.content] : []));
+  const botMessagesIn = (channelId: string): string[] => discord.messagesIn(channelId).flatMap((m) => (m.author.id === discord.world.bot.id ? [m.content] : []));
 
   it('answers in every channel one storm suspended within a cooldown of the recovery, each with one suspended and one resumed notice', async () => {
     // A waiter that slept until a finished probe's expiry would hold its channel back five minutes.
@@ -77,14 +81,22 @@ describe('one overload storm over many channels, on the local Discord', { timeou
     }
     // Every turn retries until its deadline, the same instant for all: the model's breaker opens then, and no more
     // time passes while each channel shows its suspended notice and its waiter goes to sleep until the breaker admits it.
-    await passTimeUntil(() => recovery.breakers.snapshots().some((breaker) => breaker.state === 'open'), () => CHANNELS, 60_000);
+    await passTimeUntil(
+      () => recovery.breakers.snapshots().some((breaker) => breaker.state === 'open'),
+      () => CHANNELS,
+      60_000,
+    );
     await Promise.all(channelIds.map((channelId) => discord.whenRequest((r) => isPostOrEditIn(channelId)(r) && OVERLOADED_NOTICE.test(contentOf(r)))));
     await clock().whenSleeping(CHANNELS);
     harness.current.fake.reset();
     harness.current.fake.enqueue(...channelIds.map(() => chatText(ANSWER)));
 
     const recoveredAt = clock().monotonicNow();
-    await passTimeUntil(() => channelIds.every(answeredIn), () => channelIds.filter((channelId) => !answeredIn(channelId)).length, settings.breaker.cooldownBaseMs + 1_000);
+    await passTimeUntil(
+      () => channelIds.every(answeredIn),
+      () => channelIds.filter((channelId) => !answeredIn(channelId)).length,
+      settings.breaker.cooldownBaseMs + 1_000,
+    );
     expect(clock().monotonicNow() - recoveredAt).toBeLessThanOrEqual(settings.breaker.cooldownBaseMs);
     for (const channelId of channelIds) {
       expect(botMessagesIn(channelId), channelId).toEqual([expect.stringMatching(OVERLOADED_NOTICE), 'ℹ️ Continuing your saved request.', ANSWER]);

@@ -71,11 +71,7 @@ describe('FakeDiscord with the real discord.js Client', () => {
     const error: unknown = await client.rest.get('/nowhere').catch((e: unknown) => e);
     expect((error as DiscordAPIError).status).toBe(404);
     expect(fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual(
-      expect.arrayContaining([
-        `POST /channels/${fake.world.channelId}/typing`,
-        `PUT /applications/${fake.bot.id}/guilds/${fake.world.guildId}/commands`,
-        'GET /nowhere',
-      ]),
+      expect.arrayContaining([`POST /channels/${fake.world.channelId}/typing`, `PUT /applications/${fake.bot.id}/guilds/${fake.world.guildId}/commands`, 'GET /nowhere']),
     );
   });
 
@@ -159,12 +155,7 @@ describe('FakeDiscord with the real discord.js Client', () => {
     expect(fake.message(sent.id)).toMatchObject({ channel_id: dmChannelId, content: 'hello in private', author: { id: fake.bot.id } });
     expect(fake.message(sent.id)).not.toHaveProperty('guild_id');
     expect(fake.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual(
-      expect.arrayContaining([
-        `GET /channels/${dmChannelId} 200`,
-        `GET /channels/${fake.world.channelId} 200`,
-        `POST /users/@me/channels 200`,
-        `POST /channels/${dmChannelId}/messages 200`,
-      ]),
+      expect.arrayContaining([`GET /channels/${dmChannelId} 200`, `GET /channels/${fake.world.channelId} 200`, `POST /users/@me/channels 200`, `POST /channels/${dmChannelId}/messages 200`]),
     );
     expect(fake.requests.find((r) => r.path === '/users/@me/channels')?.body).toEqual({ recipient_id: user.id });
   });
@@ -175,9 +166,7 @@ describe('FakeDiscord with the real discord.js Client', () => {
     const second = await receive(fake, client, 'two');
     const third = await receive(fake, client, 'three');
     const reply = await second.reply('re: two');
-    const ids = async (options: { limit?: number; after?: string; before?: string }): Promise<string[]> => [
-      ...(await third.channel.messages.fetch(options)).keys(),
-    ];
+    const ids = async (options: { limit?: number; after?: string; before?: string }): Promise<string[]> => [...(await third.channel.messages.fetch(options)).keys()];
 
     expect(await ids({})).toEqual([reply.id, third.id, second.id, first.id]);
     expect(await ids({ limit: 2 })).toEqual([reply.id, third.id]);
@@ -196,7 +185,7 @@ describe('FakeDiscord with the real discord.js Client', () => {
     expect((error as DiscordAPIError).code).toBe(50035);
   });
 
-  it('takes content of exactly 2,000 characters and refuses 2,001 with Discord\'s 400, on a post and on an edit, changing nothing', async () => {
+  it("takes content of exactly 2,000 characters and refuses 2,001 with Discord's 400, on a post and on an edit, changing nothing", async () => {
     const { fake, client } = await loggedIn();
     const channel = guildChannel(fake, client);
     const tooLong = {
@@ -231,7 +220,7 @@ describe('FakeDiscord with the real discord.js Client', () => {
     ]);
   });
 
-  it('serves a dispatched message\'s attachments over HTTP with their bytes and type', async () => {
+  it("serves a dispatched message's attachments over HTTP with their bytes and type", async () => {
     const { fake, client } = await loggedIn();
     const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAMAAAACCAYAAACddGYaAAAAEUlEQVR4nGP4z8DwH4YZkDkAm34L9XKwuTwAAAAASUVORK5CYII=', 'base64');
     const notes = Buffer.from('milk is a drink\n', 'utf8');
@@ -251,7 +240,10 @@ describe('FakeDiscord with the real discord.js Client', () => {
     const [image, text] = [...message.attachments.values()];
     expect(image).toMatchObject({ name: 'red dot.png', contentType: 'image/png', size: png.length, width: 3, height: 2 });
     expect(text).toMatchObject({ name: 'notes.txt', contentType: 'text/plain; charset=utf-8', size: notes.length, width: null });
-    for (const [attachment, bytes] of [[image, png], [text, notes]] as const) {
+    for (const [attachment, bytes] of [
+      [image, png],
+      [text, notes],
+    ] as const) {
       if (attachment === undefined) throw new Error('missing attachment');
       expect(attachment.url.startsWith(`${fake.restUrl.replace(/\/api$/, '')}/attachments/`)).toBe(true);
       const response = await fetch(attachment.url);

@@ -45,7 +45,12 @@ describe('FakeDiscord with many text channels and guilds', () => {
     const { guilds, channelIds, guildChannels, ...rest } = three.world;
     expect(one.world).toEqual({ ...rest, guilds: guilds.slice(0, 1), channelIds: channelIds.slice(0, 2), guildChannels: guildChannels.slice(0, 2) });
     expect(guilds.map((guild) => guildShard(guild.id, 3))).toEqual([0, 1, 2].map((step) => (guildShard(one.world.guildId, 3) + step) % 3));
-    expect(guildChannels.map((channel) => [channel.guildId, channel.name])).toEqual(guilds.flatMap((guild) => [[guild.id, 'general'], [guild.id, 'general-2']]));
+    expect(guildChannels.map((channel) => [channel.guildId, channel.name])).toEqual(
+      guilds.flatMap((guild) => [
+        [guild.id, 'general'],
+        [guild.id, 'general-2'],
+      ]),
+    );
   });
 
   it('has a category with a text channel filed under it and a thread of the first channel, with messages and slash commands in the thread', async () => {

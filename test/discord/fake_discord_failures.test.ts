@@ -51,7 +51,9 @@ describe('FakeDiscord failing requests, as discord.js sees them', () => {
     const { fake, client } = await loggedIn();
     fake.failNext(isPost(fake), { status: 503, times: 4 });
 
-    const error: unknown = await guildChannel(fake, client).send('lost').catch((e: unknown) => e);
+    const error: unknown = await guildChannel(fake, client)
+      .send('lost')
+      .catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(HTTPError);
     expect((error as HTTPError).status).toBe(503);
@@ -75,7 +77,9 @@ describe('FakeDiscord failing requests, as discord.js sees them', () => {
     const { fake, client } = await loggedIn({ rejectOnRateLimit: ['/channels'] });
     fake.failNext(isPost(fake), { status: 429, retryAfterSeconds: 2 });
 
-    const error: unknown = await guildChannel(fake, client).send('too fast').catch((e: unknown) => e);
+    const error: unknown = await guildChannel(fake, client)
+      .send('too fast')
+      .catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(RateLimitError);
     expect(error).toMatchObject({ global: false, scope: 'user', limit: 5, method: 'POST' });

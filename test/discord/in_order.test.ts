@@ -6,7 +6,14 @@ describe('messages handed on in the order they arrived, per channel', () => {
   function recorder(): { readonly order: InOrder<string>; readonly delivered: string[]; readonly errors: unknown[] } {
     const delivered: string[] = [];
     const errors: unknown[] = [];
-    return { order: new InOrder<string>((value) => void delivered.push(value), (error) => void errors.push(error)), delivered, errors };
+    return {
+      order: new InOrder<string>(
+        (value) => void delivered.push(value),
+        (error) => void errors.push(error),
+      ),
+      delivered,
+      errors,
+    };
   }
 
   it('hands a ready message on at once when nothing in its channel is pending', () => {

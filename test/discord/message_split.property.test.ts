@@ -16,7 +16,14 @@ const codeLine = (maxWidth: number): fc.Arbitrary<string> =>
 const openingFence = fc.tuple(fc.constantFrom('', '  ', '\t'), fc.constantFrom('', 'ts', 'python', 'a-very-long-language-name')).map(([indent, language]) => `${indent}\`\`\`${language}`);
 
 /** Prose around the blocks: sentences, long words, blank lines. */
-const prose = fc.array(fc.oneof(fc.constant(''), fc.lorem({ maxCount: 30, mode: 'sentences' }), fc.integer({ min: 1, max: 300 }).map((width) => 'w'.repeat(width))), { maxLength: 6 });
+const prose = fc.array(
+  fc.oneof(
+    fc.constant(''),
+    fc.lorem({ maxCount: 30, mode: 'sentences' }),
+    fc.integer({ min: 1, max: 300 }).map((width) => 'w'.repeat(width)),
+  ),
+  { maxLength: 6 },
+);
 
 /**
  * A reply of prose and code blocks, at least one of them longer than `limit`: lines of varied
@@ -27,7 +34,20 @@ function replyOver(limit: number): fc.Arbitrary<string> {
     .tuple(openingFence, fc.array(codeLine(Math.floor(limit * 1.5)), { minLength: 1, maxLength: 80 }), fc.boolean())
     .map(([open, lines, closed]) => [open, ...lines, ...(closed ? ['```'] : [])].join('\n'));
   const longBlock = block.filter((text) => text.length > limit);
-  return fc.tuple(prose, fc.array(fc.oneof(block, prose.map((lines) => lines.join('\n'))), { maxLength: 4 }), longBlock, prose).map(([before, middle, long, after]) => [...before, ...middle, long, ...after].join('\n'));
+  return fc
+    .tuple(
+      prose,
+      fc.array(
+        fc.oneof(
+          block,
+          prose.map((lines) => lines.join('\n')),
+        ),
+        { maxLength: 4 },
+      ),
+      longBlock,
+      prose,
+    )
+    .map(([before, middle, long, after]) => [...before, ...middle, long, ...after].join('\n'));
 }
 
 /** How many fences a message opens and closes, read line by line as Discord renders them. */

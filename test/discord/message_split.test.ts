@@ -5,7 +5,9 @@ const fenceCount = (text: string): number => (text.match(/```/g) ?? []).length;
 
 /** Lines of prose joined by newlines, cut to exactly `length` characters (not ending in a space or a break). */
 function linesOfLength(length: number): string {
-  const text = Array.from({ length: 100 }, (_, i) => `Line ${String(i).padStart(2, '0')}: milk is a drink that people pour into their tea.`).join('\n').slice(0, length);
+  const text = Array.from({ length: 100 }, (_, i) => `Line ${String(i).padStart(2, '0')}: milk is a drink that people pour into their tea.`)
+    .join('\n')
+    .slice(0, length);
   expect(text).toHaveLength(length);
   expect(text).toMatch(/\S$/);
   return text;
@@ -17,7 +19,7 @@ describe('splitMessage', () => {
     expect(splitMessage('x'.repeat(DISCORD_MESSAGE_LIMIT))).toHaveLength(1);
   });
 
-  it('keeps exactly 2,000 characters, Discord\'s limit, as one message, unchanged', () => {
+  it("keeps exactly 2,000 characters, Discord's limit, as one message, unchanged", () => {
     expect(DISCORD_MESSAGE_LIMIT).toBe(2000);
     for (const text of ['x'.repeat(2000), linesOfLength(2000)]) expect(splitMessage(text)).toEqual([text]);
   });

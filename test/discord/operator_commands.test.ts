@@ -37,7 +37,11 @@ async function parkTurn(turns: TurnStore, requesterId: string, channelId: string
     await turns.moveOp(lease, key(lease.turnId, id), { to: 'RUNNING' });
     await turns.moveOp(lease, key(lease.turnId, id), { to: 'OUTCOME_UNKNOWN', error: 'timed out' });
   }
-  await turns.awaitResolution(lease, calls.map((id) => key(lease.turnId, id)), 'uncertain writes');
+  await turns.awaitResolution(
+    lease,
+    calls.map((id) => key(lease.turnId, id)),
+    'uncertain writes',
+  );
   return lease.turnId;
 }
 
@@ -103,7 +107,15 @@ describe('the admins’ /turns and /resolve on Discord', { timeout: 60_000 }, ()
     expect(commands.find((c) => c.name === 'resolve')?.options).toMatchObject([
       { name: 'turn', type: 3, required: true },
       { name: 'call', type: 3, required: true },
-      { name: 'verdict', type: 3, required: true, choices: [{ name: 'applied', value: 'applied' }, { name: 'not_applied', value: 'not_applied' }] },
+      {
+        name: 'verdict',
+        type: 3,
+        required: true,
+        choices: [
+          { name: 'applied', value: 'applied' },
+          { name: 'not_applied', value: 'not_applied' },
+        ],
+      },
       { name: 'text', type: 3, required: false },
     ]);
   });
@@ -152,7 +164,9 @@ describe('the admins’ /turns and /resolve on Discord', { timeout: 60_000 }, ()
     );
     expect(posts(world.discord)).toEqual([]);
     expect(await resolve(short, 'call_b', 'not_applied')).toBe(
-      `ℹ️ Recorded: \`create_ticket\` (call call_b) of turn ${short} did not take effect. Every uncertain call of the turn has a verdict: <@${user.id}> is told in <#${channelId}>, and the request goes on by itself or at their \`resume\`.`,
+      `ℹ️ Recorded: \`create_ticket\` (call call_b) of turn ${short} did not take effect. Every uncertain call of ` +
+        `the turn has a verdict: <@${user.id}> is told in <#${channelId}>, and the request goes on by itself or at ` +
+        `their \`resume\`.`,
     );
     const told = await replyTo(world.discord, 'asked-0');
     expect(told.content).toMatch(new RegExp(`^ℹ️ An operator checked your saved request \\(turn ${short}\\): .*Type \`resume\` to continue your request\\.$`));
@@ -190,9 +204,7 @@ describe('the admins’ /turns and /resolve on Discord', { timeout: 60_000 }, ()
     expect(await resolve(turnId, 'call_z', 'applied')).toBe(`ℹ️ Not recorded: turn ${turnId} has no call call_z.`);
     expect(await resolve(turnId, 'call_a', 'maybe')).toBe('ℹ️ Not recorded: a verdict is `applied` or `not_applied`, not `maybe`.');
     await resolve(turnId, 'call_a', 'applied', 'ticket T-42 exists');
-    expect(await resolve(turnId, 'call_a', 'not_applied', 'changed my mind')).toBe(
-      `ℹ️ Not recorded: call call_a of turn ${turnId} takes no verdict: it already has a verdict (RESOLVED_APPLIED).`,
-    );
+    expect(await resolve(turnId, 'call_a', 'not_applied', 'changed my mind')).toBe(`ℹ️ Not recorded: call call_a of turn ${turnId} takes no verdict: it already has a verdict (RESOLVED_APPLIED).`);
     expect(posts(world.discord)).toEqual([]);
 
     const stored = await storedAfterStop(turnId);

@@ -55,7 +55,12 @@ describe('the Discord adapter in-process', { timeout: 60_000 }, () => {
     // The reply's draft shows the wait for the model, then becomes the notice.
     await discord.whenRequest((r) => r.method === 'PATCH' && /^ℹ️ The model provider is overloaded/.test((r.body as BotMessageBody).content));
     expect(posts()[0]?.content).toBe('ℹ️ waiting for the model (attempt 2, 0 s)…');
-    expect(discord.messagesIn(discord.world.channelId).filter((m) => m.author.id === discord.world.bot.id).map((m) => m.content)).toEqual([expect.stringMatching(/^ℹ️ The model provider is overloaded/)]);
+    expect(
+      discord
+        .messagesIn(discord.world.channelId)
+        .filter((m) => m.author.id === discord.world.bot.id)
+        .map((m) => m.content),
+    ).toEqual([expect.stringMatching(/^ℹ️ The model provider is overloaded/)]);
     discord.deleteUserMessage(original);
     await ask('resume');
     await nthPost(2);
@@ -169,7 +174,10 @@ describe('the Discord adapter in-process', { timeout: 60_000 }, () => {
     target.onRequest = () => reached.resolve();
     try {
       fake.enqueue(chatToolCalls([{ id: 'w1', name: 'save_note', args: '{"text":"buy milk"}' }]), chatText('Saved.'));
-      const saveNote = `tools:\n  builtin: []\n  http:\n    - name: save_note\n      description: Saves a note.\n      method: POST\n      url: ${target.url}/notes\n      effect: write\n      parameters: { type: object, properties: { text: { type: string } }, required: [text] }\n`;
+      const saveNote =
+        `tools:\n  builtin: []\n  http:\n    - name: save_note\n      description: Saves a note.\n      method: POST\n ` +
+        `     url: ${target.url}/notes\n      effect: write\n      parameters: { type: object, properties: { text: { ` +
+        `type: string } }, required: [text] }\n`;
       temp.write('config.yml', discordConfigYaml(discord, fake.baseUrl).replace('tools:\n  builtin: []\n', saveNote));
       const bot = runDiscordBot(temp.path());
       await bot.logged('connected to Discord');
@@ -216,7 +224,12 @@ describe('the Discord adapter in-process', { timeout: 60_000 }, () => {
 
   it('tells the channel once after a restart that a request was interrupted, answering that request', async () => {
     const { store } = openTestStore(join(temp.path(), 'data'));
-    await store.admit({ identity: { source: 'discord', channelId: discord.world.channelId, messageId: 'asked-before' }, requesterId: discord.world.user.id, messageDigest: 'd', start: startingWith() });
+    await store.admit({
+      identity: { source: 'discord', channelId: discord.world.channelId, messageId: 'asked-before' },
+      requesterId: discord.world.user.id,
+      messageDigest: 'd',
+      start: startingWith(),
+    });
     await store.close();
     const bot = run();
     await bot.logged('connected to Discord');

@@ -13,7 +13,10 @@ describe('a process running some of the bot’s shards, after a start', { timeou
   const world = useDiscordWorld({ guilds: 2 });
 
   const openStore = (): TurnStore => openTestStore(join(world.temp.path(), 'data'), new ManualClock({ wallStart: Date.now() })).store;
-  const postIn = (channelId: string) => (r: Pick<RecordedRequest, 'method' | 'path'>): boolean => r.method === 'POST' && r.path === `/channels/${channelId}/messages`;
+  const postIn =
+    (channelId: string) =>
+    (r: Pick<RecordedRequest, 'method' | 'path'>): boolean =>
+      r.method === 'POST' && r.path === `/channels/${channelId}/messages`;
 
   /** A member's message to the bot in `channelId`, sent while no bot was connected, as the conversation takes it. */
   async function sent(channelId: string, text: string): Promise<InboundMessage> {

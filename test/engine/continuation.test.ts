@@ -38,7 +38,6 @@ interface CaseResult {
   readonly storedState: unknown;
 }
 
-
 /** Records every fault point the engine passes, in order. */
 function recorder(): FaultInjector & { readonly seen: FaultPoint[] } {
   const seen: FaultPoint[] = [];
@@ -86,7 +85,14 @@ describe('continuing an interrupted turn from its log (DESIGN §7.4)', { timeout
     const resumable = await second.store.loadResumable(turn.turnId);
     if (resumable === undefined) throw new Error('turn vanished');
     const after = engineHarness(second.store, clock, fake, cfg);
-    const reconstructed = { turnId: turn.turnId, identity: turn.identity, requester: turn.requester, tools: deriveCatalog(cfg.tools, { memory: undefined }).tools, signal: new AbortController().signal, logger: pino({ level: 'silent' }) };
+    const reconstructed = {
+      turnId: turn.turnId,
+      identity: turn.identity,
+      requester: turn.requester,
+      tools: deriveCatalog(cfg.tools, { memory: undefined }).tools,
+      signal: new AbortController().signal,
+      logger: pino({ level: 'silent' }),
+    };
     const restored = restoreFromLog(resumable, reconstructed, turnDefaults(cfg));
     const claim = await second.store.claimResume(turn.turnId, resumable.turn.generation);
     if (!claim.won) throw new Error(`resume not won: ${claim.reason}`);
@@ -96,7 +102,10 @@ describe('continuing an interrupted turn from its log (DESIGN §7.4)', { timeout
         if (point === 'after_final_reply') stored = second.store.loadResumable(turn.turnId).then((r) => ({ transcript: [...(r?.transcript ?? [])], state: r?.checkpoint?.state }));
       },
     };
-    const ending = await runToCompletion(after.recoveryClock, runTurn(restored.turn, { kind: 'resumed', log: restored.log }, storeDurability(second.store, claim.lease), { ...after.deps, faults: watch }));
+    const ending = await runToCompletion(
+      after.recoveryClock,
+      runTurn(restored.turn, { kind: 'resumed', log: restored.log }, storeDurability(second.store, claim.lease), { ...after.deps, faults: watch }),
+    );
     const storedAtReply = ending.status === 'TERMINAL_COMPLETED' && resumable.turn.status === 'SUSPENDED' ? await stored : undefined;
     await second.store.close();
     return { ending, writes: target.requests.filter((r) => r.method === 'POST').length, storedTranscript: storedAtReply?.transcript, storedState: storedAtReply?.state };
@@ -162,10 +171,7 @@ describe('continuing an interrupted turn from its log (DESIGN §7.4)', { timeout
   });
 
   it('re-sends an idempotent call that was running at the stop with the same key, and records it reconciled', async () => {
-    const withCharge = targetToolsConfig(
-      target.url,
-      chargeToolYaml(target.url),
-    );
+    const withCharge = targetToolsConfig(target.url, chargeToolYaml(target.url));
     fake.enqueue(chatToolCalls([{ id: 'c1', name: 'charge', args: '{"cents":500}' }]), chatText('Charged.'));
     const result = await interruptAndContinue(temp.path(), stopAt('after_tool'), 0, withCharge);
     expect(result.ending).toEqual({ status: 'TERMINAL_COMPLETED', reply: 'Charged.' });
@@ -189,11 +195,7 @@ describe('continuing an interrupted turn from its log (DESIGN §7.4)', { timeout
 
     it('finalAnswerRequested: the model told to answer without tools before the stop is not told again after it', async () => {
       const capped = targetToolsConfig(target.url, 'chat:\n  max_iterations: 3\n');
-      fake.enqueue(
-        chatToolCalls([{ id: 'r1', name: 'lookup', args: '{"word":"one"}' }]),
-        chatToolCalls([{ id: 'r2', name: 'lookup', args: '{"word":"two"}' }]),
-        chatText('Final answer.'),
-      );
+      fake.enqueue(chatToolCalls([{ id: 'r1', name: 'lookup', args: '{"word":"one"}' }]), chatToolCalls([{ id: 'r2', name: 'lookup', args: '{"word":"two"}' }]), chatText('Final answer.'));
       const result = await interruptAndContinue(temp.path(), stopAt('after_wi5'), 0, capped);
       expect(result.ending).toEqual({ status: 'TERMINAL_COMPLETED', reply: 'Final answer.' });
       expect(fake.requests).toHaveLength(3);

@@ -98,7 +98,13 @@ describe('the loop’s guards and budgets', () => {
       release.resolve();
     };
     const harness = harnessWith();
-    fake.enqueue(chatToolCalls([{ id: 'w1', name: 'save_note', args: '{"text":"a"}' }, { id: 'w2', name: 'save_note', args: '{"text":"b"}' }]), chatText('never asked'));
+    fake.enqueue(
+      chatToolCalls([
+        { id: 'w1', name: 'save_note', args: '{"text":"a"}' },
+        { id: 'w2', name: 'save_note', args: '{"text":"b"}' },
+      ]),
+      chatText('never asked'),
+    );
     const { turn, lease, durability } = await harness.admit('m-stop', 'two notes', controller);
     expect(told(await runToCompletion(harness.recoveryClock, runTurn(turn, { kind: 'fresh' }, durability, harness.deps)))).toEqual({ status: 'TERMINAL_CANCELLED', message: 'Stopped.' });
     expect(target.requests).toHaveLength(1);

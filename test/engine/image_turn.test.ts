@@ -45,7 +45,14 @@ describe('a turn whose message has attachments, against a real store and the rea
     const before = engineHarness(first.store, clock, fake, config);
     const admission = await first.store.admit(admissionFor('m-1', undefined, initialCheckpoint(turnDefaults(config), [userMessage('what is in the picture?', config, [image, notes])])));
     if (admission.disposition !== 'admitted') throw new Error(`expected admission, got ${admission.disposition}`);
-    const parts = { turnId: admission.lease.turnId, identity: admission.turn.identity, requester: { userId: 'user-1', roleIds: [] }, tools: [], signal: new AbortController().signal, logger: pino({ level: 'silent' }) };
+    const parts = {
+      turnId: admission.lease.turnId,
+      identity: admission.turn.identity,
+      requester: { userId: 'user-1', roleIds: [] },
+      tools: [],
+      signal: new AbortController().signal,
+      logger: pino({ level: 'silent' }),
+    };
     const turn = newChatTurn(parts, 'what is in the picture?', config, [image, notes]);
     const expected = [
       { type: 'text', text: 'what is in the picture?' },
@@ -90,7 +97,14 @@ describe('a turn whose message has attachments, against a real store and the rea
     const harness = engineHarness(store, new ManualClock(), fake, config);
     const admission = await store.admit(admissionFor('m-1'));
     if (admission.disposition !== 'admitted') throw new Error(`expected admission, got ${admission.disposition}`);
-    const parts = { turnId: admission.lease.turnId, identity: admission.turn.identity, requester: { userId: 'user-1', roleIds: [] }, tools: [], signal: new AbortController().signal, logger: pino({ level: 'silent' }) };
+    const parts = {
+      turnId: admission.lease.turnId,
+      identity: admission.turn.identity,
+      requester: { userId: 'user-1', roleIds: [] },
+      tools: [],
+      signal: new AbortController().signal,
+      logger: pino({ level: 'silent' }),
+    };
     fake.enqueue(chatText('I cannot see images here.'));
     const turn = newChatTurn(parts, 'what is in the picture?', config, [image]);
     const ending = await runToCompletion(harness.recoveryClock, runTurn(turn, { kind: 'fresh' }, storeDurability(store, admission.lease), harness.deps));

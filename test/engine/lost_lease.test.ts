@@ -8,7 +8,10 @@ import type { ToolTarget } from '../support/tool_target.js';
 
 /** An OpenAI-style stream held back after its first chunk until `release` resolves. */
 function heldReply(release: Promise<void>, delta: Record<string, unknown>, finishReason: string) {
-  return { kind: 'stream' as const, chunks: [sse({ choices: [{ index: 0, delta: { content: '' } }] }), release, sse({ choices: [{ index: 0, delta, finish_reason: finishReason }] }), 'data: [DONE]\n\n'] };
+  return {
+    kind: 'stream' as const,
+    chunks: [sse({ choices: [{ index: 0, delta: { content: '' } }] }), release, sse({ choices: [{ index: 0, delta, finish_reason: finishReason }] }), 'data: [DONE]\n\n'],
+  };
 }
 
 describe('a turn whose lease another owner took while the model answered', () => {

@@ -84,7 +84,14 @@ describe('OpenAI Responses reasoning across tool steps', { timeout: 60_000 }, ()
       await second.store.sweepOnStartup();
       const resumable = await second.store.loadResumable(turn.turnId);
       if (resumable === undefined) throw new Error('the turn vanished');
-      const reconstructed = { turnId: turn.turnId, identity: turn.identity, requester: turn.requester, tools: deriveCatalog(config.tools, { memory: undefined }).tools, signal: new AbortController().signal, logger: pino({ level: 'silent' }) };
+      const reconstructed = {
+        turnId: turn.turnId,
+        identity: turn.identity,
+        requester: turn.requester,
+        tools: deriveCatalog(config.tools, { memory: undefined }).tools,
+        signal: new AbortController().signal,
+        logger: pino({ level: 'silent' }),
+      };
       const restored = restoreFromLog(resumable, reconstructed, turnDefaults(config));
       const claim = await second.store.claimResume(turn.turnId, resumable.turn.generation);
       if (!claim.won) throw new Error(`the resume was not won: ${claim.reason}`);

@@ -121,7 +121,14 @@ describe('a tool runs with the arguments the model gave; only the stored copy is
     const resumable = await second.store.loadResumable(turn.turnId);
     if (resumable === undefined) throw new Error('turn vanished');
     const after = engineHarness(second.store, clock, fake, config);
-    const reconstructed = { turnId: turn.turnId, identity: turn.identity, requester: turn.requester, tools: deriveCatalog(config.tools, { memory: undefined }).tools, signal: new AbortController().signal, logger: pino({ level: 'silent' }) };
+    const reconstructed = {
+      turnId: turn.turnId,
+      identity: turn.identity,
+      requester: turn.requester,
+      tools: deriveCatalog(config.tools, { memory: undefined }).tools,
+      signal: new AbortController().signal,
+      logger: pino({ level: 'silent' }),
+    };
     const restored = restoreFromLog(resumable, reconstructed, turnDefaults(config));
     const claim = await second.store.claimResume(turn.turnId, resumable.turn.generation);
     if (!claim.won) throw new Error(`resume not won: ${claim.reason}`);

@@ -75,7 +75,9 @@ describe('which model wrote each step of a turn with a fallback model (DESIGN §
     fallbackServer.enqueue(chatText('Milk is a drink.'));
     const first = engine();
     const { turn, durability } = await first.harness.admit('m-1', 'what is milk?');
-    const crash = await runToCompletion(first.harness.recoveryClock, runTurn(turn, { kind: 'fresh' }, durability, { ...first.deps, faults: stopAt('after_final_reply') })).catch((error: unknown) => error);
+    const crash = await runToCompletion(first.harness.recoveryClock, runTurn(turn, { kind: 'fresh' }, durability, { ...first.deps, faults: stopAt('after_final_reply') })).catch(
+      (error: unknown) => error,
+    );
     expect(isSimulatedCrash(crash)).toBe(true);
     await first.store.close();
 
@@ -84,7 +86,14 @@ describe('which model wrote each step of a turn with a fallback model (DESIGN §
     const resumable = await second.store.loadResumable(turn.turnId);
     if (resumable === undefined) throw new Error('the turn was not kept');
     const config = targetToolsConfig(target.url);
-    const parts = { turnId: turn.turnId, identity: turn.identity, requester: turn.requester, tools: deriveCatalog(config.tools, { memory: undefined }).tools, signal: new AbortController().signal, logger: pino({ level: 'silent' }) };
+    const parts = {
+      turnId: turn.turnId,
+      identity: turn.identity,
+      requester: turn.requester,
+      tools: deriveCatalog(config.tools, { memory: undefined }).tools,
+      signal: new AbortController().signal,
+      logger: pino({ level: 'silent' }),
+    };
     const restored = restoreFromLog(resumable, parts, turnDefaults(config));
     const claim = await second.store.claimResume(turn.turnId, resumable.turn.generation);
     if (!claim.won) throw new Error(`the resume was not won: ${claim.reason}`);

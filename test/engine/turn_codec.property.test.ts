@@ -2,13 +2,7 @@ import fc from 'fast-check';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { TurnBudgets } from '../../src/engine/chat_turn.js';
-import {
-  MAX_BUDGET_CAP,
-  decodeCheckpointState,
-  isInvalidCheckpointError,
-  restoreChatTurn,
-  type ReconstructedParts,
-} from '../../src/engine/turn_codec.js';
+import { MAX_BUDGET_CAP, decodeCheckpointState, isInvalidCheckpointError, restoreChatTurn, type ReconstructedParts } from '../../src/engine/turn_codec.js';
 import type { CheckpointState } from '../../src/engine/turn_census.js';
 import type { ContentBlock, JsonObject, Message } from '../../src/llm/protocol.js';
 
@@ -165,14 +159,12 @@ function mutatedPayloadArb(payload: CheckpointState): fc.Arbitrary<unknown> {
       const target = pick(fixedShape, at);
       return Object.hasOwn(target.value as object, key) ? without(payload, [...target.path, key]) : withValue(payload, [...target.path, key], value);
     }),
-    fc.tuple(fc.constantFrom(...counters), fc.integer({ min: 1, max: 1_000 })).map(([counter, excess]) =>
-      withValue(payload, ['fields', counter], payload.fields.budgets[capOf[counter]] + excess),
-    ),
+    fc.tuple(fc.constantFrom(...counters), fc.integer({ min: 1, max: 1_000 })).map(([counter, excess]) => withValue(payload, ['fields', counter], payload.fields.budgets[capOf[counter]] + excess)),
     fc.tuple(indexArb, fc.integer({ min: -1_000_000, max: -1 })).map(([at, negative]) => withValue(payload, pick(numeric, at).path, negative)),
     fc.tuple(indexArb, fc.constantFrom(...OVERSIZED)).map(([at, oversized]) => withValue(payload, pick(numeric, at).path, oversized)),
-    fc.tuple(fc.constantFrom('maxIterations', 'maxToolCalls', 'maxContinuations'), fc.integer({ min: MAX_BUDGET_CAP + 1, max: 2 ** 40 })).map(([cap, value]) =>
-      withValue(payload, ['fields', 'budgets', cap], value),
-    ),
+    fc
+      .tuple(fc.constantFrom('maxIterations', 'maxToolCalls', 'maxContinuations'), fc.integer({ min: MAX_BUDGET_CAP + 1, max: 2 ** 40 }))
+      .map(([cap, value]) => withValue(payload, ['fields', 'budgets', cap], value)),
   );
 }
 
@@ -185,14 +177,26 @@ function corruptedTranscriptArb(transcript: Message[]): fc.Arbitrary<unknown> {
   const mutations: fc.Arbitrary<unknown>[] = [
     fc.tuple(indexArb, indexArb).map(([at, choice]) => {
       const slot = pick(slots, at);
-      return withValue(transcript, slot.path, pick(POOL.filter((value) => !plausible(slot, value)), choice));
+      return withValue(
+        transcript,
+        slot.path,
+        pick(
+          POOL.filter((value) => !plausible(slot, value)),
+          choice,
+        ),
+      );
     }),
     indexArb.map((at) => without(transcript, pick(required, at).path)),
     fc.tuple(indexArb, extraKeyArb, fc.constantFrom(...POOL)).map(([at, key, value]) => {
       const target = pick(objects, at);
       return Object.hasOwn(target.value as object, key) ? without(transcript, [...target.path, key]) : withValue(transcript, [...target.path, key], value);
     }),
-    fc.tuple(indexArb, fc.string().filter((role) => !['system', 'user', 'assistant', 'tool'].includes(role))).map(([at, role]) => withValue(transcript, [at % transcript.length, 'role'], role)),
+    fc
+      .tuple(
+        indexArb,
+        fc.string().filter((role) => !['system', 'user', 'assistant', 'tool'].includes(role)),
+      )
+      .map(([at, role]) => withValue(transcript, [at % transcript.length, 'role'], role)),
     fc.constant([...transcript, { role: 'assistant', content: [{ type: 'tool_use', id: 'late', name: 'lookup', input: {} }] }, { role: 'assistant', content: [] }]),
     fc.constant([...transcript, { role: 'user', content: [{ type: 'tool_use', id: 'user-call', name: 'lookup', input: {} }] }]),
   ];
@@ -253,7 +257,10 @@ describe('the checkpoint codec, on generated input', () => {
   });
 
   it('refuses to restore a mutated payload with InvalidCheckpointError only', () => {
-    const cases = fc.tuple(payloadArb.chain((payload) => mutatedPayloadArb(payload)), transcriptArb);
+    const cases = fc.tuple(
+      payloadArb.chain((payload) => mutatedPayloadArb(payload)),
+      transcriptArb,
+    );
     fc.assert(
       fc.property(cases, ([payload, transcript]) => {
         const failure = restoreFailure(payload, transcript);
@@ -265,7 +272,10 @@ describe('the checkpoint codec, on generated input', () => {
   });
 
   it('refuses to restore a corrupted transcript with InvalidCheckpointError only', () => {
-    const cases = fc.tuple(payloadArb, transcriptArb.chain((transcript) => corruptedTranscriptArb(transcript)));
+    const cases = fc.tuple(
+      payloadArb,
+      transcriptArb.chain((transcript) => corruptedTranscriptArb(transcript)),
+    );
     fc.assert(
       fc.property(cases, ([payload, transcript]) => {
         const failure = restoreFailure(payload, transcript);

@@ -87,7 +87,9 @@ describe('the census', () => {
     for (const entry of Object.values(TURN_FIELD_CENSUS)) if (entry.kind === 'reconstructed') expect(entry.reason).toMatch(/\w{3}/);
     const viaLog = Object.entries(TURN_FIELD_CENSUS).filter(([, entry]) => 'via' in entry);
     expect(viaLog).toEqual([['transcript', { kind: 'persisted', via: 'transcript_log' }]]);
-    const reconstructed = Object.entries(TURN_FIELD_CENSUS).filter(([, entry]) => entry.kind === 'reconstructed').map(([name]) => name);
+    const reconstructed = Object.entries(TURN_FIELD_CENSUS)
+      .filter(([, entry]) => entry.kind === 'reconstructed')
+      .map(([name]) => name);
     expect(reconstructed.sort()).toEqual(['identity', 'logger', 'requester', 'signal', 'tools', 'turnId']);
   });
 
@@ -153,10 +155,7 @@ describe('restoreChatTurn', () => {
     }
     expect(thrown).toBeInstanceOf(InvalidCheckpointError);
     expect(isInvalidCheckpointError(thrown)).toBe(true);
-    expect((thrown as InvalidCheckpointError).problems).toEqual([
-      'checkpoint.fields.emptyTurnRetried: must be a boolean, got 0',
-      'transcript[0]: must be an object, got null',
-    ]);
+    expect((thrown as InvalidCheckpointError).problems).toEqual(['checkpoint.fields.emptyTurnRetried: must be a boolean, got 0', 'transcript[0]: must be an object, got null']);
     expect((thrown as Error).name).toBe('InvalidCheckpointError');
   });
 
@@ -186,13 +185,37 @@ describe('decodeCheckpointState rejects', () => {
     ['a counter as a string', (f: Record<string, unknown>) => (f['iteration'] = '1'), 'checkpoint.fields.iteration: must be a safe integer, got "1"'],
     ['an unsafe integer counter', (f: Record<string, unknown>) => (f['iteration'] = 2 ** 53), 'checkpoint.fields.iteration: must be a safe integer, got 9007199254740992'],
     ['a bigint counter', (f: Record<string, unknown>) => (f['iteration'] = 1n), 'checkpoint.fields.iteration: must be a safe integer, got 1n'],
-    ['a zero iteration cap', (f: Record<string, unknown>) => (f['budgets'] = { maxIterations: 0, maxToolCalls: 0, maxContinuations: 0 }), 'checkpoint.fields.budgets.maxIterations: must be between 1 and 10000, got 0'],
-    ['an oversized cap', (f: Record<string, unknown>) => (f['budgets'] = { maxIterations: 8, maxToolCalls: 10_001, maxContinuations: 2 }), 'checkpoint.fields.budgets.maxToolCalls: must be between 0 and 10000, got 10001'],
-    ['an extra budget', (f: Record<string, unknown>) => (f['budgets'] = { maxIterations: 8, maxToolCalls: 12, maxContinuations: 2, maxTokens: 5 }), 'checkpoint.fields.budgets.maxTokens: is not a known field'],
+    [
+      'a zero iteration cap',
+      (f: Record<string, unknown>) => (f['budgets'] = { maxIterations: 0, maxToolCalls: 0, maxContinuations: 0 }),
+      'checkpoint.fields.budgets.maxIterations: must be between 1 and 10000, got 0',
+    ],
+    [
+      'an oversized cap',
+      (f: Record<string, unknown>) => (f['budgets'] = { maxIterations: 8, maxToolCalls: 10_001, maxContinuations: 2 }),
+      'checkpoint.fields.budgets.maxToolCalls: must be between 0 and 10000, got 10001',
+    ],
+    [
+      'an extra budget',
+      (f: Record<string, unknown>) => (f['budgets'] = { maxIterations: 8, maxToolCalls: 12, maxContinuations: 2, maxTokens: 5 }),
+      'checkpoint.fields.budgets.maxTokens: is not a known field',
+    ],
     ['budgets as an array', (f: Record<string, unknown>) => (f['budgets'] = [8, 12, 2]), 'checkpoint.fields.budgets: must be an object, got an array'],
-    ['a warned entry missing from counts', (f: Record<string, unknown>) => (f['repeatedCalls'] = { counts: { fp1: 3 }, warned: ['fp1', 'fp9'] }), 'checkpoint.fields.repeatedCalls.warned[1]: "fp9" has no entry in counts'],
-    ['a warned entry listed twice', (f: Record<string, unknown>) => (f['repeatedCalls'] = { counts: { fp1: 3 }, warned: ['fp1', 'fp1'] }), 'checkpoint.fields.repeatedCalls.warned[1]: "fp1" is listed twice'],
-    ['a zero count', (f: Record<string, unknown>) => (f['repeatedCalls'] = { counts: { 'fp 1': 0 }, warned: [] }), 'checkpoint.fields.repeatedCalls.counts["fp 1"]: must be between 1 and 9007199254740991, got 0'],
+    [
+      'a warned entry missing from counts',
+      (f: Record<string, unknown>) => (f['repeatedCalls'] = { counts: { fp1: 3 }, warned: ['fp1', 'fp9'] }),
+      'checkpoint.fields.repeatedCalls.warned[1]: "fp9" has no entry in counts',
+    ],
+    [
+      'a warned entry listed twice',
+      (f: Record<string, unknown>) => (f['repeatedCalls'] = { counts: { fp1: 3 }, warned: ['fp1', 'fp1'] }),
+      'checkpoint.fields.repeatedCalls.warned[1]: "fp1" is listed twice',
+    ],
+    [
+      'a zero count',
+      (f: Record<string, unknown>) => (f['repeatedCalls'] = { counts: { 'fp 1': 0 }, warned: [] }),
+      'checkpoint.fields.repeatedCalls.counts["fp 1"]: must be between 1 and 9007199254740991, got 0',
+    ],
     ['an empty fingerprint', (f: Record<string, unknown>) => (f['repeatedCalls'] = { counts: { '': 1 }, warned: [] }), 'checkpoint.fields.repeatedCalls.counts: a fingerprint must not be empty'],
     ['a deadline as a string', (f: Record<string, unknown>) => (f['recoveryDeadlineAt'] = '1700'), 'checkpoint.fields.recoveryDeadlineAt: must be null or a safe integer, got "1700"'],
     ['a negative deadline', (f: Record<string, unknown>) => (f['recoveryDeadlineAt'] = -5), 'checkpoint.fields.recoveryDeadlineAt: must be between 0 and 9007199254740991, got -5'],
@@ -272,7 +295,11 @@ describe('decodeCheckpointState accepts', () => {
     if (!decoded.ok) return;
     expect(decoded.fields.recoveryDeadlineAt).toBeNull();
     expect(Object.getPrototypeOf(decoded.fields.repeatedCalls.counts)).toBe(Object.prototype);
-    expect(Object.entries(decoded.fields.repeatedCalls.counts)).toEqual([['__proto__', 4], ['fp1', 3], ['fp2', 1]]);
+    expect(Object.entries(decoded.fields.repeatedCalls.counts)).toEqual([
+      ['__proto__', 4],
+      ['fp1', 3],
+      ['fp2', 1],
+    ]);
   });
 });
 
@@ -297,15 +324,51 @@ describe('validateTranscript', () => {
       [user('hi'), calls('a'), { role: 'tool', content: [{ type: 'tool_result', toolUseId: 'a', content: 'ok', isError: 'false' }] }],
       ['transcript[2].content[0].isError: must be a boolean, got "false"'],
     ],
-    ['an image with an unknown source', [{ role: 'user', content: [{ type: 'image', mediaType: 'image/png', source: { kind: 'url', url: 'x' } }] }], ['transcript[0].content[0].source.kind: must be base64 or blob, got "url"']],
-    ['a blob image with an extra field', [{ role: 'user', content: [{ type: 'image', mediaType: 'image/png', source: { kind: 'blob', ref: 'r', data: '' } }] }], ['transcript[0].content[0].source.data: is not a known field']],
-    ['a tool_use whose input is an array', [{ role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'lookup', input: [] }] }], ['transcript[0].content[0].input: must be an object, got an array']],
-    ['a tool_use input holding NaN', [{ role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'lookup', input: { n: [Number.NaN] } }] }], ['transcript[0].content[0].input.n[0]: must be a finite number, got NaN']],
-    ['a malformedInput without its reason', [{ role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'lookup', input: {}, malformedInput: { raw: '{' } }] }], ['transcript[0].content[0].malformedInput.reason: is missing']],
-    ['a tool_use in a user message', [{ role: 'user', content: [{ type: 'tool_use', id: 'a', name: 'lookup', input: {} }] }], ['transcript[0].content[0]: a tool_use block must be in an assistant message, not in a user message']],
-    ['reasoning in a user message', [{ role: 'user', content: [{ type: 'reasoning', encryptedContent: 'enc', summary: [] }] }], ['transcript[0].content[0]: a reasoning block must be in an assistant message, not in a user message']],
-    ['reasoning whose summary is one string, not a list', [{ role: 'assistant', content: [{ type: 'reasoning', encryptedContent: 'enc', summary: 'Look it up.' }] }], ['transcript[0].content[0].summary: must be an array, got "Look it up."']],
-    ['reasoning whose summary is not text', [{ role: 'assistant', content: [{ type: 'reasoning', encryptedContent: 'enc', summary: [1] }] }], ['transcript[0].content[0].summary[0]: must be a string, got 1']],
+    [
+      'an image with an unknown source',
+      [{ role: 'user', content: [{ type: 'image', mediaType: 'image/png', source: { kind: 'url', url: 'x' } }] }],
+      ['transcript[0].content[0].source.kind: must be base64 or blob, got "url"'],
+    ],
+    [
+      'a blob image with an extra field',
+      [{ role: 'user', content: [{ type: 'image', mediaType: 'image/png', source: { kind: 'blob', ref: 'r', data: '' } }] }],
+      ['transcript[0].content[0].source.data: is not a known field'],
+    ],
+    [
+      'a tool_use whose input is an array',
+      [{ role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'lookup', input: [] }] }],
+      ['transcript[0].content[0].input: must be an object, got an array'],
+    ],
+    [
+      'a tool_use input holding NaN',
+      [{ role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'lookup', input: { n: [Number.NaN] } }] }],
+      ['transcript[0].content[0].input.n[0]: must be a finite number, got NaN'],
+    ],
+    [
+      'a malformedInput without its reason',
+      [{ role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'lookup', input: {}, malformedInput: { raw: '{' } }] }],
+      ['transcript[0].content[0].malformedInput.reason: is missing'],
+    ],
+    [
+      'a tool_use in a user message',
+      [{ role: 'user', content: [{ type: 'tool_use', id: 'a', name: 'lookup', input: {} }] }],
+      ['transcript[0].content[0]: a tool_use block must be in an assistant message, not in a user message'],
+    ],
+    [
+      'reasoning in a user message',
+      [{ role: 'user', content: [{ type: 'reasoning', encryptedContent: 'enc', summary: [] }] }],
+      ['transcript[0].content[0]: a reasoning block must be in an assistant message, not in a user message'],
+    ],
+    [
+      'reasoning whose summary is one string, not a list',
+      [{ role: 'assistant', content: [{ type: 'reasoning', encryptedContent: 'enc', summary: 'Look it up.' }] }],
+      ['transcript[0].content[0].summary: must be an array, got "Look it up."'],
+    ],
+    [
+      'reasoning whose summary is not text',
+      [{ role: 'assistant', content: [{ type: 'reasoning', encryptedContent: 'enc', summary: [1] }] }],
+      ['transcript[0].content[0].summary[0]: must be a string, got 1'],
+    ],
     ['an unanswered call followed by another assistant message', [user('hi'), calls('a'), reply('done')], ['transcript[1]: tool call "a" has no result before the next assistant message']],
     ['a result that answers no call', [user('hi'), calls('a'), results('b')], ['transcript[2]: tool call "b" is answered here but was not called in the model turn before']],
     ['a call answered twice', [user('hi'), calls('a'), results('a'), results('a'), reply('done')], ['transcript[3]: tool call "a" is answered twice']],
@@ -318,7 +381,15 @@ describe('validateTranscript', () => {
     cyclic['self'] = cyclic;
     let deep: unknown = {};
     for (let level = 0; level < 200; level++) deep = { deeper: deep };
-    const transcript = [{ role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'lookup', input: cyclic }, { type: 'tool_use', id: 'b', name: 'lookup', input: deep }] }];
+    const transcript = [
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool_use', id: 'a', name: 'lookup', input: cyclic },
+          { type: 'tool_use', id: 'b', name: 'lookup', input: deep },
+        ],
+      },
+    ];
     const problems = validateTranscript(transcript);
     expect(problems).toHaveLength(2);
     expect(problems[0]).toBe('transcript[0].content[0].input.self: contains itself');
@@ -327,7 +398,10 @@ describe('validateTranscript', () => {
 
   it('rejects tool input values JSON cannot hold, and describes long strings briefly', () => {
     const input = { when: new Date(0), run: () => 1, missing: undefined, tag: Symbol('x'), big: 1n };
-    const transcript = [{ role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'lookup', input }] }, { role: 'x'.repeat(50), content: [] }];
+    const transcript = [
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'lookup', input }] },
+      { role: 'x'.repeat(50), content: [] },
+    ];
     expect(validateTranscript(transcript)).toEqual([
       'transcript[0].content[0].input.when: must be a JSON value, got a non-plain object',
       'transcript[0].content[0].input.run: must be a JSON value, got a function',

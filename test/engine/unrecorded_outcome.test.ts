@@ -53,7 +53,10 @@ describe('a call that ran is never left RUNNING when its outcome cannot be recor
     expect(run.refused.map((move) => move.to)).toEqual(['APPLIED', 'APPLIED']);
     expect(parts.current.target.requests).toHaveLength(1);
     expect(parts.current.fake.requests).toHaveLength(1);
-    expect(run.errors.map((line) => line['msg'])).toEqual(['the outcome of save_note could not be recorded', "nor could a note in place of the outcome of save_note: it waits for an operator's verdict"]);
+    expect(run.errors.map((line) => line['msg'])).toEqual([
+      'the outcome of save_note could not be recorded',
+      "nor could a note in place of the outcome of save_note: it waits for an operator's verdict",
+    ]);
   });
 
   it('parks the turn for a verdict when the store fails at the very write that settles the call, instead of ending it with the call RUNNING', async () => {

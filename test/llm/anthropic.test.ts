@@ -198,7 +198,13 @@ describe('anthropic provider', () => {
 
     it('leaves another provider’s reasoning out of what it sends', async () => {
       fake.enqueue(anthropicText('ok'));
-      const assistant: GenerateRequest['messages'][number] = { role: 'assistant', content: [{ type: 'reasoning', encryptedContent: 'enc', summary: ['think'] }, { type: 'text', text: 'Hello.' }] };
+      const assistant: GenerateRequest['messages'][number] = {
+        role: 'assistant',
+        content: [
+          { type: 'reasoning', encryptedContent: 'enc', summary: ['think'] },
+          { type: 'text', text: 'Hello.' },
+        ],
+      };
       await collectResponse(provider().stream({ messages: [...HI.messages, assistant, ...HI.messages] }, { signal: new AbortController().signal }));
       expect((lastBody() as { messages: unknown[] }).messages).toEqual([
         { role: 'user', content: [{ type: 'text', text: 'hi' }] },

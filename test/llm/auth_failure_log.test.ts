@@ -52,7 +52,11 @@ describe('a refused API key in the log', () => {
     await ask(rotating);
     await ask(rotating);
     expect(await ask(rotating)).toMatchObject({ content: [{ type: 'text', text: 'fine' }] });
-    expect(authLines().slice(1).map((line) => [line.level, line['keyPosition']])).toEqual([
+    expect(
+      authLines()
+        .slice(1)
+        .map((line) => [line.level, line['keyPosition']]),
+    ).toEqual([
       [LEVEL.error, 1],
       [LEVEL.error, 2],
     ]);

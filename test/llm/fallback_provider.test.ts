@@ -30,7 +30,10 @@ describe('a fallback model', () => {
 
   const ask = async (vision: boolean): Promise<unknown> => {
     fake.enqueue(chatText('A cat.'));
-    const provider = createFallbackProvider({ ...llmConfig('openai', fake.baseUrl, { model: 'local-llama' }), model: 'local-llama', vision }, { clock: new ManualClock(), logger: pino({ level: 'silent' }) });
+    const provider = createFallbackProvider(
+      { ...llmConfig('openai', fake.baseUrl, { model: 'local-llama' }), model: 'local-llama', vision },
+      { clock: new ManualClock(), logger: pino({ level: 'silent' }) },
+    );
     await collectResponse(provider.stream(WITH_IMAGE, { signal: new AbortController().signal }));
     return fake.requests.at(-1)?.body;
   };

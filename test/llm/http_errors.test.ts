@@ -76,9 +76,7 @@ describe.each(PROVIDERS)('%s: errors at the HTTP status level', (provider) => {
   });
 
   it('makes a refused connection a transport error', async () => {
-    const error = await collectResponse(
-      testProvider(llmConfig(provider, await closedPortUrl())).stream({ messages: [] }, { signal: new AbortController().signal }),
-    ).catch((thrown: unknown) => thrown);
+    const error = await collectResponse(testProvider(llmConfig(provider, await closedPortUrl())).stream({ messages: [] }, { signal: new AbortController().signal })).catch((thrown: unknown) => thrown);
     expect(error).toMatchObject({ kind: 'transport', code: 'connection_failed', provider });
   });
 });

@@ -2,16 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isLLMError, isLLMErrorOfKind, type LLMErrorKind } from '../../src/llm/errors.js';
 import type { GenerateRequest } from '../../src/llm/protocol.js';
 import { collectResponse, type LLMProvider, type StreamEvent } from '../../src/llm/provider.js';
-import {
-  RESPONSES_ID,
-  RESPONSES_MODEL,
-  responsesCompleted,
-  responsesCreated,
-  responsesEvent,
-  responsesStream,
-  responsesText,
-  responsesToolCalls,
-} from '../support/fake_llm/openai_responses.js';
+import { RESPONSES_ID, RESPONSES_MODEL, responsesCompleted, responsesCreated, responsesEvent, responsesStream, responsesText, responsesToolCalls } from '../support/fake_llm/openai_responses.js';
 import { llmConfig, testProvider } from '../support/fake_llm/provider.js';
 import { FakeLLMServer, sse } from '../support/fake_llm/server.js';
 
@@ -87,7 +78,13 @@ describe('openai-responses: streaming text', () => {
   });
 
   it('ends with other when the response is incomplete for a reason it does not name', async () => {
-    fake.enqueue(responsesStream([responsesCreated(), responsesEvent('response.output_text.delta', { delta: 'Once' }), responsesEvent('response.incomplete', { response: { incomplete_details: { reason: 'interrupted' } } })]));
+    fake.enqueue(
+      responsesStream([
+        responsesCreated(),
+        responsesEvent('response.output_text.delta', { delta: 'Once' }),
+        responsesEvent('response.incomplete', { response: { incomplete_details: { reason: 'interrupted' } } }),
+      ]),
+    );
     const response = await collectResponse(provider.stream(HELLO, { signal: new AbortController().signal }));
     expect(response.stopReason).toBe('other');
     expect(response.content).toEqual([{ type: 'text', text: 'Once' }]);
@@ -240,7 +237,13 @@ describe('openai-responses: the request', () => {
     });
     expect((fake.requests[0]?.body as { input: unknown[] }).input).toEqual([
       { role: 'user', content: [{ type: 'input_text', text: 'hi' }] },
-      { role: 'assistant', content: [{ type: 'output_text', text: 'One.' }, { type: 'output_text', text: 'Two.' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'output_text', text: 'One.' },
+          { type: 'output_text', text: 'Two.' },
+        ],
+      },
       { type: 'function_call', call_id: 'call_a', name: 'lookup', arguments: '{}' },
       { role: 'assistant', content: [{ type: 'output_text', text: 'After.' }] },
       { type: 'function_call_output', call_id: 'call_a', output: 'found' },
@@ -285,15 +288,18 @@ describe('openai-responses: tool calls', () => {
 
     fake.enqueue(responsesText('Sunny.'));
     await collectEvents({
-      messages: [
-        ...HELLO.messages,
-        { role: 'assistant', content: response.content },
-        { role: 'tool', content: [{ type: 'tool_result', toolUseId: 'call_w', content: 'sunny', isError: false }] },
-      ],
+      messages: [...HELLO.messages, { role: 'assistant', content: response.content }, { role: 'tool', content: [{ type: 'tool_result', toolUseId: 'call_w', content: 'sunny', isError: false }] }],
     });
     expect((fake.requests[1]?.body as { input: unknown[] }).input).toEqual([
       { role: 'user', content: [{ type: 'input_text', text: 'hi' }] },
-      { type: 'reasoning', encrypted_content: 'enc-1', summary: [{ type: 'summary_text', text: 'Check the weather.' }, { type: 'summary_text', text: 'In Oslo.' }] },
+      {
+        type: 'reasoning',
+        encrypted_content: 'enc-1',
+        summary: [
+          { type: 'summary_text', text: 'Check the weather.' },
+          { type: 'summary_text', text: 'In Oslo.' },
+        ],
+      },
       { type: 'function_call', call_id: 'call_w', name: 'weather', arguments: '{"city":"Oslo"}' },
       { type: 'function_call_output', call_id: 'call_w', output: 'sunny' },
     ]);

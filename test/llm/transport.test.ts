@@ -23,7 +23,11 @@ describe('the HTTP transport under every provider', () => {
   afterEach(() => fake.close());
 
   const provider = (overrides = {}) => testProvider(llmConfig('openai', fake.baseUrl, { request_timeout_seconds: 10, stream_stall_timeout_seconds: 5, ...overrides }), clock);
-  const settle = (promise: Promise<unknown>): Promise<unknown> => promise.then((value) => ({ value }), (error: unknown) => error);
+  const settle = (promise: Promise<unknown>): Promise<unknown> =>
+    promise.then(
+      (value) => ({ value }),
+      (error: unknown) => error,
+    );
 
   it('gives up on a server that never answers after request_timeout_seconds, and closes the connection', async () => {
     fake.enqueue({ kind: 'no_response' });

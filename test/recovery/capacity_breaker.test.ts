@@ -203,11 +203,31 @@ describe('ModelBreakerRegistry', () => {
     b.recordSuccess(probeToken(b.admit()));
 
     expect(log.lines.map((line) => [line.level, line.msg, line['breaker']])).toEqual([
-      [LEVEL.info, 'capacity breaker openai:gpt is open', { key: 'openai:gpt', state: 'open', openedAt: '2026-03-01T12:00:00.000Z', nextProbeAt: '2026-03-01T12:00:30.000Z', cooldownMs: 30_000, probeInFlight: false, failedGenerations: 0 }],
-      [LEVEL.info, 'capacity breaker openai:gpt is half_open', { key: 'openai:gpt', state: 'half_open', openedAt: '2026-03-01T12:00:00.000Z', nextProbeAt: '2026-03-01T12:00:30.000Z', cooldownMs: 30_000, probeInFlight: false, failedGenerations: 0 }],
-      [LEVEL.info, 'capacity breaker openai:gpt is open', { key: 'openai:gpt', state: 'open', openedAt: '2026-03-01T12:00:30.000Z', nextProbeAt: '2026-03-01T12:01:30.000Z', cooldownMs: 60_000, probeInFlight: false, failedGenerations: 0 }],
-      [LEVEL.info, 'capacity breaker openai:gpt is half_open', { key: 'openai:gpt', state: 'half_open', openedAt: '2026-03-01T12:00:30.000Z', nextProbeAt: '2026-03-01T12:01:30.000Z', cooldownMs: 60_000, probeInFlight: false, failedGenerations: 0 }],
-      [LEVEL.info, 'capacity breaker openai:gpt is closed', { key: 'openai:gpt', state: 'closed', openedAt: '2026-03-01T12:00:30.000Z', cooldownMs: 30_000, probeInFlight: false, failedGenerations: 0 }],
+      [
+        LEVEL.info,
+        'capacity breaker openai:gpt is open',
+        { key: 'openai:gpt', state: 'open', openedAt: '2026-03-01T12:00:00.000Z', nextProbeAt: '2026-03-01T12:00:30.000Z', cooldownMs: 30_000, probeInFlight: false, failedGenerations: 0 },
+      ],
+      [
+        LEVEL.info,
+        'capacity breaker openai:gpt is half_open',
+        { key: 'openai:gpt', state: 'half_open', openedAt: '2026-03-01T12:00:00.000Z', nextProbeAt: '2026-03-01T12:00:30.000Z', cooldownMs: 30_000, probeInFlight: false, failedGenerations: 0 },
+      ],
+      [
+        LEVEL.info,
+        'capacity breaker openai:gpt is open',
+        { key: 'openai:gpt', state: 'open', openedAt: '2026-03-01T12:00:30.000Z', nextProbeAt: '2026-03-01T12:01:30.000Z', cooldownMs: 60_000, probeInFlight: false, failedGenerations: 0 },
+      ],
+      [
+        LEVEL.info,
+        'capacity breaker openai:gpt is half_open',
+        { key: 'openai:gpt', state: 'half_open', openedAt: '2026-03-01T12:00:30.000Z', nextProbeAt: '2026-03-01T12:01:30.000Z', cooldownMs: 60_000, probeInFlight: false, failedGenerations: 0 },
+      ],
+      [
+        LEVEL.info,
+        'capacity breaker openai:gpt is closed',
+        { key: 'openai:gpt', state: 'closed', openedAt: '2026-03-01T12:00:30.000Z', cooldownMs: 30_000, probeInFlight: false, failedGenerations: 0 },
+      ],
     ]);
   });
 });

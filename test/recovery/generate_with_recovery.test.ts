@@ -33,8 +33,7 @@ describe('generateWithRecovery against the fake model server', () => {
   });
   afterEach(() => fake.close());
 
-  const generate = (options: Partial<RecoveryOptions> = {}) =>
-    generateWithRecovery(provider, REQUEST, { runtime, signal: new AbortController().signal, onEvent: (e) => events.push(e), ...options });
+  const generate = (options: Partial<RecoveryOptions> = {}) => generateWithRecovery(provider, REQUEST, { runtime, signal: new AbortController().signal, onEvent: (e) => events.push(e), ...options });
 
   async function gaveUp(work: Promise<unknown>): Promise<RecoveryGiveUpError> {
     const error = await runToCompletion(clock, work).catch((thrown: unknown) => thrown);
@@ -112,7 +111,10 @@ describe('generateWithRecovery against the fake model server', () => {
   it('lets a healthy stream run past the deadline: the deadline bounds waiting, not streaming', async () => {
     let release = (): void => {};
     const held = new Promise<void>((resolve) => (release = resolve));
-    fake.enqueue({ kind: 'stream', chunks: [sse({ choices: [{ index: 0, delta: { content: 'Long ' } }] }), held, sse({ choices: [{ index: 0, delta: { content: 'answer.' }, finish_reason: 'stop' }] }), 'data: [DONE]\n\n'] });
+    fake.enqueue({
+      kind: 'stream',
+      chunks: [sse({ choices: [{ index: 0, delta: { content: 'Long ' } }] }), held, sse({ choices: [{ index: 0, delta: { content: 'answer.' }, finish_reason: 'stop' }] }), 'data: [DONE]\n\n'],
+    });
     const work = generate({
       budgetMs: 1_000,
       onStreamEvent: (event) => {
@@ -214,11 +216,7 @@ describe('generateWithRecovery against the fake model server', () => {
     fake.enqueue(overloaded, chatText('Finally.'));
     const response = await runToCompletion(clock, generate({ budgetMs: 60_000 }));
     expect(response.content).toEqual([{ type: 'text', text: 'Finally.' }]);
-    expect(events.filter((e) => e.type === 'waiting').map((e) => e.type === 'waiting' && `${e.reason}:${e.delayMs}`)).toEqual([
-      'circuit_open:5000',
-      'backoff:50',
-      'circuit_open:9950',
-    ]);
+    expect(events.filter((e) => e.type === 'waiting').map((e) => e.type === 'waiting' && `${e.reason}:${e.delayMs}`)).toEqual(['circuit_open:5000', 'backoff:50', 'circuit_open:9950']);
     expect(clock.monotonicNow()).toBe(15_000);
     expect(runtime.breakers.get('openai', 'test-model').snapshot()).toMatchObject({ state: 'closed', cooldownMs: 5_000 });
   });

@@ -32,10 +32,14 @@ describe('the coverage ratchet', () => {
   }
 
   it('passes when coverage rises or stays within the tolerance', () => {
-    const root = project(['src/a.ts', 'src/core/b.ts'], { 'src/a.ts': { lines: 95, branches: 90 }, 'src/core/b.ts': { lines: 79.6, branches: 60 } }, {
-      'src/a.ts': { lines: 90, branches: 80 },
-      'src/core/b.ts': { lines: 80, branches: 60 },
-    });
+    const root = project(
+      ['src/a.ts', 'src/core/b.ts'],
+      { 'src/a.ts': { lines: 95, branches: 90 }, 'src/core/b.ts': { lines: 79.6, branches: 60 } },
+      {
+        'src/a.ts': { lines: 90, branches: 80 },
+        'src/core/b.ts': { lines: 80, branches: 60 },
+      },
+    );
     expect(run('check', root)).toEqual({ status: 0, info: ['coverage ratchet: 2 files hold their baseline'], errors: [] });
   });
 
@@ -54,11 +58,15 @@ describe('the coverage ratchet', () => {
   });
 
   it('fails when a source file is missing from the coverage summary, or a baseline entry has no file', () => {
-    const root = project(['src/a.ts', 'src/unmeasured.ts'], { 'src/a.ts': { lines: 100, branches: 100 } }, {
-      'src/a.ts': { lines: 100, branches: 100 },
-      'src/unmeasured.ts': { lines: 0, branches: 0 },
-      'src/deleted.ts': { lines: 100, branches: 100 },
-    });
+    const root = project(
+      ['src/a.ts', 'src/unmeasured.ts'],
+      { 'src/a.ts': { lines: 100, branches: 100 } },
+      {
+        'src/a.ts': { lines: 100, branches: 100 },
+        'src/unmeasured.ts': { lines: 0, branches: 0 },
+        'src/deleted.ts': { lines: 100, branches: 100 },
+      },
+    );
     expect(run('check', root)).toMatchObject({
       status: 1,
       errors: [
@@ -69,11 +77,15 @@ describe('the coverage ratchet', () => {
   });
 
   it('rewrites the baseline from the current coverage on update, counting a file with nothing to cover as 100%', () => {
-    const root = project(['src/z.ts', 'src/a.ts', 'src/types.ts'], {
-      'src/z.ts': { lines: 50, branches: 25 },
-      'src/a.ts': { lines: 75.5, branches: 100 },
-      'src/types.ts': { lines: 'Unknown', branches: 'Unknown' },
-    }, { 'src/gone.ts': { lines: 1, branches: 1 } });
+    const root = project(
+      ['src/z.ts', 'src/a.ts', 'src/types.ts'],
+      {
+        'src/z.ts': { lines: 50, branches: 25 },
+        'src/a.ts': { lines: 75.5, branches: 100 },
+        'src/types.ts': { lines: 'Unknown', branches: 'Unknown' },
+      },
+      { 'src/gone.ts': { lines: 1, branches: 1 } },
+    );
     expect(run('update', root)).toEqual({ status: 0, info: ['coverage ratchet: baseline written for 3 files'], errors: [] });
     const written = readFileSync(join(root, 'coverage-baseline.json'), 'utf8');
     expect(JSON.parse(written)).toEqual({
@@ -87,7 +99,11 @@ describe('the coverage ratchet', () => {
 
   it('explains a missing coverage summary and a wrong mode instead of crashing', () => {
     const root = temp.path();
-    expect(run('check', root)).toEqual({ status: 1, info: [], errors: [`coverage ratchet: ${join('coverage', 'coverage-summary.json')} does not exist: run the tests with coverage first (npm run test:unit)`] });
+    expect(run('check', root)).toEqual({
+      status: 1,
+      info: [],
+      errors: [`coverage ratchet: ${join('coverage', 'coverage-summary.json')} does not exist: run the tests with coverage first (npm run test:unit)`],
+    });
     expect(run('verify', root)).toEqual({ status: 2, info: [], errors: ['usage: coverage-ratchet check|update'] });
   });
 });

@@ -28,7 +28,12 @@ export function startProgram(args: readonly string[], options: ProgramOptions): 
   const fail = (what: string) => () => missed(what, deadlineMs, stdout, stderr);
   return {
     stderr: () => stderr,
-    logged: (text) => withDeadline(changes.when(() => stderr.includes(text)), deadlineMs, fail(`a log line containing ${JSON.stringify(text)}`)),
+    logged: (text) =>
+      withDeadline(
+        changes.when(() => stderr.includes(text)),
+        deadlineMs,
+        fail(`a log line containing ${JSON.stringify(text)}`),
+      ),
     kill: (signal) => void child.kill(signal),
     get exited() {
       return withDeadline(closed, deadlineMs, fail('the program to exit'));

@@ -62,8 +62,10 @@ const messagesPath = (discord: FakeDiscord): string => `/channels/${discord.worl
 export { isPost };
 
 /** A new message or an edit of one the bot made in the world's channel. */
-export const isPostOrEdit = (discord: FakeDiscord) => (r: Pick<RecordedRequest, 'method' | 'path'>): boolean =>
-  isPost(discord)(r) || (r.method === 'PATCH' && r.path.startsWith(`${messagesPath(discord)}/`));
+export const isPostOrEdit =
+  (discord: FakeDiscord) =>
+  (r: Pick<RecordedRequest, 'method' | 'path'>): boolean =>
+    isPost(discord)(r) || (r.method === 'PATCH' && r.path.startsWith(`${messagesPath(discord)}/`));
 
 /** Every message the bot posted in the world's channel, in order. */
 export function posts(discord: FakeDiscord): BotMessageBody[] {
@@ -101,5 +103,8 @@ export function userMessagesOf(body: unknown): unknown[] {
  * sends `rest` and finishes: a test releases it once the bot has posted its draft of `first`.
  */
 export function heldAnswer(first: string, held: Promise<void>, rest: string): FakeStep {
-  return { kind: 'stream', chunks: [chatChunk({ role: 'assistant', content: '' }), chatChunk({ content: first }), held, chatChunk({ content: rest }), chatChunk({}, { finishReason: 'stop' }), CHAT_DONE] };
+  return {
+    kind: 'stream',
+    chunks: [chatChunk({ role: 'assistant', content: '' }), chatChunk({ content: first }), held, chatChunk({ content: rest }), chatChunk({}, { finishReason: 'stop' }), CHAT_DONE],
+  };
 }

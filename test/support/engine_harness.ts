@@ -96,7 +96,14 @@ export function engineHarness(store: TurnStore, clock: ManualClock, fake: FakeLL
       const start = initialCheckpoint(turnDefaults(config), [userMessage(text, config)]);
       const admission = await store.admit(admissionFor(messageId, undefined, start));
       if (admission.disposition !== 'admitted') throw new Error(`expected admission, got ${admission.disposition}`);
-      const parts = { turnId: admission.lease.turnId, identity: admission.turn.identity, requester: { userId: admission.turn.requesterId, roleIds: [] }, tools: catalog.tools, signal: controller.signal, logger: pino({ level: 'silent' }) };
+      const parts = {
+        turnId: admission.lease.turnId,
+        identity: admission.turn.identity,
+        requester: { userId: admission.turn.requesterId, roleIds: [] },
+        tools: catalog.tools,
+        signal: controller.signal,
+        logger: pino({ level: 'silent' }),
+      };
       const turn = newChatTurn(parts, text, config);
       return { turn, lease: admission.lease, durability: storeDurability(store, admission.lease) };
     },

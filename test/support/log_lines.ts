@@ -19,12 +19,15 @@ export class LogLines {
   readonly #conditions = new Conditions();
 
   constructor(level: 'debug' | 'info' = 'debug') {
-    this.logger = pino({ level }, {
-      write: (line: string) => {
-        this.lines.push(JSON.parse(line) as LogLine);
-        this.#conditions.changed();
+    this.logger = pino(
+      { level },
+      {
+        write: (line: string) => {
+          this.lines.push(JSON.parse(line) as LogLine);
+          this.#conditions.changed();
+        },
       },
-    });
+    );
   }
 
   /** Resolves with the first line whose message is `msg`, once it has been written. */

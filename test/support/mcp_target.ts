@@ -140,14 +140,14 @@ export class McpTarget {
   /** The SDK registers a session's notification stream before it writes the stream's head: once the head is out, notifications reach it. */
   #countStreamOnceOpen(res: ServerResponse): void {
     const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
-    res.writeHead = ((...args: unknown[]) => {
+    res.writeHead = (...args: unknown[]) => {
       const written = writeHead(...args);
       if (res.statusCode === 200) {
         this.#notificationStreams += 1;
         this.#conditions.changed();
       }
       return written;
-    });
+    };
   }
 
   async #newSession(): Promise<Session> {

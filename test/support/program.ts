@@ -135,7 +135,10 @@ export function startJsonLinesProgram(args: readonly string[], options: ProgramO
     }
   });
   const closed = new Promise<number | null>((resolve) => child.on('close', (status) => resolve(status)));
-  const fail = (what: string, ms = deadlineMs) => () => missed(what, ms, stdout, stderr);
+  const fail =
+    (what: string, ms = deadlineMs) =>
+    () =>
+      missed(what, ms, stdout, stderr);
   return {
     pid: child.pid,
     events,
@@ -153,7 +156,12 @@ export function startJsonLinesProgram(args: readonly string[], options: ProgramO
         if (waiters.includes(waiter)) waiters.splice(waiters.indexOf(waiter), 1);
       });
     },
-    logged: (text) => withDeadline(logConditions.when(() => stderr.includes(text)), deadlineMs, fail(`a log line containing ${JSON.stringify(text)}`)),
+    logged: (text) =>
+      withDeadline(
+        logConditions.when(() => stderr.includes(text)),
+        deadlineMs,
+        fail(`a log line containing ${JSON.stringify(text)}`),
+      ),
     endInput: () => void child.stdin.end(),
     kill: (signal) => void child.kill(signal),
     get exited() {

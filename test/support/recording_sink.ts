@@ -26,7 +26,16 @@ export function recordingSink(events: SeenEvent[], onEvent?: (event: SeenEvent) 
     post: see,
     async deliver(reply: FinalReply, confirmed) {
       const { model, note } = reply;
-      see({ type: 'message', kind: 'reply', channelId: reply.channelId, inReplyTo: reply.inReplyTo, turn: reply.turn, text: reply.text, ...(model === undefined ? {} : { model }), ...(note === undefined ? {} : { note }) });
+      see({
+        type: 'message',
+        kind: 'reply',
+        channelId: reply.channelId,
+        inReplyTo: reply.inReplyTo,
+        turn: reply.turn,
+        text: reply.text,
+        ...(model === undefined ? {} : { model }),
+        ...(note === undefined ? {} : { note }),
+      });
       await confirmed(1);
     },
   };

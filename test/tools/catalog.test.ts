@@ -92,7 +92,9 @@ describe('what the model is told', () => {
 
     const anthropic = testProvider(llmConfig('anthropic', fake.baseUrl));
     fake.enqueue({ kind: 'reply', status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message: 'stop here' } } });
-    await collectResponse(anthropic.stream({ messages: [{ role: 'user', content: [{ type: 'text', text: 'weather?' }] }], tools: toolDefinitions(tools) }, { signal: new AbortController().signal })).catch(() => undefined);
+    await collectResponse(
+      anthropic.stream({ messages: [{ role: 'user', content: [{ type: 'text', text: 'weather?' }] }], tools: toolDefinitions(tools) }, { signal: new AbortController().signal }),
+    ).catch(() => undefined);
     expect((fake.requests.at(-1)?.body as { tools: { input_schema: unknown }[] }).tools[0]?.input_schema).toEqual(PARAMETERS);
   });
 });

@@ -21,7 +21,10 @@ describe('htmlToText', () => {
 
   it('keeps a link as its text followed by its absolute address, and a bare address once', () => {
     const html =
-      `<p>See <a href="cream.html?a=1&amp;b=2">the cream page</a>, <a href="/about">about us</a>, <a href="https://milk.example/">https://milk.example/</a> and <a href="mailto:dairy@example.org">write</a>.</p><p><a href='butter.html'>butter</a> <a href=/cheese>cheese</a> <a>no address</a></p>`;
+      `<p>See <a href="cream.html?a=1&amp;b=2">the cream page</a>, <a href="/about">about us</a>, <a ` +
+      `href="https://milk.example/">https://milk.example/</a> and <a ` +
+      `href="mailto:dairy@example.org">write</a>.</p><p><a href='butter.html'>butter</a> <a href=/cheese>cheese</a> ` +
+      `<a>no address</a></p>`;
     expect(text(html)).toBe(
       'See the cream page [https://example.org/guide/cream.html?a=1&b=2], about us [https://example.org/about], https://milk.example/ and write [dairy@example.org].\n\n' +
         'butter [https://example.org/guide/butter.html] cheese [https://example.org/cheese] no address',

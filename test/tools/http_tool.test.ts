@@ -219,7 +219,10 @@ describe('configured HTTP tools', () => {
         kind: 'failed',
         error: expect.stringContaining('the URL path field "id" may not') as unknown,
       });
-      expect(await call(tool({ url: `${server.origin}/files/{id}{note}/raw` }), { id: '.', note: '.' })).toEqual({ kind: 'failed', error: expect.stringContaining('the URL path fields "id", "note" may not') as unknown });
+      expect(await call(tool({ url: `${server.origin}/files/{id}{note}/raw` }), { id: '.', note: '.' })).toEqual({
+        kind: 'failed',
+        error: expect.stringContaining('the URL path fields "id", "note" may not') as unknown,
+      });
       expect(server.requests).toEqual([]);
     });
 

@@ -70,7 +70,12 @@ describe('MCP tools of a Streamable HTTP server', () => {
 
   it('lets the configuration override the effect class of a tool, and warns about an override naming no tool', async () => {
     const listed = (await start('      effects: { bare: read, reader: write, steady_eraser: write, missing: read }\n')).tools();
-    expect(Object.fromEntries(listed.map((entry) => [entry.name, entry.effect]))).toMatchObject({ target__bare: 'read', target__reader: 'write', target__steady_eraser: 'write', target__repeater: 'idempotent' });
+    expect(Object.fromEntries(listed.map((entry) => [entry.name, entry.effect]))).toMatchObject({
+      target__bare: 'read',
+      target__reader: 'write',
+      target__steady_eraser: 'write',
+      target__repeater: 'idempotent',
+    });
     expect(logs.withMessage('tools.mcp effects name tools that MCP server target does not list')).toMatchObject([{ level: LEVEL.warn, effects: ['missing'] }]);
   });
 
@@ -90,7 +95,15 @@ describe('MCP tools of a Streamable HTTP server', () => {
     await start();
     target.answer(
       { result: { isError: true, content: [{ type: 'text', text: 'no such entity: Ada' }] } },
-      { result: { content: [{ type: 'text', text: 'A chart:' }, { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' }, { type: 'resource_link', uri: 'file:///tmp/chart.png', name: 'chart.png' }] } },
+      {
+        result: {
+          content: [
+            { type: 'text', text: 'A chart:' },
+            { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' },
+            { type: 'resource_link', uri: 'file:///tmp/chart.png', name: 'chart.png' },
+          ],
+        },
+      },
     );
     expect(await run('bare')).toEqual({ kind: 'failed', error: 'no such entity: Ada' });
     expect(await run('reader')).toEqual({ kind: 'result', text: 'A chart:\n\n[image, image/png]\n\n[resource link: file:///tmp/chart.png (chart.png)]' });
@@ -111,8 +124,14 @@ describe('MCP tools of a Streamable HTTP server', () => {
     target.answer({ result: { content: [{ type: 'text', text: 'é'.repeat(3_000) }] } }, { result: { content: [{ type: 'text', text: 'x'.repeat(2_000) }], isError: true } });
     const withLog = { ...context(), logger: logs.logger };
 
-    expect(await runTool(tool('reader'), { text: 'hi' }, withLog, clock)).toEqual({ kind: 'result', text: `${'é'.repeat(512)}\n[truncated: the result was cut at 1025 bytes; 4975 more bytes were left out]` });
-    expect(await runTool(tool('bare'), { text: 'hi' }, withLog, clock)).toEqual({ kind: 'failed', error: `${'x'.repeat(1_025)}\n[truncated: the error was cut at 1025 bytes; 975 more bytes were left out]` });
+    expect(await runTool(tool('reader'), { text: 'hi' }, withLog, clock)).toEqual({
+      kind: 'result',
+      text: `${'é'.repeat(512)}\n[truncated: the result was cut at 1025 bytes; 4975 more bytes were left out]`,
+    });
+    expect(await runTool(tool('bare'), { text: 'hi' }, withLog, clock)).toEqual({
+      kind: 'failed',
+      error: `${'x'.repeat(1_025)}\n[truncated: the error was cut at 1025 bytes; 975 more bytes were left out]`,
+    });
     expect(logs.withMessage('the answer of target__reader was cut to max_result_bytes')).toMatchObject([{ level: LEVEL.info, tool: 'target__reader', bytes: 6_000, limit: 1_025 }]);
     expect(logs.withMessage('the answer of target__bare was cut to max_result_bytes')).toMatchObject([{ bytes: 2_000 }]);
   });
@@ -138,11 +157,17 @@ describe('MCP tools of a Streamable HTTP server', () => {
     const cut = run('bare');
     await logs.whenMessage('MCP server log message');
     await target.die();
-    expect(await cut).toMatchObject({ kind: 'uncertain', error: expect.stringMatching(/^target__bare was cut off while running \(MCP server target: .+\): the call may or may not have taken effect\.$/) as unknown });
+    expect(await cut).toMatchObject({
+      kind: 'uncertain',
+      error: expect.stringMatching(/^target__bare was cut off while running \(MCP server target: .+\): the call may or may not have taken effect\.$/) as unknown,
+    });
     expect((await logs.whenMessage('MCP server target stopped; it is started again on next use')).level).toBe(LEVEL.warn);
 
     await target.revive();
-    expect(await run('reader')).toMatchObject({ kind: 'failed', error: expect.stringMatching(/^MCP server target is not running: it stopped: .+; it is restarted on next use\. The call to target__reader was not sent\.$/) as unknown });
+    expect(await run('reader')).toMatchObject({
+      kind: 'failed',
+      error: expect.stringMatching(/^MCP server target is not running: it stopped: .+; it is restarted on next use\. The call to target__reader was not sent\.$/) as unknown,
+    });
     expect(target.calls).toHaveLength(1);
 
     await clock.advance(1_000);

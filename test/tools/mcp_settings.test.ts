@@ -49,8 +49,8 @@ describe('the tools.mcp setting', () => {
   });
 
   it('keeps the names of an MCP server’s tools for it: an HTTP tool may not take one', () => {
-    expect(configProblems(`tools:\n  http:\n    - name: memory__read_graph\n      description: d\n      url: https://x.example\n      effect: read\n  mcp:\n    - name: memory\n      command: npx\n`)).toEqual([
-      'c.yml:3:13: tools.http[0].name: names starting with "memory__" belong to the MCP server "memory"',
-    ]);
+    expect(
+      configProblems(`tools:\n  http:\n    - name: memory__read_graph\n      description: d\n      url: https://x.example\n      effect: read\n  mcp:\n    - name: memory\n      command: npx\n`),
+    ).toEqual(['c.yml:3:13: tools.http[0].name: names starting with "memory__" belong to the MCP server "memory"']);
   });
 });

@@ -108,9 +108,15 @@ describe('MCP tools of stdio servers', () => {
   it('reports a call cut off by the server’s process exiting as uncertain, logs its stderr, and starts a new process on next use', async () => {
     await start(scripted('vault', stdioServerSource('the vault fell over')));
     const first = await call('vault__echo');
-    expect(await call('vault__crash')).toMatchObject({ kind: 'uncertain', error: 'vault__crash was cut off while running (MCP server vault: the connection closed): the call may or may not have taken effect.' });
+    expect(await call('vault__crash')).toMatchObject({
+      kind: 'uncertain',
+      error: 'vault__crash was cut off while running (MCP server vault: the connection closed): the call may or may not have taken effect.',
+    });
     expect(await logs.whenMessage('MCP server vault stopped; it is started again on next use')).toMatchObject({ level: LEVEL.warn, why: 'its process exited', stderr: 'the vault fell over' });
-    expect(await call('vault__echo')).toEqual({ kind: 'failed', error: 'MCP server vault is not running: it stopped: its process exited; it is restarted on next use. The call to vault__echo was not sent.' });
+    expect(await call('vault__echo')).toEqual({
+      kind: 'failed',
+      error: 'MCP server vault is not running: it stopped: its process exited; it is restarted on next use. The call to vault__echo was not sent.',
+    });
     await clock.advance(1_000);
     const again = await call('vault__echo');
     expect(again).toMatchObject({ kind: 'result', text: expect.stringMatching(/^echo from \d+$/) as unknown });

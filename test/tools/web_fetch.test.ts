@@ -128,7 +128,8 @@ describe('web_fetch', () => {
 <p>Read <a href="recipes/latte.html">the latte recipe</a>.</p></main><script>track("visit")</script></body></html>`;
         const url = files.serve('/guide/cafe.html', { kind: 'file', body: html, contentType: 'text/html; charset=utf-8' });
         expect(resultText(await fetchText(url))).toBe(
-          `URL: ${url}\nStatus: 200 OK\nContent-Type: text/html\n\nCafé guide\n\nCafé au lait\n\nMilk & coffee — it’s simple… 3€. © 2024 © ☺\n\nRead the latte recipe [${new URL('recipes/latte.html', url).href}].`,
+          `URL: ${url}\nStatus: 200 OK\nContent-Type: text/html\n\nCafé guide\n\nCafé au lait\n\nMilk & coffee — it’s ` +
+            `simple… 3€. © 2024 © ☺\n\nRead the latte recipe [${new URL('recipes/latte.html', url).href}].`,
         );
         const long = files.serve('/long.html', { kind: 'file', body: `<p>${'&eacute;'.repeat(50)}</p>`, contentType: 'text/html' });
         expect(resultText(await fetchText(long, { settings: { max_chars: 10 } }))).toMatch(/\n\né{10}\n\[… 40 more characters cut\]$/);

@@ -13,7 +13,8 @@ import { useTempDir } from '../support/temp_dir.js';
 
 describe('the turn store fails closed', () => {
   const temp = useTempDir();
-  const open = (dbPath: string) => openSqliteStore({ enabled: true, dbPath, baseDir: temp.path(), clock: new ManualClock(), ids: new SequentialIds(), logger: pino({ level: 'silent' }), ...TEST_TIMINGS });
+  const open = (dbPath: string) =>
+    openSqliteStore({ enabled: true, dbPath, baseDir: temp.path(), clock: new ManualClock(), ids: new SequentialIds(), logger: pino({ level: 'silent' }), ...TEST_TIMINGS });
 
   it('reports unavailable, without throwing, when it cannot open', () => {
     const blocker = join(temp.path(), 'not-a-directory');

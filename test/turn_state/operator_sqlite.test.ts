@@ -44,7 +44,11 @@ describe('the operators’ store on SQLite', () => {
     const dbPath = join(tmp.path(), 'live', 'turns.sqlite3');
     const live = openStoreFileAt(dbPath, { clock });
     const lease = await admitNew(live.turns, 'big');
-    await live.turns.recordModelTurn(lease, { step: 1, assistant: { role: 'assistant', content: [{ type: 'tool_use', id: 'call-1', name: 'fetch', input: {} }] }, intents: [{ toolCallId: 'call-1', toolName: 'fetch', input: {}, effect: 'read' }] });
+    await live.turns.recordModelTurn(lease, {
+      step: 1,
+      assistant: { role: 'assistant', content: [{ type: 'tool_use', id: 'call-1', name: 'fetch', input: {} }] },
+      intents: [{ toolCallId: 'call-1', toolName: 'fetch', input: {}, effect: 'read' }],
+    });
     await live.turns.moveOp(lease, { turnId: lease.turnId, step: 1, toolCallId: 'call-1' }, { to: 'RUNNING' });
     await live.turns.moveOp(lease, { turnId: lease.turnId, step: 1, toolCallId: 'call-1' }, { to: 'APPLIED', result: 'x'.repeat(200_000) });
     const backupPath = join(tmp.path(), 'backup', 'copy.sqlite3');

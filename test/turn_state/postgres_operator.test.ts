@@ -37,7 +37,11 @@ describe('the operators’ store on PostgreSQL', () => {
   it('finds a store the bot wrote healthy, and names each row that breaks what the store keeps true', async () => {
     const { connection, turns, operator } = await storesOn();
     const running = await admitNew(turns, 'running');
-    await turns.checkpoint(running, { append: [{ role: 'user', content: [{ type: 'image', mediaType: 'image/png', source: { kind: 'base64', data: 'iVBORw0KGgo=' } }] }], state: {}, progressed: true });
+    await turns.checkpoint(running, {
+      append: [{ role: 'user', content: [{ type: 'image', mediaType: 'image/png', source: { kind: 'base64', data: 'iVBORw0KGgo=' } }] }],
+      state: {},
+      progressed: true,
+    });
     const suspended = await admitNew(turns, 'suspended');
     await turns.suspend(suspended, 'provider overloaded');
     const parked = await parkedTurn(turns, 'parked', [{ id: 'w1' }]);

@@ -46,7 +46,15 @@ describe('the stores wrapped with the configured secrets', () => {
     await store.moveOp(lease, first, { to: 'APPLIED', result: large });
     await store.moveOp(lease, second, { to: 'DEFINITELY_FAILED', error: say('the error') });
     await store.checkpoint(lease, {
-      append: [{ role: 'tool', content: [{ type: 'tool_result', toolUseId: 'call-1', content: large, isError: false }, { type: 'tool_result', toolUseId: 'call-2', content: say('the error'), isError: true }] }],
+      append: [
+        {
+          role: 'tool',
+          content: [
+            { type: 'tool_result', toolUseId: 'call-1', content: large, isError: false },
+            { type: 'tool_result', toolUseId: 'call-2', content: say('the error'), isError: true },
+          ],
+        },
+      ],
       state: { systemPrompt: say('the prompt') },
       progressed: true,
     });
@@ -92,7 +100,15 @@ describe('the stores wrapped with the configured secrets', () => {
     const lease = await admit(store, 'm-1');
     const image = Buffer.from('png bytes').toString('base64');
     await store.checkpoint(lease, {
-      append: [{ role: 'user', content: [{ type: 'text', text: say('the user') }, { type: 'image', mediaType: 'image/png', source: { kind: 'base64', data: image } }] }],
+      append: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: say('the user') },
+            { type: 'image', mediaType: 'image/png', source: { kind: 'base64', data: image } },
+          ],
+        },
+      ],
       state: { iteration: 2, guard: true, note: say('the state') },
       progressed: true,
     });
@@ -101,7 +117,13 @@ describe('the stores wrapped with the configured secrets', () => {
 
     expect(resumable?.transcript).toEqual([
       { role: 'user', content: [{ type: 'text', text: 'hello' }] },
-      { role: 'user', content: [{ type: 'text', text: `the user mentions ${REDACTED} and ${REDACTED}` }, { type: 'image', mediaType: 'image/png', source: { kind: 'base64', data: image } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: `the user mentions ${REDACTED} and ${REDACTED}` },
+          { type: 'image', mediaType: 'image/png', source: { kind: 'base64', data: image } },
+        ],
+      },
     ]);
     expect(resumable?.checkpoint?.state).toEqual({ iteration: 2, guard: true, note: `the state mentions ${REDACTED} and ${REDACTED}` });
     const bytes = bytesUnder(dirname(file.dbPath));

@@ -36,28 +36,20 @@ describe('scrubText', () => {
   });
 
   it('keeps the scheme word of Bearer and Basic credentials and redacts the credential', () => {
-    expect(scrubText(`curl -H 'Authorization: Bearer ${bearerToken}' https://x`)).toBe(
-      `curl -H 'Authorization: Bearer ${REDACTED}' https://x`,
-    );
+    expect(scrubText(`curl -H 'Authorization: Bearer ${bearerToken}' https://x`)).toBe(`curl -H 'Authorization: Bearer ${REDACTED}' https://x`);
     expect(scrubText(`send bearer ${jwt} now`)).toBe(`send bearer ${REDACTED} now`);
     expect(scrubText(`header "Basic ${basicCredential}" sent`)).toBe(`header "Basic ${REDACTED}" sent`);
   });
 
   it('redacts the password of a URL and keeps the user, host and path', () => {
-    expect(scrubText('db at postgres://admin:s3cr%40t@db.example.com:5432/app today')).toBe(
-      `db at postgres://admin:${REDACTED}@db.example.com:5432/app today`,
-    );
+    expect(scrubText('db at postgres://admin:s3cr%40t@db.example.com:5432/app today')).toBe(`db at postgres://admin:${REDACTED}@db.example.com:5432/app today`);
     expect(scrubText('cache redis://:hunter2@cache:6379/0')).toBe(`cache redis://:${REDACTED}@cache:6379/0`);
   });
 
   it('redacts credential query parameters in URLs, whatever their case, and keeps the others', () => {
-    expect(scrubText('GET https://api.example.com/v1?user=ada&api_key=abc123&page=2#top done')).toBe(
-      `GET https://api.example.com/v1?user=ada&api_key=${REDACTED}&page=2#top done`,
-    );
+    expect(scrubText('GET https://api.example.com/v1?user=ada&api_key=abc123&page=2#top done')).toBe(`GET https://api.example.com/v1?user=ada&api_key=${REDACTED}&page=2#top done`);
     expect(scrubText('https://x.example/cb?Access_Token=zz9&state=s')).toBe(`https://x.example/cb?Access_Token=${REDACTED}&state=s`);
-    expect(scrubText('https://b.s3.amazonaws.com/o?X-Amz-Signature=deadbeef&X-Amz-Date=20240101')).toBe(
-      `https://b.s3.amazonaws.com/o?X-Amz-Signature=${REDACTED}&X-Amz-Date=20240101`,
-    );
+    expect(scrubText('https://b.s3.amazonaws.com/o?X-Amz-Signature=deadbeef&X-Amz-Date=20240101')).toBe(`https://b.s3.amazonaws.com/o?X-Amz-Signature=${REDACTED}&X-Amz-Date=20240101`);
     for (const name of ['token', 'key', 'password', 'secret', 'signature', 'client_secret', 'TOKEN']) {
       expect(scrubText(`https://h/p?q=1&${name}=v4lue`), name).toBe(`https://h/p?q=1&${name}=${REDACTED}`);
     }
@@ -71,12 +63,8 @@ describe('scrubText', () => {
   });
 
   it('redacts values of sensitive keys written out as JSON members or header lines', () => {
-    expect(scrubText('status 200 body {"user":"ada","password":"hunter2","author":"Ada"}')).toBe(
-      `status 200 body {"user":"ada","password":"${REDACTED}","author":"Ada"}`,
-    );
-    expect(scrubText('HTTP/1.1 200 OK\r\nSet-Cookie: session=abc; Path=/\r\nContent-Type: text/plain\r\n')).toBe(
-      `HTTP/1.1 200 OK\r\nSet-Cookie: ${REDACTED}\r\nContent-Type: text/plain\r\n`,
-    );
+    expect(scrubText('status 200 body {"user":"ada","password":"hunter2","author":"Ada"}')).toBe(`status 200 body {"user":"ada","password":"${REDACTED}","author":"Ada"}`);
+    expect(scrubText('HTTP/1.1 200 OK\r\nSet-Cookie: session=abc; Path=/\r\nContent-Type: text/plain\r\n')).toBe(`HTTP/1.1 200 OK\r\nSet-Cookie: ${REDACTED}\r\nContent-Type: text/plain\r\n`);
     expect(scrubText('db:\n  password: hunter2\n  author: ada')).toBe(`db:\n  password: ${REDACTED}\n  author: ada`);
   });
 
@@ -117,10 +105,7 @@ describe('scrubSecrets', () => {
         headers: { Authorization: { scheme: 'Bearer', token: 't' }, 'x-api-key': 'k1', 'Content-Type': 'application/json' },
         llm: { api_keys: ['k2', 'k3'], model: 'm' },
       },
-      calls: [
-        { args: { password: 'hunter2', city: 'Oslo' } },
-        [{ authorization: 'Basic abc', 'X-Api-Key': 7, client_secret: null }],
-      ],
+      calls: [{ args: { password: 'hunter2', city: 'Oslo' } }, [{ authorization: 'Basic abc', 'X-Api-Key': 7, client_secret: null }]],
       cookies: { Cookie: 'a=1', 'set-cookie': ['b=2'] },
     };
     expect(scrubSecrets(input)).toEqual({

@@ -49,7 +49,11 @@ describe('secrets at rest (DESIGN §7.6)', () => {
       progressed: true,
     });
     const second = { turnId: lease.turnId, step: 2, toolCallId: 'call-3' };
-    await store.recordModelTurn(lease, { step: 2, assistant: { role: 'assistant', content: [{ ...call, id: 'call-3' }] }, intents: [{ toolCallId: 'call-3', toolName: 'fetch_weather', input: INPUT, effect: 'write' }] });
+    await store.recordModelTurn(lease, {
+      step: 2,
+      assistant: { role: 'assistant', content: [{ ...call, id: 'call-3' }] },
+      intents: [{ toolCallId: 'call-3', toolName: 'fetch_weather', input: INPUT, effect: 'write' }],
+    });
     await store.moveOp(lease, second, { to: 'RUNNING' });
     await store.moveOp(lease, second, { to: 'OUTCOME_UNKNOWN', error: `timed out calling https://api.example.com/x?api_key=${SECRETS[1]} with ${SECRETS[3]}` });
 
@@ -71,7 +75,11 @@ describe('secrets at rest (DESIGN §7.6)', () => {
     const { store, dbPath } = openTestStore(temp.path());
     const lease = await admitNew(store, 'm-1');
     const call = { type: 'tool_use' as const, id: 'call-1', name: 'send_mail', input: { to: 'ada' } };
-    await store.recordModelTurn(lease, { step: 1, assistant: { role: 'assistant', content: [call] }, intents: [{ toolCallId: 'call-1', toolName: 'send_mail', input: { to: 'ada' }, effect: 'write' }] });
+    await store.recordModelTurn(lease, {
+      step: 1,
+      assistant: { role: 'assistant', content: [call] },
+      intents: [{ toolCallId: 'call-1', toolName: 'send_mail', input: { to: 'ada' }, effect: 'write' }],
+    });
     const key = { turnId: lease.turnId, step: 1, toolCallId: 'call-1' };
     await store.moveOp(lease, key, { to: 'RUNNING' });
     const error = 'POST https://mail.example answered HTTP 401. The server said: {"detail":"invalid token=opaque-token-7f3e9a, use api_key=opaque-key-1b2c3d"}';

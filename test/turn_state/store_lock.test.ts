@@ -24,7 +24,8 @@ function refusal(dbPath: string): StoreInUseError {
 
 /** Another process that takes the store file and holds it until killed. */
 async function holderProcess(dbPath: string): Promise<ChildProcess> {
-  const code = `import { lockStoreFile } from ${JSON.stringify(BUILT_LOCK)};\nlockStoreFile(${JSON.stringify(dbPath)}, Date.now());\nprocess.stdout.write('held\\n');\nsetInterval(() => undefined, 60_000);`;
+  const code =
+    `import { lockStoreFile } from ${JSON.stringify(BUILT_LOCK)};\nlockStoreFile(${JSON.stringify(dbPath)}, ` + `Date.now());\nprocess.stdout.write('held\\n');\nsetInterval(() => undefined, 60_000);`;
   const child = spawn(process.execPath, ['--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
     child.stdout.once('data', () => resolve());
@@ -58,7 +59,8 @@ describe('the store file lock', () => {
     expect(refused.dbPath).toBe(dbPath);
     expect(refused.holder).toEqual({ pid: process.pid, host: hostname(), startedAt: '2026-03-01T12:00:00.000Z' });
     expect(refused.message).toBe(
-      `the store ${dbPath} is in use by another bot process (pid ${process.pid} on host ${hostname()}, since 2026-03-01T12:00:00.000Z); stop that one first, or give this one its own turn_state.db_path`,
+      `the store ${dbPath} is in use by another bot process (pid ${process.pid} on host ${hostname()}, since ` +
+        `2026-03-01T12:00:00.000Z); stop that one first, or give this one its own turn_state.db_path`,
     );
 
     first.release();

@@ -87,7 +87,14 @@ describe('what the sweeps log', () => {
       [
         { ...common, call: 'i1', tool: 'charge', effect: 'idempotent', input: { cents: 500 }, msg: expect.stringMatching(/sent again with the same idempotency key/) as unknown },
         { ...common, call: 'r1', tool: 'lookup', effect: 'read', input: { word: 'milk' }, msg: expect.stringMatching(/runs again when the turn goes on$/) as unknown },
-        { ...common, call: 'w1', tool: 'save_note', effect: 'write', input: { text: 'remember token=[REDACTED]' }, msg: expect.stringMatching(/an operator must check whether it took effect and resolve it$/) as unknown },
+        {
+          ...common,
+          call: 'w1',
+          tool: 'save_note',
+          effect: 'write',
+          input: { text: 'remember token=[REDACTED]' },
+          msg: expect.stringMatching(/an operator must check whether it took effect and resolve it$/) as unknown,
+        },
       ].map((fields) => expect.objectContaining({ level: LEVEL.warn, ...fields }) as unknown),
     );
     expect(JSON.stringify(log.lines)).not.toContain('hunter2');

@@ -40,7 +40,8 @@ export const metricsSection = z
       })
       .optional()
       .describe(
-        'Where to serve Prometheus metrics (`/metrics`) and the health checks (`/healthz`, `/readyz`), as host:port, e.g. `127.0.0.1:9464`; port 0 takes any free port and the log says which. Absent: no metrics server.',
+        'Where to serve Prometheus metrics (`/metrics`) and the health checks (`/healthz`, `/readyz`), as host:port, ' +
+          'e.g. `127.0.0.1:9464`; port 0 takes any free port and the log says which. Absent: no metrics server.',
       ),
   })
   .describe('Metrics and health endpoints for monitoring, off unless `listen` is set.');

@@ -93,7 +93,10 @@ function censusProblems(census: StoreCensus): string[] {
 /** Calls left RUNNING in turns that ended (DESIGN §9.3): nothing will settle them, so an operator has to look, and is told where. */
 async function strandedProblem(operator: OperatorStore, count: number): Promise<string> {
   const turns = (await operator.listTurns({ strandedCalls: true })).map(({ turn }) => shortTurnId(turn.turnId));
-  return `${count} call(s) still marked RUNNING in turns that are no longer running, so nothing will settle them and each may have taken effect: check them at their tools' targets (holdfast turns show ${turns.join(', ')})`;
+  return (
+    `${count} call(s) still marked RUNNING in turns that are no longer running, so nothing will settle them and ` +
+    `each may have taken effect: check them at their tools' targets (holdfast turns show ${turns.join(', ')})`
+  );
 }
 
 function describe({ source, store }: DoctorSubject, report: DoctorReport, healthy: boolean): string {

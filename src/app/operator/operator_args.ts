@@ -21,9 +21,7 @@ export type OperatorCommand =
 
 /** What an operator command line came to: a command to run, a help text to print, or a usage error and the help that goes with it. */
 export type OperatorArgs =
-  | { readonly kind: 'command'; readonly command: OperatorCommand }
-  | { readonly kind: 'help'; readonly text: string }
-  | { readonly kind: 'error'; readonly error: string; readonly topic: UsageTopic };
+  { readonly kind: 'command'; readonly command: OperatorCommand } | { readonly kind: 'help'; readonly text: string } | { readonly kind: 'error'; readonly error: string; readonly topic: UsageTopic };
 
 /** The first words that make the program an operator command instead of the bot. */
 export const OPERATOR_COMMANDS = ['turns', 'doctor', 'backup', 'migrate'] as const;
@@ -55,7 +53,13 @@ export function parseOperatorArgs(argv: readonly string[]): OperatorArgs {
     if (second === 'list') return withOptions(rest, 'turns_list', { '--status': { kind: 'value', repeatable: true }, '--channel': { kind: 'value' }, '--json': JSON_FLAG }, turnsList);
     if (second === 'show') return withOptions(rest, 'turns_show', { '--json': JSON_FLAG }, turnsShow);
     if (second === 'resolve') {
-      const specs = { '--applied': { kind: 'flag' }, '--not-applied': { kind: 'flag' }, '--result': { kind: 'value', text: true }, '--note': { kind: 'value', text: true }, '--json': JSON_FLAG } as const;
+      const specs = {
+        '--applied': { kind: 'flag' },
+        '--not-applied': { kind: 'flag' },
+        '--result': { kind: 'value', text: true },
+        '--note': { kind: 'value', text: true },
+        '--json': JSON_FLAG,
+      } as const;
       return withOptions(rest, 'turns_resolve', specs, turnsResolve);
     }
     return { kind: 'error', error: `unknown turns subcommand '${second}' (expected list, show or resolve)`, topic: 'turns' };
@@ -69,7 +73,12 @@ export function parseOperatorArgs(argv: readonly string[]): OperatorArgs {
 type Built = { readonly ok: true; readonly command: OperatorCommand } | { readonly ok: false; readonly error: string };
 
 /** Parses the options of one command (with `--config` and `--help`, which every command takes) and builds it. */
-function withOptions(argv: readonly string[], topic: UsageTopic, specs: Readonly<Record<string, OptionSpec>>, build: (options: ParsedOptions, configPath: { configPath?: string }) => Built): OperatorArgs {
+function withOptions(
+  argv: readonly string[],
+  topic: UsageTopic,
+  specs: Readonly<Record<string, OptionSpec>>,
+  build: (options: ParsedOptions, configPath: { configPath?: string }) => Built,
+): OperatorArgs {
   const parsed = parseOptions(argv, { ...specs, '--config': CONFIG, '--help': HELP, '-h': HELP });
   if (!parsed.ok) return { kind: 'error', error: parsed.error, topic };
   const { options } = parsed;
@@ -92,7 +101,8 @@ function turnsList(options: ParsedOptions, config: { configPath?: string }): Bui
   const statuses: TurnStatus[] = [];
   for (const name of (options.values.get('--status') ?? []).flatMap((value) => value.split(',')).map((value) => value.trim())) {
     const status = statusNamed(name);
-    if (status === undefined) return { ok: false, error: `unknown status '${name}' (expected one of ${[...TURN_STATUSES, ...Object.keys(STATUS_SHORT_NAMES)].map((s) => s.toLowerCase()).join(', ')})` };
+    if (status === undefined)
+      return { ok: false, error: `unknown status '${name}' (expected one of ${[...TURN_STATUSES, ...Object.keys(STATUS_SHORT_NAMES)].map((s) => s.toLowerCase()).join(', ')})` };
     if (!statuses.includes(status)) statuses.push(status);
   }
   const channel = valueOf(options, '--channel');
@@ -126,7 +136,10 @@ function turnsResolve(options: ParsedOptions, config: { configPath?: string }): 
   const note = valueOf(options, '--note');
   if (applied && note !== undefined) return { ok: false, error: '--note goes with --not-applied; with --applied, give --result' };
   if (notApplied && result !== undefined) return { ok: false, error: '--result goes with --applied; with --not-applied, give --note' };
-  return { ok: true, command: { kind: 'turns_resolve', ...config, turn, call, verdict: applied ? 'applied' : 'not_applied', text: (applied ? result : note) ?? null, json: options.flags.has('--json') } };
+  return {
+    ok: true,
+    command: { kind: 'turns_resolve', ...config, turn, call, verdict: applied ? 'applied' : 'not_applied', text: (applied ? result : note) ?? null, json: options.flags.has('--json') },
+  };
 }
 
 function doctor(options: ParsedOptions, config: { configPath?: string }): Built {

@@ -60,10 +60,9 @@ function describe(detail: TurnDetail, now: number): string {
   ];
   const head = `Turn ${turn.turnId}\n${fields.map(([name, value]) => `  ${name.padEnd(10)}${oneLine(value)}`).join('\n')}\n`;
   const awaiting = ops.filter((op) => op.state === 'MANUAL_RESOLUTION_REQUIRED');
-  const hint =
-    awaiting.length === 0
-      ? ''
-      : `\n${awaiting.map((op) => `Record a verdict: holdfast turns resolve ${shortTurnId(turn.turnId)} ${ledgerCallLabel(op, ops)} --applied [--result TEXT] | --not-applied [--note TEXT]`).join('\n')}\n`;
+  const verdictLine = (op: OpRecord): string =>
+    `Record a verdict: holdfast turns resolve ${shortTurnId(turn.turnId)} ${ledgerCallLabel(op, ops)} --applied [--result TEXT] | --not-applied [--note TEXT]`;
+  const hint = awaiting.length === 0 ? '' : `\n${awaiting.map(verdictLine).join('\n')}\n`;
   return `${head}\n${calls(ops)}\n${reply(detail.reply)}${hint}`;
 }
 

@@ -73,8 +73,7 @@ const FAILURE_TEXTS: Readonly<Record<FailureReason | 'suspension_not_stored', st
 };
 
 const SUSPENSION_TEXTS: Readonly<Record<Extract<TurnEnding, { status: 'SUSPENDED' }>['suspendedFor'], string>> = {
-  capacity:
-    'The model provider is overloaded right now. Your request and the work done so far are saved: I will continue by myself when the provider recovers, or type `resume` to try again now.',
+  capacity: 'The model provider is overloaded right now. Your request and the work done so far are saved: I will continue by myself when the provider recovers, or type `resume` to try again now.',
   unreachable: 'The model provider cannot be reached right now. Your request and the work done so far are saved: type `resume` to try again once it is back.',
   shutdown: 'The bot is restarting. Your request and the work done so far are saved: type `resume` to continue it.',
 };
@@ -94,7 +93,10 @@ export function endingNotice(ending: NoticedEnding): { readonly notice: NoticeKi
     case 'AWAITING_RESOLUTION':
       return { notice: 'manual_resolution', text: awaitingVerdictText(ending.awaiting) };
     case 'TERMINAL_REJECTED':
-      return { notice: 'manual_resolution', text: ending.reason.kind === 'uncertain' ? uncheckableText(ending.reason.calls) : 'I could not pick this request up again: its saved state is not usable. Please ask again.' };
+      return {
+        notice: 'manual_resolution',
+        text: ending.reason.kind === 'uncertain' ? uncheckableText(ending.reason.calls) : 'I could not pick this request up again: its saved state is not usable. Please ask again.',
+      };
     case 'unrecorded':
       return {
         notice: 'failed',
@@ -109,7 +111,8 @@ export function endingNotice(ending: NoticedEnding): { readonly notice: NoticeKi
 function awaitingVerdictText(calls: readonly { readonly op: { readonly turnId: string; readonly toolName: string }; readonly label: string }[]): string {
   const turn = shortTurnId(calls[0]?.op.turnId ?? '');
   return (
-    `I stopped before doing anything twice: I cannot tell whether ${callsText(calls.map(({ op, label }) => ({ toolName: op.toolName, label })))} took effect, and running it again could do it twice. ` +
+    `I stopped before doing anything twice: I cannot tell whether ${callsText(calls.map(({ op, label }) => ({ toolName: op.toolName, label })))} ` +
+    `took effect, and running it again could do it twice. ` +
     `Your request is saved as turn ${turn}. An operator has to check at the tool's target whether ${calls.length === 1 ? 'that call' : 'each call'} happened ` +
     `and record it with \`holdfast turns resolve ${turn} <call> --applied\` or \`--not-applied\`; I will tell you here once that is done, and \`resume\` then continues.`
   );
@@ -188,7 +191,10 @@ export function heldElsewhereText(turnId: string, inSeconds: number): string {
 
 /** A request waiting for an operator's verdict on `waiting`, as `/status` and a premature `resume` tell it. */
 export function waitingForVerdictText(turnId: string, waiting: readonly NamedCall[]): string {
-  return `Your request (turn ${shortTurnId(turnId)}) is waiting for an operator to check whether ${callsText(waiting)} took effect. I will tell you here once that is done; then \`resume\` continues it.`;
+  return (
+    `Your request (turn ${shortTurnId(turnId)}) is waiting for an operator to check whether ${callsText(waiting)} ` +
+    `took effect. I will tell you here once that is done; then \`resume\` continues it.`
+  );
 }
 
 /**

@@ -14,8 +14,7 @@ export type CallLookup = { readonly kind: 'found'; readonly op: OpRecord } | { r
 
 /** What an operator's verdict came to; a refusal says why, in words an operator can act on. */
 export type VerdictAttempt =
-  | (VerdictOutcome & { readonly kind: 'recorded' })
-  | { readonly kind: 'refused'; readonly reason: VerdictRefusal | 'turn_ambiguous' | 'call_ambiguous'; readonly message: string };
+  (VerdictOutcome & { readonly kind: 'recorded' }) | { readonly kind: 'refused'; readonly reason: VerdictRefusal | 'turn_ambiguous' | 'call_ambiguous'; readonly message: string };
 
 /** What an operator asks: a verdict on one call of one turn, each as people name them. */
 export interface VerdictCommand {
@@ -58,7 +57,8 @@ export async function giveVerdict(operator: OperatorStore, command: VerdictComma
   const ops = (await operator.turnDetail(turn.turn.turnId))?.ops ?? [];
   const call = findCall(ops, command.call);
   if (call.kind === 'not_found') return { kind: 'refused', reason: 'call_not_found', message: `turn ${turn.turn.turnId} has no call ${command.call}` };
-  if (call.kind === 'ambiguous') return { kind: 'refused', reason: 'call_ambiguous', message: `${command.call} occurs in several steps of turn ${turn.turn.turnId}; name one of ${call.labels.join(', ')}` };
+  if (call.kind === 'ambiguous')
+    return { kind: 'refused', reason: 'call_ambiguous', message: `${command.call} occurs in several steps of turn ${turn.turn.turnId}; name one of ${call.labels.join(', ')}` };
   const { op } = call;
   const outcome = await operator.resolveCall({ call: { turnId: op.turnId, step: op.step, toolCallId: op.toolCallId }, verdict: command.verdict, text: command.text, by: command.by });
   if (outcome.kind === 'recorded') return outcome;

@@ -88,5 +88,8 @@ function verdictAnswer(attempt: VerdictAttempt, call: string, scope: ChannelScop
   const { op, turn, remaining } = attempt;
   const recorded = `Recorded: \`${op.toolName}\` (call ${call}) of turn ${shortTurnId(turn.turnId)} ${verdictPhrase(op) ?? op.state}.`;
   if (remaining > 0) return `${recorded} ${remaining} more call${remaining === 1 ? '' : 's'} of this turn ${remaining === 1 ? 'awaits' : 'await'} a verdict.`;
-  return `${recorded} Every uncertain call of the turn has a verdict: ${scope.mentionUser(turn.requesterId)} is told in ${scope.mentionChannel(turn.identity.channelId)}, and the request goes on by itself or at their \`resume\`.`;
+  return (
+    `${recorded} Every uncertain call of the turn has a verdict: ${scope.mentionUser(turn.requesterId)} is told in ` +
+    `${scope.mentionChannel(turn.identity.channelId)}, and the request goes on by itself or at their \`resume\`.`
+  );
 }

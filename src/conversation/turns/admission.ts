@@ -39,7 +39,6 @@ export function newChatTurn(parts: ReconstructedParts, text: string, config: Con
   return freshChatTurn(parts, turnDefaults(config), [userMessage(text, config, attachments)]);
 }
 
-
 /** A new turn ready to run, or the notice that says why this message will not run fresh. */
 export type MessageAdmission =
   | { readonly kind: 'admitted'; readonly turn: ChatTurn; readonly durability: TurnDurability }

@@ -10,10 +10,7 @@ import { ATTACHMENT_SKIP_REASONS, IMAGE_MEDIA_TYPES, type MessageAttachment } fr
  * keeps nothing when durability is off), in memory alone (the words `resume` and `continue` taken
  * for a message), or nowhere because the store failed to take it.
  */
-export type KeptMessage =
-  | { readonly kind: 'inbox'; readonly id: number }
-  | { readonly kind: 'memory' }
-  | { readonly kind: 'unavailable'; readonly error: unknown };
+export type KeptMessage = { readonly kind: 'inbox'; readonly id: number } | { readonly kind: 'memory' } | { readonly kind: 'unavailable'; readonly error: unknown };
 
 /** Keeps a message accepted into its channel's queue; never throws. */
 export async function keepMessage(store: AdmissionStore, message: InboundMessage, logger: Logger): Promise<KeptMessage> {

@@ -58,7 +58,15 @@ export async function resumeCommand(origin: InboundMessage, wanted: string | und
   // `wanted` is the turn's id or its start, such as the short id /status shows.
   const matching = suspended.filter((candidate) => candidate.requesterId === origin.authorId && (wanted === undefined || candidate.turnId.startsWith(wanted)));
   if (wanted !== undefined && matching.length > 1) {
-    return { kind: 'notice', turn: null, notice: 'rejected', text: ambiguousSavedText(wanted, matching.map((candidate) => candidate.turnId)) };
+    return {
+      kind: 'notice',
+      turn: null,
+      notice: 'rejected',
+      text: ambiguousSavedText(
+        wanted,
+        matching.map((candidate) => candidate.turnId),
+      ),
+    };
   }
   const [turn] = matching;
   if (turn !== undefined) return resumeTurn(turn, origin, 'requester', signal, deps);

@@ -35,7 +35,15 @@ export async function deliverEnding(message: InboundMessage, turnId: string, end
   if (ending.status !== 'TERMINAL_COMPLETED') return tellEnding(message, turnId, ending, deps.sink);
   const channel = channelKey(message);
   await deps.history.append(channel, { role: 'assistant', text: ending.reply });
-  const reply = { channelId: message.channelId, inReplyTo: message.messageId, turn: turnId, text: ending.reply, partsDelivered: 0, redelivery: false, ...replyAuthorship(ending.writtenBy, deps.config.llm.fallback_note) };
+  const reply = {
+    channelId: message.channelId,
+    inReplyTo: message.messageId,
+    turn: turnId,
+    text: ending.reply,
+    partsDelivered: 0,
+    redelivery: false,
+    ...replyAuthorship(ending.writtenBy, deps.config.llm.fallback_note),
+  };
   deps.faults.reach('after_completion', 0);
   await deliverReply(deps.store, deps.sink, reply, deps.logger);
   deps.fitting.request(channel);

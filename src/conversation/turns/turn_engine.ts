@@ -64,10 +64,18 @@ export function engineDeps(deps: ConversationDeps, message: InboundMessage, stre
     onRecoveryEvent: (event) => {
       // A model that failed after some text hands over to one that writes its answer afresh.
       if (event.type === 'switched' && counting.phase.state.kind === 'streaming' && !streaming.quiet) {
-        deps.sink.post({ type: 'waiting', channelId: message.channelId, inReplyTo: message.messageId, turn: streaming.turnId, attempt: 0, text: `${event.from.model} is overloaded: ${event.to.model} goes on…` });
+        deps.sink.post({
+          type: 'waiting',
+          channelId: message.channelId,
+          inReplyTo: message.messageId,
+          turn: streaming.turnId,
+          attempt: 0,
+          text: `${event.from.model} is overloaded: ${event.to.model} goes on…`,
+        });
       }
       const wait = counting.phase.model(event);
-      if (wait !== undefined && !streaming.quiet) deps.sink.post({ type: 'waiting', channelId: message.channelId, inReplyTo: message.messageId, turn: streaming.turnId, attempt: wait.attempt, text: waitingText(wait) });
+      if (wait !== undefined && !streaming.quiet)
+        deps.sink.post({ type: 'waiting', channelId: message.channelId, inReplyTo: message.messageId, turn: streaming.turnId, attempt: wait.attempt, text: waitingText(wait) });
     },
     onToolActivity: (activity) => counting.phase.tool(activity),
   };

@@ -43,9 +43,7 @@ export const openAIChatProtocol: WireProtocol = {
         stream_options: { include_usage: true },
         max_tokens: request.maxTokens ?? settings.maxTokens,
         ...(temperature === undefined ? {} : { temperature }),
-        ...(tools.length === 0
-          ? {}
-          : { tools: tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.inputSchema } })) }),
+        ...(tools.length === 0 ? {} : { tools: tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.inputSchema } })) }),
         ...(request.toolChoice === 'none' ? { tool_choice: 'none' } : {}),
       },
     };

@@ -10,10 +10,7 @@ import { imageDataUrl } from './inline_image.js';
 import { toolResultText } from './tool_result_text.js';
 import { assertNever } from '../../core/assert_never.js';
 
-type InputContent =
-  | { readonly type: 'input_text'; readonly text: string }
-  | { readonly type: 'input_image'; readonly image_url: string }
-  | { readonly type: 'output_text'; readonly text: string };
+type InputContent = { readonly type: 'input_text'; readonly text: string } | { readonly type: 'input_image'; readonly image_url: string } | { readonly type: 'output_text'; readonly text: string };
 
 /** One entry of the Responses API `input` list. */
 type InputItem =
@@ -118,7 +115,9 @@ function inputItems(message: Message, context: ErrorContext): InputItem[] {
     }
     case 'user':
     case 'tool': {
-      const results = message.content.flatMap((block): InputItem[] => (block.type === 'tool_result' ? [{ type: 'function_call_output', call_id: block.toolUseId, output: toolResultText(block) }] : []));
+      const results = message.content.flatMap((block): InputItem[] =>
+        block.type === 'tool_result' ? [{ type: 'function_call_output', call_id: block.toolUseId, output: toolResultText(block) }] : [],
+      );
       const content = message.content.flatMap((block) => userContent(block, context));
       return content.length === 0 ? results : [...results, { role: 'user', content }];
     }
@@ -171,7 +170,6 @@ function userContent(block: ContentBlock, context: ErrorContext): InputContent[]
       return assertNever(block);
   }
 }
-
 
 /** Records the model, response id and usage a `response.*` event carries in its `response` object. */
 function noteResponse(data: unknown, assembler: ResponseAssembler): void {

@@ -116,18 +116,23 @@ export class ManagedServer implements ToolServer {
     const { logger } = this.#deps;
     const current = (): boolean => generation === this.#generation && this.#state.kind !== 'closed';
     const started = (async () => {
-      const opening = await McpConnection.open(this.#settings, this.#deps.cwd, {
-        onToolsChanged: (tools) => {
-          if (!current()) return;
-          this.#list(tools);
-          logger.info({ tools: this.#tools.map((tool) => tool.name) }, `MCP server ${this.name} changed its tools`);
+      const opening = await McpConnection.open(
+        this.#settings,
+        this.#deps.cwd,
+        {
+          onToolsChanged: (tools) => {
+            if (!current()) return;
+            this.#list(tools);
+            logger.info({ tools: this.#tools.map((tool) => tool.name) }, `MCP server ${this.name} changed its tools`);
+          },
+          onLost: (why, stderr) => {
+            if (!current()) return;
+            this.#fail(`it stopped: ${why}`);
+            logger.warn({ why, stderr, retryAfterSeconds: this.#retryWaitMs() / 1000 }, `MCP server ${this.name} stopped; it is started again on next use`);
+          },
         },
-        onLost: (why, stderr) => {
-          if (!current()) return;
-          this.#fail(`it stopped: ${why}`);
-          logger.warn({ why, stderr, retryAfterSeconds: this.#retryWaitMs() / 1000 }, `MCP server ${this.name} stopped; it is started again on next use`);
-        },
-      }, logger);
+        logger,
+      );
       if (!current()) {
         if (opening.kind === 'open') await opening.connection.close();
         return;
@@ -140,7 +145,10 @@ export class ManagedServer implements ToolServer {
           return;
         case 'failed':
           this.#fail(`it could not start: ${opening.why}`);
-          logger.error({ why: opening.why, stderr: opening.stderr, retryAfterSeconds: this.#retryWaitMs() / 1000 }, `MCP server ${this.name} failed to start; its tools answer with an error until it is started again on next use`);
+          logger.error(
+            { why: opening.why, stderr: opening.stderr, retryAfterSeconds: this.#retryWaitMs() / 1000 },
+            `MCP server ${this.name} failed to start; its tools answer with an error until it is started again on next use`,
+          );
           return;
         default:
           assertNever(opening);
@@ -160,7 +168,11 @@ export class ManagedServer implements ToolServer {
     const tools: Tool[] = [];
     for (const entry of listed) {
       const tool = createMcpTool(this, entry, policy);
-      if (tool === undefined) this.#deps.logger.warn({ tool: entry.name }, `a tool of MCP server ${this.name} is not offered: "${this.name}__${entry.name}" is not a name a model can call (letters, digits, _ and - only, at most 64)`);
+      if (tool === undefined)
+        this.#deps.logger.warn(
+          { tool: entry.name },
+          `a tool of MCP server ${this.name} is not offered: "${this.name}__${entry.name}" is not a name a model can call (letters, digits, _ and - only, at most 64)`,
+        );
       else tools.push(tool);
     }
     const unknown = Object.keys(this.#settings.effects).filter((name) => !listed.some((entry) => entry.name === name));

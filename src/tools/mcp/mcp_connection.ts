@@ -25,8 +25,7 @@ export interface ConnectionEvents {
 
 /** How opening a connection went; a failure carries what the server wrote to stderr before it. */
 export type Opening =
-  | { readonly kind: 'open'; readonly connection: McpConnection; readonly tools: readonly ListedTool[] }
-  | { readonly kind: 'failed'; readonly why: string; readonly stderr: string | undefined };
+  { readonly kind: 'open'; readonly connection: McpConnection; readonly tools: readonly ListedTool[] } | { readonly kind: 'failed'; readonly why: string; readonly stderr: string | undefined };
 
 type ConnectionState = 'opening' | 'open' | 'closing';
 

@@ -3,10 +3,7 @@ import { assertNever } from '../../core/assert_never.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../core/json_bounds.js';
 
 /** What an MCP server's answer to `tools/call` says, in text for the model. */
-export type CallAnswer =
-  | { readonly kind: 'result'; readonly text: string }
-  | { readonly kind: 'tool_error'; readonly text: string }
-  | { readonly kind: 'unreadable'; readonly problem: string };
+export type CallAnswer = { readonly kind: 'result'; readonly text: string } | { readonly kind: 'tool_error'; readonly text: string } | { readonly kind: 'unreadable'; readonly problem: string };
 
 /**
  * Reads the result of a `tools/call`: `isError` is the tool's own report that the call failed;

@@ -26,10 +26,7 @@ const server = z
       .refine((url) => URL.canParse(url) && /^https?:\/\//i.test(url), 'expected an http(s) URL')
       .optional()
       .describe('A Streamable HTTP server: its MCP endpoint; give either `command` or `url`.'),
-    headers: z
-      .record(z.string(), z.string())
-      .optional()
-      .describe('A Streamable HTTP server: headers sent with every request; put secrets in the environment, e.g. `Bearer ${MCP_TOKEN}`.'),
+    headers: z.record(z.string(), z.string()).optional().describe('A Streamable HTTP server: headers sent with every request; put secrets in the environment, e.g. `Bearer ${MCP_TOKEN}`.'),
     effects: z
       .record(z.string(), z.enum(EFFECT_CLASSES))
       .default({})

@@ -41,9 +41,7 @@ export interface Dialect {
 }
 
 /** Whose blobs a read needs at hand: a turn's (those of its transcript or its ledger alone), or a channel history's. */
-export type BlobScope =
-  | { readonly kind: 'turn'; readonly turnId: string; readonly owner?: 'transcript' | 'op' }
-  | { readonly kind: 'history'; readonly channel: string };
+export type BlobScope = { readonly kind: 'turn'; readonly turnId: string; readonly owner?: 'transcript' | 'op' } | { readonly kind: 'history'; readonly channel: string };
 
 /** One step of an operation, carried out by the backend's driver. */
 export type Instruction =

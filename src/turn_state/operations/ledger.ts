@@ -24,7 +24,15 @@ export function* recordIntents(turnId: string, step: number, intents: readonly O
   for (const intent of intents) {
     const key = { turnId, step, toolCallId: intent.toolCallId };
     const input = scrubSecrets(intent.input);
-    const params = { ...key, toolName: intent.toolName, effect: intent.effect, idempotencyKey: idempotencyKey(key), fingerprint: callFingerprint(intent.toolName, input), input: JSON.stringify(input), now };
+    const params = {
+      ...key,
+      toolName: intent.toolName,
+      effect: intent.effect,
+      idempotencyKey: idempotencyKey(key),
+      fingerprint: callFingerprint(intent.toolName, input),
+      input: JSON.stringify(input),
+      now,
+    };
     try {
       const { rows } = yield* query<OpRow>(
         `INSERT INTO ops (turn_id, step, tool_call_id, tool_name, effect, state, idempotency_key, fingerprint, input, created_at, updated_at)

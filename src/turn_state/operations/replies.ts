@@ -19,10 +19,13 @@ interface PendingReplyRow {
 
 /** Stores a completed turn's reply as pending, with the model that wrote it when the bot has fallback models. */
 export function* storeReply(turnId: string, text: string, writtenBy: ReplyAuthor | undefined, at: number): Op<void> {
-  yield* query(
-    `INSERT INTO replies (turn_id, state, text, written_by_model, written_by_fallback, created_at, updated_at) VALUES (@turnId, 'pending', @text, @model, @fallback, @now, @now)`,
-    { turnId, text, model: writtenBy?.model ?? null, fallback: writtenBy?.fallback === true ? 1 : 0, now: at },
-  );
+  yield* query(`INSERT INTO replies (turn_id, state, text, written_by_model, written_by_fallback, created_at, updated_at) VALUES (@turnId, 'pending', @text, @model, @fallback, @now, @now)`, {
+    turnId,
+    text,
+    model: writtenBy?.model ?? null,
+    fallback: writtenBy?.fallback === true ? 1 : 0,
+    now: at,
+  });
 }
 
 /**

@@ -18,11 +18,7 @@ import { compactTranscript } from './transcript.js';
  * turns whose lease expired; at the admission of a message, its turn if its lease expired. Never a
  * live lease of another process.
  */
-export type Ownerless =
-  | { readonly kind: 'all' }
-  | { readonly kind: 'own'; readonly instanceId: string }
-  | { readonly kind: 'expired' }
-  | { readonly kind: 'turn'; readonly turnId: string };
+export type Ownerless = { readonly kind: 'all' } | { readonly kind: 'own'; readonly instanceId: string } | { readonly kind: 'expired' } | { readonly kind: 'turn'; readonly turnId: string };
 
 function conditionOf(which: Ownerless): { readonly sql: string; readonly params: Readonly<Record<string, unknown>> } {
   const expired = `status = 'ACTIVE' AND lease_expires_at <= @now`;

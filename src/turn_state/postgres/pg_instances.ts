@@ -26,12 +26,7 @@ interface InstanceRow {
 
 /** Registers this process under `instanceId`, started and last seen now by the database's clock. */
 export async function registerInstance(db: PgQueryable, instanceId: string, shards: string | null): Promise<void> {
-  await db.query('INSERT INTO instances (instance_id, host, pid, shards, started_at, heartbeat_at) VALUES ($1, $2, $3, $4, now_ms(), now_ms())', [
-    instanceId,
-    hostname(),
-    process.pid,
-    shards,
-  ]);
+  await db.query('INSERT INTO instances (instance_id, host, pid, shards, started_at, heartbeat_at) VALUES ($1, $2, $3, $4, now_ms(), now_ms())', [instanceId, hostname(), process.pid, shards]);
 }
 
 /** Records that the process is alive now. */

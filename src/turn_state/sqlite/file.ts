@@ -66,9 +66,7 @@ export function openInMemoryTurnDatabase(): Database {
 }
 
 /** The store file opened read-only, or why it cannot be read as it is: another version of this program wrote it. */
-export type ReadOnlyTurnDatabase =
-  | { readonly kind: 'opened'; readonly db: Database }
-  | { readonly kind: 'other_version'; readonly version: number; readonly expected: number };
+export type ReadOnlyTurnDatabase = { readonly kind: 'opened'; readonly db: Database } | { readonly kind: 'other_version'; readonly version: number; readonly expected: number };
 
 /**
  * Opens an existing store file read-only, changing nothing in it: not even its schema, so one at

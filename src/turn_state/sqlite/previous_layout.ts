@@ -62,9 +62,7 @@ function writeRows(db: Database, file: PreviousFile): number {
     case 'history': {
       const insertChannel = db.prepare('INSERT INTO history_channels (channel, revision) VALUES (@channel, @revision) ON CONFLICT (channel) DO NOTHING');
       const imported = new Set(rows('channels').flatMap((row) => (insertChannel.run(row).changes === 1 ? [row['channel']] : [])));
-      const insertEntry = db.prepare(
-        'INSERT INTO history_entries (channel, role, text, author_id, message_id, created_at) VALUES (@channel, @role, @text, @author_id, @message_id, @created_at)',
-      );
+      const insertEntry = db.prepare('INSERT INTO history_entries (channel, role, text, author_id, message_id, created_at) VALUES (@channel, @role, @text, @author_id, @message_id, @created_at)');
       for (const row of rows('entries')) if (imported.has(row['channel'])) insertEntry.run(row);
       return rows('channels').length - imported.size;
     }
@@ -105,10 +103,14 @@ export function importPreviousLayout(db: Database, baseDir: string, now: number,
   const record = db.prepare('INSERT INTO previous_layout_imports (what, file, imported_at) VALUES (?, ?, ?)');
   let skipped: number[];
   try {
-    skipped = db.transaction(() => files.map((file) => {
-      record.run(file.kind, file.path, now);
-      return writeRows(db, file);
-    })).immediate();
+    skipped = db
+      .transaction(() =>
+        files.map((file) => {
+          record.run(file.kind, file.path, now);
+          return writeRows(db, file);
+        }),
+      )
+      .immediate();
   } catch (error) {
     const named = files.map((file) => file.path);
     logger.warn({ files: named, cause: causeOf(error) }, `the previous layout's files could not be imported, so nothing of them was; they are tried again at the next start: ${named.join(', ')}`);

@@ -45,14 +45,26 @@ describe('the turn store measured for the metrics', () => {
     expect((await store.sweepRetention()).expiredTurns).toBe(2);
 
     const text = await scrape();
-    expect(sampleValuesBy(text, 'holdfast_turns_total', 'status', ['completed', 'failed', 'cancelled', 'rejected', 'expired'])).toEqual({ completed: 2, failed: 1, cancelled: 1, rejected: 2, expired: 2 });
+    expect(sampleValuesBy(text, 'holdfast_turns_total', 'status', ['completed', 'failed', 'cancelled', 'rejected', 'expired'])).toEqual({
+      completed: 2,
+      failed: 1,
+      cancelled: 1,
+      rejected: 2,
+      expired: 2,
+    });
     await file.close();
   });
 
   it('shows every ending at zero before any turn ended', async () => {
     const { file, scrape } = meteredStore(temp.path());
     const text = await scrape();
-    expect(sampleValuesBy(text, 'holdfast_turns_total', 'status', ['completed', 'failed', 'cancelled', 'rejected', 'expired'])).toEqual({ completed: 0, failed: 0, cancelled: 0, rejected: 0, expired: 0 });
+    expect(sampleValuesBy(text, 'holdfast_turns_total', 'status', ['completed', 'failed', 'cancelled', 'rejected', 'expired'])).toEqual({
+      completed: 0,
+      failed: 0,
+      cancelled: 0,
+      rejected: 0,
+      expired: 0,
+    });
     await file.close();
   });
 

@@ -56,7 +56,10 @@ describe('the gauges read at each scrape', () => {
     registerScrapeGauges(metrics.registry, { census: undefined, breakers: testRecoveryRuntime(new ManualClock()).breakers });
     const text = await metrics.registry.metrics();
     expect(sampleValuesBy(text, 'holdfast_turns', 'state', ['active', 'suspended', 'awaiting_resolution'])).toEqual({ active: 0, suspended: 0, awaiting_resolution: 0 });
-    expect({ callsAwaitingVerdict: sampleValue(text, 'holdfast_calls_awaiting_verdict'), repliesPending: sampleValue(text, 'holdfast_replies_pending') }).toEqual({ callsAwaitingVerdict: 0, repliesPending: 0 });
+    expect({ callsAwaitingVerdict: sampleValue(text, 'holdfast_calls_awaiting_verdict'), repliesPending: sampleValue(text, 'holdfast_replies_pending') }).toEqual({
+      callsAwaitingVerdict: 0,
+      repliesPending: 0,
+    });
   });
 
   it('show each model breaker open (1) from the failure that opens it until a probe closes it (0), by provider and model', async () => {

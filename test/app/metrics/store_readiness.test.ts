@@ -31,7 +31,10 @@ describe('/readyz follows whether the store works now, not whether it once opene
   /** The built program on `store` (YAML for `turn_state`), its metrics served; resolves once it is ready, with where /readyz is. */
   async function started(store: string): Promise<{ bot: JsonLinesProgram; url: string }> {
     fake = await FakeLLMServer.start();
-    const config = temp.write('config.yml', `llm:\n  base_url: ${fake.baseUrl}\n  model: test-model\nlogging:\n  level: info\n  format: json\nmetrics:\n  listen: 127.0.0.1:0\nturn_state:\n${store}tools:\n  builtin: []\n`);
+    const config = temp.write(
+      'config.yml',
+      `llm:\n  base_url: ${fake.baseUrl}\n  model: test-model\nlogging:\n  level: info\n  format: json\nmetrics:\n  listen: 127.0.0.1:0\nturn_state:\n${store}tools:\n  builtin: []\n`,
+    );
     const bot = track(startJsonLinesProgram(['--config', config], { cwd: temp.path() }));
     await whenReading(bot);
     await bot.logged('health at /healthz and /readyz"}');

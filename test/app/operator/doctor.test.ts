@@ -89,7 +89,11 @@ describe('holdfast doctor', () => {
     if (admitted.disposition !== 'admitted') throw new Error('not admitted');
     const { lease } = admitted;
     const call = { type: 'tool_use' as const, id: 'w1', name: 'save_note', input: { text: 'milk' } };
-    await store.turns.recordModelTurn(lease, { step: 1, assistant: { role: 'assistant', content: [call] }, intents: [{ toolCallId: 'w1', toolName: 'save_note', input: call.input, effect: 'write' }] });
+    await store.turns.recordModelTurn(lease, {
+      step: 1,
+      assistant: { role: 'assistant', content: [call] },
+      intents: [{ toolCallId: 'w1', toolName: 'save_note', input: call.input, effect: 'write' }],
+    });
     await store.turns.moveOp(lease, { turnId: lease.turnId, step: 1, toolCallId: 'w1' }, { to: 'RUNNING' });
     await store.turns.finish(lease, 'TERMINAL_FAILED', 'internal_error');
     await store.close();
@@ -99,7 +103,8 @@ describe('holdfast doctor', () => {
     expect(run.status).toBe(1);
     const report = JSON.parse(run.stdout) as { problems: string[]; census: Record<string, number> };
     expect(report.problems).toEqual([
-      `1 call(s) still marked RUNNING in turns that are no longer running, so nothing will settle them and each may have taken effect: check them at their tools' targets (holdfast turns show ${lease.turnId.slice(0, 8)})`,
+      `1 call(s) still marked RUNNING in turns that are no longer running, so nothing will settle them and each may ` +
+        `have taken effect: check them at their tools' targets (holdfast turns show ${lease.turnId.slice(0, 8)})`,
     ]);
     expect(report.census).toMatchObject({ stranded_calls: 1, active: 0 });
   });

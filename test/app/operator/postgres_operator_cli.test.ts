@@ -48,7 +48,8 @@ describe('the operator commands on a PostgreSQL store', () => {
     expect(backup).toEqual({
       status: 2,
       stdout: '',
-      stderr: `holdfast: the PostgreSQL store is backed up with PostgreSQL's own tools, not copied by holdfast backup: run pg_dump against turn_state.postgres.url (its schema holds the whole store)\n`,
+      stderr:
+        `holdfast: the PostgreSQL store is backed up with PostgreSQL's own tools, not copied by holdfast backup: run ` + `pg_dump against turn_state.postgres.url (its schema holds the whole store)\n`,
     });
     await store.close();
   });

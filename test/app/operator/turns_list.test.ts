@@ -133,7 +133,9 @@ describe('holdfast turns list', () => {
     const run = await runCliIn(temp.path(), ['turns', 'list', '--status', 'paused']);
     expect(run.status).toBe(2);
     expect(run.stderr).toBe(
-      "holdfast: unknown status 'paused' (expected one of active, suspended, awaiting_resolution, terminal_completed, terminal_failed, terminal_cancelled, terminal_rejected, terminal_expired, completed, failed, cancelled, rejected, expired)\nTry 'holdfast turns list --help' for the options.\n",
+      "holdfast: unknown status 'paused' (expected one of active, suspended, awaiting_resolution, " +
+        'terminal_completed, terminal_failed, terminal_cancelled, terminal_rejected, terminal_expired, completed, ' +
+        "failed, cancelled, rejected, expired)\nTry 'holdfast turns list --help' for the options.\n",
     );
   });
 

@@ -34,7 +34,10 @@ describe('holdfast turns resolve', () => {
     expect(run).toEqual({
       status: 0,
       stderr: '',
-      stdout: `Recorded: call w1 (save_note) of turn 00000001 took effect: T-42 — RESOLVED_APPLIED, by ${OPERATOR}.\nTurn 00000001 awaits no more verdicts and is resumable (SUSPENDED): the running bot tells the requester and goes on with it, by itself or at their \`resume\`.\n`,
+      stdout:
+        `Recorded: call w1 (save_note) of turn 00000001 took effect: T-42 — RESOLVED_APPLIED, by ${OPERATOR}.\nTurn ` +
+        `00000001 awaits no more verdicts and is resumable (SUSPENDED): the running bot tells the requester and goes ` +
+        `on with it, by itself or at their \`resume\`.\n`,
     });
     const detail = await opsOf(clock);
     expect(detail?.turn).toMatchObject({ status: 'SUSPENDED', resolutionUntold: true });
@@ -55,7 +58,9 @@ describe('holdfast turns resolve', () => {
 
     const first = await runCliIn(temp.path(), ['turns', 'resolve', '00000001', 'w2', '--applied'], { clock });
 
-    expect(first.stdout).toBe(`Recorded: call w2 (save_note) of turn 00000001 took effect — RESOLVED_APPLIED, by ${OPERATOR}.\n1 more call(s) of turn 00000001 await a verdict: holdfast turns show 00000001\n`);
+    expect(first.stdout).toBe(
+      `Recorded: call w2 (save_note) of turn 00000001 took effect — RESOLVED_APPLIED, by ${OPERATOR}.\n1 more call(s) of turn 00000001 await a verdict: holdfast turns show 00000001\n`,
+    );
     expect((await opsOf(clock))?.turn.status).toBe('AWAITING_RESOLUTION');
     const last = await runCliIn(temp.path(), ['turns', 'resolve', '00000001', 'w1', '--not-applied', '--json'], { clock });
     expect(JSON.parse(last.stdout)).toMatchObject({ remaining: 0, turn_status: 'SUSPENDED' });
@@ -65,7 +70,10 @@ describe('holdfast turns resolve', () => {
     const clock = await parked();
     const config = temp.write('config.yml', 'llm:\n  model: m\n  api_key: ${MODEL_KEY}\n');
 
-    const run = await runCliIn(temp.path(), ['turns', 'resolve', '00000001', 'w1', '--applied', '--result', 'made with sk-live-0123456789', '--config', config], { clock, env: { MODEL_KEY: 'sk-live-0123456789' } });
+    const run = await runCliIn(temp.path(), ['turns', 'resolve', '00000001', 'w1', '--applied', '--result', 'made with sk-live-0123456789', '--config', config], {
+      clock,
+      env: { MODEL_KEY: 'sk-live-0123456789' },
+    });
 
     expect(run.status).toBe(0);
     expect(run.stdout).not.toContain('sk-live-0123456789');

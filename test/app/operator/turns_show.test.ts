@@ -70,8 +70,14 @@ describe('holdfast turns show', () => {
   it('prints a tool’s result on one line without the terminal escape sequences it holds, and cuts a long one short', async () => {
     const clock = new ManualClock();
     const store = storeIn(temp.path(), clock);
-    const lease = await turnWithCalls(store.turns, 'm-1', [{ id: 'r1', tool: 'lookup', effect: 'read' }, { id: 'r2', tool: 'lookup', effect: 'read' }]);
-    for (const [call, result] of [['r1', 'aisle\u001b[2J 3\nnext to the bread'], ['r2', 'x'.repeat(1_000)]] as const) {
+    const lease = await turnWithCalls(store.turns, 'm-1', [
+      { id: 'r1', tool: 'lookup', effect: 'read' },
+      { id: 'r2', tool: 'lookup', effect: 'read' },
+    ]);
+    for (const [call, result] of [
+      ['r1', 'aisle\u001b[2J 3\nnext to the bread'],
+      ['r2', 'x'.repeat(1_000)],
+    ] as const) {
       const key = { turnId: lease.turnId, step: 1, toolCallId: call };
       await store.turns.moveOp(lease, key, { to: 'RUNNING' });
       await store.turns.moveOp(lease, key, { to: 'APPLIED', result });

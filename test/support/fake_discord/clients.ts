@@ -19,12 +19,7 @@ export async function startFake(options: FakeDiscordOptions = {}): Promise<FakeD
 /** A discord.js client with the bot's intents against `fake`, destroyed by {@link closeFakeClients}. */
 export function newClient(fake: FakeDiscord, rest: Partial<RESTOptions> = {}): Client {
   const client = new Client({
-    intents: [
-      GatewayIntentBits.Guilds,
-      GatewayIntentBits.GuildMessages,
-      GatewayIntentBits.MessageContent,
-      GatewayIntentBits.DirectMessages,
-    ],
+    intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.DirectMessages],
     partials: [Partials.Channel],
     rest: { ...rest, api: fake.restUrl },
   });
@@ -59,11 +54,12 @@ export function guildChannel(fake: FakeDiscord, client: Client): SendableChannel
 }
 
 /** Matches the bot's message posts in the guild channel, recorded or about to be answered. */
-export const isPost = (fake: FakeDiscord) => (r: { method: string; path: string }): boolean =>
-  r.method === 'POST' && r.path === `/channels/${fake.world.channelId}/messages`;
+export const isPost =
+  (fake: FakeDiscord) =>
+  (r: { method: string; path: string }): boolean =>
+    r.method === 'POST' && r.path === `/channels/${fake.world.channelId}/messages`;
 
 /** The statuses the fake answered the bot's message posts in the guild channel with, in order. */
 export function postStatuses(fake: FakeDiscord): number[] {
   return fake.requests.filter(isPost(fake)).map((r) => r.status);
 }
-

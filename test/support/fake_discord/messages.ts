@@ -20,9 +20,7 @@ const unknownMessage = (): HttpReply => notFound('Unknown Message', 10008);
 
 /** A channel's stored messages, oldest first (by snowflake). */
 export function channelMessages(messages: ReadonlyMap<string, MessageJson>, channelId: string): MessageJson[] {
-  return [...messages.values()]
-    .filter((message) => message.channel_id === channelId)
-    .sort((x, y) => (BigInt(x.id) < BigInt(y.id) ? -1 : 1));
+  return [...messages.values()].filter((message) => message.channel_id === channelId).sort((x, y) => (BigInt(x.id) < BigInt(y.id) ? -1 : 1));
 }
 
 /** The reference Discord stores for a reply: the body's message id, filled in with its channel and guild. */
@@ -95,9 +93,7 @@ export function listMessages(state: RestState, channelId: string, query: URLSear
   const before = snowflakeParam(query, 'before');
   if (typeof after === 'object') return after;
   if (typeof before === 'object') return before;
-  const inRange = channelMessages(state.messages, channelId).filter(
-    (message) => (after === undefined || BigInt(message.id) > after) && (before === undefined || BigInt(message.id) < before),
-  );
+  const inRange = channelMessages(state.messages, channelId).filter((message) => (after === undefined || BigInt(message.id) > after) && (before === undefined || BigInt(message.id) < before));
   const page = after === undefined ? inRange.slice(-limit) : inRange.slice(0, limit);
   return { status: 200, body: page.reverse() };
 }

@@ -247,7 +247,7 @@ export class FakeDiscord {
     };
     const failure = this.#failures.take(request);
     const answered = failure === undefined || failure.afterEffect === true ? this.#answer(request, versioned, url.searchParams) : undefined;
-    const reply = failure === undefined ? answered ?? notFound() : failureReply(failure);
+    const reply = failure === undefined ? (answered ?? notFound()) : failureReply(failure);
     this.#log.record({ ...request, status: reply.status, at });
     writeReply(res, reply);
   }

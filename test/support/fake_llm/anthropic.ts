@@ -74,10 +74,7 @@ export function anthropicFinish(stopReason: string, options: AnthropicStreamOpti
  * `truncate` sends the `message_delta` and ends the body without `message_stop`; `stall` keeps
  * the connection open right after the text.
  */
-export function anthropicText(
-  text: string | readonly string[],
-  options: AnthropicStreamOptions & { readonly stopReason?: string; readonly then?: 'done' | 'truncate' | 'stall' } = {},
-): StreamStep {
+export function anthropicText(text: string | readonly string[], options: AnthropicStreamOptions & { readonly stopReason?: string; readonly then?: 'done' | 'truncate' | 'stall' } = {}): StreamStep {
   const body = [...anthropicStart(options), ...anthropicTextBlock(0, typeof text === 'string' ? [text] : text)];
   const { stopReason = 'end_turn', then = 'done' } = options;
   switch (then) {

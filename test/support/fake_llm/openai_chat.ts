@@ -71,7 +71,9 @@ export function chatError(payload: unknown, before: readonly string[] = []): Str
 }
 
 function usageFrame(model: string, usage: ChatUsage | undefined): string[] {
-  return usage === undefined ? [] : [sse({ id: 'chatcmpl-test', object: 'chat.completion.chunk', model, choices: [], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } })];
+  return usage === undefined
+    ? []
+    : [sse({ id: 'chatcmpl-test', object: 'chat.completion.chunk', model, choices: [], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } })];
 }
 
 function pieces(text: string, size: number): string[] {

@@ -65,7 +65,7 @@ interface ChatMessage {
 
 /** The request's messages from its last user message on: that message's text and how many tool results follow it. */
 function currentTurn(body: unknown): { readonly text: string; readonly toolResults: number } {
-  const messages = (typeof body === 'object' && body !== null && Array.isArray((body as { messages?: unknown }).messages) ? (body as { messages: ChatMessage[] }).messages : []);
+  const messages = typeof body === 'object' && body !== null && Array.isArray((body as { messages?: unknown }).messages) ? (body as { messages: ChatMessage[] }).messages : [];
   const last = messages.findLastIndex((message) => message.role === 'user');
   if (last < 0) return { text: '', toolResults: 0 };
   const content = messages[last]?.content;

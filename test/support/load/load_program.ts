@@ -44,7 +44,11 @@ export async function startLoadProgram(configPath: string, cwd: string, logFile:
   const lines = (): string => start.slice(0, start.lastIndexOf('\n') + 1);
   const up = (): boolean => lines().includes('connected to Discord') && metricsUrlIn(lines()) !== undefined;
   try {
-    await withDeadline(changes.when(() => up() || start.endsWith('(exited)')), deadlineMs, () => missed('the bot to connect to Discord and serve metrics', deadlineMs, '', start));
+    await withDeadline(
+      changes.when(() => up() || start.endsWith('(exited)')),
+      deadlineMs,
+      () => missed('the bot to connect to Discord and serve metrics', deadlineMs, '', start),
+    );
   } catch (error) {
     child.kill('SIGKILL');
     throw error;

@@ -1,17 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TurnStatus } from '../../../src/turn_state/turn_types.js';
-import {
-  admissionRequest,
-  admitNew,
-  byKey,
-  driveOp,
-  expectStale,
-  findOp,
-  identity,
-  modelTurn,
-  opKey,
-  turnOf,
-} from './fixtures.js';
+import { admissionRequest, admitNew, byKey, driveOp, expectStale, findOp, identity, modelTurn, opKey, turnOf } from './fixtures.js';
 import { useHarness, type Harness, type MakeHarness } from './harness.js';
 
 interface ExistingCase {

@@ -2,7 +2,24 @@ import { describe, expect, it } from 'vitest';
 import type { Message } from '../../../src/llm/protocol.js';
 import { idempotencyKey } from '../../../src/turn_state/call_fingerprint.js';
 import { CHECKPOINTS_KEPT } from '../../../src/turn_state/turn_store.js';
-import { admissionRequest, admitNew, byKey, driveOp, expectIllegalMove, expectStale, findOp, identity, modelTurn, opKey, resumableOf, snapshot, suspendAndClaim, toolResultMessage, turnOf, userMessage } from './fixtures.js';
+import {
+  admissionRequest,
+  admitNew,
+  byKey,
+  driveOp,
+  expectIllegalMove,
+  expectStale,
+  findOp,
+  identity,
+  modelTurn,
+  opKey,
+  resumableOf,
+  snapshot,
+  suspendAndClaim,
+  toolResultMessage,
+  turnOf,
+  userMessage,
+} from './fixtures.js';
 import { useHarness, type MakeHarness } from './harness.js';
 
 const LOOP_STATE = {
@@ -10,7 +27,10 @@ const LOOP_STATE = {
   toolCallsUsed: 7,
   guards: { nudgedOnce: true, truncatedOnce: false },
   systemPrompt: 'You are Holdfast. Ünïcode ✓, "quotes" and\nnewlines.',
-  budgets: [{ name: 'tools', left: 3 }, { name: 'tokens', left: 12_000 }],
+  budgets: [
+    { name: 'tools', left: 3 },
+    { name: 'tokens', left: 12_000 },
+  ],
   lastError: null,
 };
 
@@ -18,7 +38,7 @@ export function describeCheckpointsAndTranscript(makeHarness: MakeHarness): void
   describe('checkpoints and transcript', () => {
     const harness = useHarness(makeHarness);
 
-    it('loads a fresh turn with the request it was admitted with: its first checkpoint over the user\'s message, and no ops', async () => {
+    it("loads a fresh turn with the request it was admitted with: its first checkpoint over the user's message, and no ops", async () => {
       const { store, clock } = harness();
       const request: Message = userMessage('hello');
       const admission = await store.admit({ ...admissionRequest(identity()), start: { transcript: [request], state: { fresh: true } } });
@@ -210,7 +230,14 @@ export function describeCheckpointsAndTranscript(makeHarness: MakeHarness): void
       await clock.advance(1_000);
       const before = await snapshot(store, lease.turnId);
 
-      await expectStale(store.checkpoint(lease, { append: [toolResultMessage('call-1', 'rain')], state: { step: 1 }, progressed: true, settle: [{ key: opKey(lease.turnId, 1, 'call-1'), move: { to: 'APPLIED', result: 'rain' } }] }));
+      await expectStale(
+        store.checkpoint(lease, {
+          append: [toolResultMessage('call-1', 'rain')],
+          state: { step: 1 },
+          progressed: true,
+          settle: [{ key: opKey(lease.turnId, 1, 'call-1'), move: { to: 'APPLIED', result: 'rain' } }],
+        }),
+      );
 
       expect(await snapshot(store, lease.turnId)).toEqual(before);
       expect(findOp(await store.listOps(current.turnId), 1, 'call-1').state).toBe('PREPARED');

@@ -101,7 +101,13 @@ export function describeLedger(makeHarness: MakeHarness): void {
       const { store } = harness();
       const { lease } = await admitNew(store);
       await store.recordModelTurn(lease, modelTurn(1, [{ id: 'x', input: { query: 'oslo' } }]));
-      await store.recordModelTurn(lease, modelTurn(2, [{ id: 'y', input: { query: 'oslo' } }, { id: 'z', input: { query: 'bergen' } }]));
+      await store.recordModelTurn(
+        lease,
+        modelTurn(2, [
+          { id: 'y', input: { query: 'oslo' } },
+          { id: 'z', input: { query: 'bergen' } },
+        ]),
+      );
       const ops = await store.listOps(lease.turnId);
       expect(findOp(ops, 2, 'y').fingerprint).toBe(findOp(ops, 1, 'x').fingerprint);
       expect(findOp(ops, 2, 'z').fingerprint).not.toBe(findOp(ops, 1, 'x').fingerprint);

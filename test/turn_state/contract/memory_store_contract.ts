@@ -18,7 +18,10 @@ export function describeMemoryStoreContract(name: string, make: MakeKeptHarness)
       expect(first).toEqual({ kind: 'stored', note: { text: 'Likes tea', createdAt: clock.now() } });
       await clock.advance(DAY);
 
-      expect(await memory.remember({ scope: 'user', ownerId: 'alice', text: 'Likes coffee', key: 'k1' })).toEqual({ kind: 'already_stored', note: { text: 'Likes tea', createdAt: clock.now() - DAY } });
+      expect(await memory.remember({ scope: 'user', ownerId: 'alice', text: 'Likes coffee', key: 'k1' })).toEqual({
+        kind: 'already_stored',
+        note: { text: 'Likes tea', createdAt: clock.now() - DAY },
+      });
       expect(await textsOf(memory, alice())).toEqual(['Likes tea']);
     });
 

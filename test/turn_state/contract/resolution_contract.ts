@@ -6,7 +6,14 @@ import { useHarness, type Harness, type MakeHarness } from './harness.js';
 /** A turn whose step 1 holds two write calls left OUTCOME_UNKNOWN and an applied read, parked for a verdict on both writes. */
 async function parkedTurn(h: Harness, messageId = 'msg-1'): Promise<{ turnId: string; lease: Lease }> {
   const { lease } = await admitNew(h.store, identity(messageId));
-  await h.store.recordModelTurn(lease, modelTurn(1, [{ id: 'write-a', effect: 'write' }, { id: 'write-b', effect: 'write' }, { id: 'read', effect: 'read' }]));
+  await h.store.recordModelTurn(
+    lease,
+    modelTurn(1, [
+      { id: 'write-a', effect: 'write' },
+      { id: 'write-b', effect: 'write' },
+      { id: 'read', effect: 'read' },
+    ]),
+  );
   await driveOp(h.store, lease, opKey(lease.turnId, 1, 'write-a'), 'OUTCOME_UNKNOWN');
   await driveOp(h.store, lease, opKey(lease.turnId, 1, 'write-b'), 'OUTCOME_UNKNOWN');
   await driveOp(h.store, lease, opKey(lease.turnId, 1, 'read'), 'APPLIED');

@@ -7,7 +7,13 @@ import { useHarness, type Harness, type MakeHarness } from './harness.js';
 
 /** Records one op per state at `step` and drives each to the state it is named after. */
 async function opsIn(h: Harness, lease: Lease, states: readonly OpState[], step = 1): Promise<void> {
-  await h.store.recordModelTurn(lease, modelTurn(step, states.map((state) => ({ id: state }))));
+  await h.store.recordModelTurn(
+    lease,
+    modelTurn(
+      step,
+      states.map((state) => ({ id: state })),
+    ),
+  );
   for (const state of states) await driveOp(h.store, lease, opKey(lease.turnId, step, state), state);
 }
 
@@ -68,9 +74,7 @@ export function describeSweeps(makeHarness: MakeHarness): void {
       expect(await snapshot(h.store, suspended.turnId)).toEqual(before.suspended);
       expect(await snapshot(h.store, ended.turnId)).toEqual(before.ended);
       await expectStale(h.store.moveOp(live, opKey(live.turnId, 1, 'PREPARED'), { to: 'RUNNING' }));
-      expect((await h.store.listSuspended({ source: 'discord', channelId: 'chan-1' })).map((t) => t.turnId).sort()).toEqual(
-        [live.turnId, expired.turnId, suspended.turnId].sort(),
-      );
+      expect((await h.store.listSuspended({ source: 'discord', channelId: 'chan-1' })).map((t) => t.turnId).sort()).toEqual([live.turnId, expired.turnId, suspended.turnId].sort());
       expect((await h.store.claimResume(live.turnId, 1)).won).toBe(true);
       expect(await h.store.sweepOnStartup()).toMatchObject({ suspendedTurns: 1, unknownOps: 0 });
     });
@@ -107,7 +111,10 @@ export function describeSweeps(makeHarness: MakeHarness): void {
       const big = 'the quick brown fox jumps over the lazy dog. '.repeat(600);
       const picture: Message = {
         role: 'user',
-        content: [{ type: 'text', text: 'what is this?' }, { type: 'image', mediaType: 'image/png', source: { kind: 'base64', data: Buffer.from('a tiny picture').toString('base64') } }],
+        content: [
+          { type: 'text', text: 'what is this?' },
+          { type: 'image', mediaType: 'image/png', source: { kind: 'base64', data: Buffer.from('a tiny picture').toString('base64') } },
+        ],
       };
       const leases: Lease[] = [];
       for (const id of [identity('kept'), identity('ended')]) {
