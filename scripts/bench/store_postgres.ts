@@ -53,7 +53,7 @@ export async function benchPostgres(): Promise<BackendFigures> {
     ledgerRetentionMs: 90 * 86_400_000,
   });
   try {
-    if (opened.turns === undefined) throw new Error('the store did not open');
+    if (!opened.turns.durable) throw new Error('the store did not open');
     const workload = new StoreWorkload(opened.turns);
     const latencies = await workload.latencies();
     const before = await walPosition(connection);

@@ -23,17 +23,23 @@ function valueBytes(value: unknown): number {
   return 0;
 }
 
-/** Counts what the store hands SQLite to write: the bytes of every value bound to a statement that changes rows. */
+/**
+ * Counts what the store hands SQLite to write: the bytes of every value bound to a statement that
+ * changes rows, whichever way it is run (`run`, or `all` and `get` for one with RETURNING).
+ */
 function countRowBytes(): () => number {
   let rowBytes = 0;
   const probe = new BetterSqlite3(':memory:');
-  const statementPrototype = Object.getPrototypeOf(probe.prepare('SELECT 1')) as { run: (this: unknown, ...params: unknown[]) => unknown };
+  type Runner = (this: { readonly readonly: boolean }, ...params: unknown[]) => unknown;
+  const statementPrototype = Object.getPrototypeOf(probe.prepare('SELECT 1')) as Record<'run' | 'all' | 'get', Runner>;
   probe.close();
-  const originalRun = statementPrototype.run;
-  statementPrototype.run = function countedRun(this: unknown, ...params: unknown[]): unknown {
-    rowBytes += params.reduce<number>((sum, value) => sum + valueBytes(value), 0);
-    return originalRun.apply(this, params);
-  };
+  for (const method of ['run', 'all', 'get'] as const) {
+    const original = statementPrototype[method];
+    statementPrototype[method] = function counted(...params: unknown[]): unknown {
+      if (!this.readonly) rowBytes += params.reduce<number>((sum, value) => sum + valueBytes(value), 0);
+      return original.apply(this, params);
+    };
+  }
   return () => rowBytes;
 }
 
@@ -54,7 +60,7 @@ export async function benchSqlite(): Promise<BackendFigures> {
     payloadRetentionMs: 7 * 86_400_000,
     ledgerRetentionMs: 90 * 86_400_000,
   });
-  if (opened.turns === undefined) throw new Error('the store did not open');
+  if (!opened.turns.durable) throw new Error('the store did not open');
   try {
     const workload = new StoreWorkload(opened.turns);
     const latencies = await workload.latencies();

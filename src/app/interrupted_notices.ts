@@ -1,25 +1,8 @@
-import { assertNever } from '../core/assert_never.js';
 import type { ReplySink } from '../conversation/transport.js';
+import { interruptedText, type Interruption } from '../conversation/notices/texts.js';
 import type { Logger } from '../core/logger.js';
 import type { TurnStore } from '../turn_state/turn_store.js';
 import type { TurnRecord } from '../turn_state/turn_types.js';
-
-/**
- * How a turn came to be interrupted: the bot restarted while it ran, or the process that ran it
- * stopped answering and this one reclaimed it once its lease expired (DESIGN §7.7).
- */
-export type Interruption = 'restart' | 'reclaimed';
-
-function textFor(interruption: Interruption): string {
-  switch (interruption) {
-    case 'restart':
-      return 'The bot restarted while working on a request; its work is saved. Type `resume` to continue it.';
-    case 'reclaimed':
-      return 'The bot process working on this request stopped answering; its work is saved. Type `resume` to continue it.';
-    default:
-      return assertNever(interruption);
-  }
-}
 
 /** Tells a turn's channel once, as a reply to its request, that it was interrupted and how to resume it. */
 export function tellInterrupted(sink: ReplySink, turn: TurnRecord, interruption: Interruption): void {
@@ -30,7 +13,7 @@ export function tellInterrupted(sink: ReplySink, turn: TurnRecord, interruption:
     turn: turn.turnId,
     kind: 'notice',
     notice: 'interrupted',
-    text: textFor(interruption),
+    text: interruptedText(interruption),
   });
 }
 

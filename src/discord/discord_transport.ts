@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import { TEXTS } from '../conversation/notices/texts.js';
 import { Client, Events, GatewayCloseCodes, GatewayIntentBits, Options, Partials, Status, type Message, type OmitPartialGroupDMChannel, type PartialMessage } from 'discord.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
@@ -37,9 +38,6 @@ export interface DiscordTransportOptions {
   readonly clock: Clock;
   readonly logger: Logger;
 }
-
-/** What a slash command's user is told when the access rules do not let them use the bot there. */
-export const ACCESS_REFUSED = 'You are not allowed to use this bot here.';
 
 /**
  * Discord as a transport: the discord.js client against `discord.api_url`; messages that address
@@ -123,7 +121,7 @@ export function discordTransport(options: DiscordTransportOptions): Transport {
             { user: command.origin.authorId, channel: command.origin.channelId, command: interaction.commandName, reason: refused },
             'refused a slash command: the access rules do not let its user talk to the bot here',
           );
-          commands.refuse(interaction, ACCESS_REFUSED).catch((error: unknown) => logger.warn({ err: error, command: interaction.commandName }, 'could not refuse a slash command'));
+          commands.refuse(interaction, TEXTS.accessRefused).catch((error: unknown) => logger.warn({ err: error, command: interaction.commandName }, 'could not refuse a slash command'));
           return;
         }
         // The command runs even when its acknowledgement fails (its answer then goes to the channel): a `/stop` must stop.

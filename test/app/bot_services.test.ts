@@ -118,7 +118,7 @@ describe('the bot services open one store file', () => {
 
     const { services, logs } = await open();
 
-    expect(services.store).toBeDefined();
+    expect(services.store.durable).toBe(true);
     const warning = logs.find((line) => line.level === WARN && line.msg.startsWith('the previous history file could not be read'));
     expect(warning).toMatchObject({ file: historyFile, cause: expect.stringContaining('malformed') as unknown });
     expect(JSON.stringify(warning)).not.toMatch(/\\n\s+at /);
@@ -133,7 +133,7 @@ describe('the bot services open one store file', () => {
 
     const { services, logs } = await open();
 
-    expect(services.store).toBeUndefined();
+    expect(services.store.durable).toBe(false);
     const error = logs.find((line) => line.level === 50 && line.msg.startsWith('the store could not open'));
     expect(error).toMatchObject({ file: dbPath, cause: expect.stringMatching(/^the turn store is damaged: /) as unknown });
   });
@@ -151,7 +151,7 @@ describe('the bot services open one store file', () => {
 
     const { services, logs } = await open();
 
-    expect(services.store).toBeDefined();
+    expect(services.store.durable).toBe(true);
     expect((await loadHistory(services.history, 'console:c1')).revision).toBe(0);
     expect(logs.some((line) => line.level === WARN && line.msg.startsWith("the previous layout's files could not be imported"))).toBe(true);
   });
@@ -161,7 +161,7 @@ describe('the bot services open one store file', () => {
 
     const { services, logs } = await open({ turn_state: { enabled: false } });
 
-    expect(services.store).toBeUndefined();
+    expect(services.store.durable).toBe(false);
     expect(await services.history.append('console:console', { role: 'user', text: 'hello' })).toBe(1);
     expect((await loadHistory(services.history, 'console:console')).messages).toEqual([text('user', 'hello')]);
     expect((await loadHistory(services.history, 'console:c1')).revision).toBe(0);
@@ -178,7 +178,7 @@ describe('the bot services open one store file', () => {
 
     const { services, logs } = await open({ turn_state: { db_path: 'blocker/turns.sqlite3' }, tools: { builtin: [] } });
 
-    expect(services.store).toBeUndefined();
+    expect(services.store.durable).toBe(false);
     expect(services.memory).toBeUndefined();
     expect(await services.history.append('console:console', { role: 'user', text: 'hello' })).toBe(1);
     expect(logs.map((line) => line.msg)).toEqual(

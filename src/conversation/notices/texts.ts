@@ -124,9 +124,29 @@ function uncheckableText(calls: readonly { readonly op: { readonly toolName: str
   return `I stopped: I cannot tell whether ${named} took effect, and running it again could do it twice. Please check it yourself before asking again.`;
 }
 
+/**
+ * How a turn came to be interrupted: the bot restarted while it ran, or the process that ran it
+ * stopped answering and this one reclaimed it once its lease expired (DESIGN §7.7).
+ */
+export type Interruption = 'restart' | 'reclaimed';
+
+/** What the channel of an interrupted turn is told, once: its work is saved, and `resume` continues it. */
+export function interruptedText(interruption: Interruption): string {
+  switch (interruption) {
+    case 'restart':
+      return 'The bot restarted while working on a request; its work is saved. Type `resume` to continue it.';
+    case 'reclaimed':
+      return 'The bot process working on this request stopped answering; its work is saved. Type `resume` to continue it.';
+    default:
+      return assertNever(interruption);
+  }
+}
+
 // A message as it arrives.
 
 export const TEXTS = {
+  // A slash command from someone the access rules do not let use the bot there.
+  accessRefused: 'You are not allowed to use this bot here.',
   alreadyAnswered: 'I have already answered this message.',
   alreadyWorking: 'I am already working on this message.',
   interrupted: 'This request was interrupted and its work is saved; type `resume` to continue it.',

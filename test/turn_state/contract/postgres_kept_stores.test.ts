@@ -1,20 +1,19 @@
 import type pg from 'pg';
-import { migratePg, PG_MIGRATIONS } from '../../../src/turn_state/postgres/pg_migrations.js';
 import { pgKeptStoresOn } from '../../../src/turn_state/postgres/open_pg_store.js';
 import { openPgPool } from '../../../src/turn_state/postgres/pg_pool.js';
 import { ManualClock } from '../../support/manual_clock.js';
-import { callsAfter, databaseFollows, freshPgConnection } from '../../support/postgres_schema.js';
+import { callsAfter, useMigratedPgSchema } from '../../support/postgres_schema.js';
 import { describeHistoryStoreContract } from './history_store_contract.js';
 import type { KeptHarness, MakeKeptHarness } from './kept_contract_harness.js';
 import { describeMemoryStoreContract } from './memory_store_contract.js';
 
-/** The history and memory ports on a schema of their own, the database's clock following the test's. */
+const migratedSchema = useMigratedPgSchema();
+
+/** The history and memory ports on this file's schema, emptied for the test, the database's clock following the test's. */
 const postgresHarness: MakeKeptHarness = async () => {
   const clock = new ManualClock();
-  const connection = freshPgConnection();
-  let pool: pg.Pool = openPgPool(connection);
-  await migratePg(pool, connection.schema, PG_MIGRATIONS);
-  const followed = await databaseFollows(connection, clock);
+  const { connection, pool: first, followed } = await migratedSchema(clock);
+  let pool: pg.Pool = first;
   const sync = (): Promise<void> => followed.sync();
   const storesOn = (on: pg.Pool) => {
     const kept = pgKeptStoresOn(on);
@@ -37,7 +36,7 @@ const postgresHarness: MakeKeptHarness = async () => {
     },
     close: async () => {
       await followed.close();
-      await pool.end();
+      if (pool !== first) await pool.end();
     },
   };
   return harness;
