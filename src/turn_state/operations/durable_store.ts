@@ -29,9 +29,17 @@ import { latestTurnIn, suspendedTurnsIn, turnById, turnsWithPrefix } from './tur
  * checks and copies of itself. The store's own failures reject as TurnStateUnavailable; a fence,
  * ledger or intent refusal stays itself; any other error passes as it is (DESIGN §9.3).
  */
+/**
+ * How a write commits where the backend can choose (SQLite): `grouped` with the writes asked for
+ * in the same turn of the event loop, the log synced off the loop; `alone` in a transaction of its
+ * own, synced as it commits — the quicker answer for a write that rarely has company (a message's
+ * admission, the history, a note). PostgreSQL commits every transaction alone.
+ */
+export type CommitMode = 'grouped' | 'alone';
+
 export interface StoreRunner {
   /** `op` in a write transaction of its own, answered once it is durable. */
-  write<T>(operation: string, op: Op<T>): Promise<T>;
+  write<T>(operation: string, op: Op<T>, commit?: CommitMode): Promise<T>;
   /** `op` over what is durable, its statements seeing one snapshot. */
   read<T>(operation: string, op: Op<T>): Promise<T>;
   /** One small durable write of the backend's own, for the readiness check. */
@@ -90,7 +98,7 @@ export function durableStore(runner: StoreRunner, options: DurableStoreOptions):
     durable: true,
     admit: async (request) => {
       try {
-        return await runner.write('admit turn', admitTurn(request, leases));
+        return await runner.write('admit turn', admitTurn(request, leases), 'alone');
       } catch (error) {
         if (!isTurnStateUnavailable(error)) throw error;
         options.logger.error({ err: error }, 'turn admission failed: the store is unavailable');
@@ -141,18 +149,18 @@ export function durableStore(runner: StoreRunner, options: DurableStoreOptions):
 /** The conversation history and the memory notes over `runner`: what even a store in memory keeps. */
 export function keptStores(runner: StoreRunner): { readonly history: HistoryStore; readonly memory: MemoryStore } {
   const history: HistoryStore = {
-    append: (channel, entry) => runner.write('append history', appendHistory(channel, entry)),
+    append: (channel, entry) => runner.write('append history', appendHistory(channel, entry), 'alone'),
     read: (channel) => runner.read('read history', readHistory(channel)),
     revision: (channel) => runner.read('read history revision', historyRevision(channel)),
-    compact: (channel, compaction) => runner.write('compact history', compactHistory(channel, compaction)),
-    edit: (channel, messageId, text) => runner.write('edit history', editHistory(channel, messageId, text)),
-    remove: (channel, messageIds) => runner.write('remove from history', removeFromHistory(channel, messageIds)),
+    compact: (channel, compaction) => runner.write('compact history', compactHistory(channel, compaction), 'alone'),
+    edit: (channel, messageId, text) => runner.write('edit history', editHistory(channel, messageId, text), 'alone'),
+    remove: (channel, messageIds) => runner.write('remove from history', removeFromHistory(channel, messageIds), 'alone'),
   };
   const memory: MemoryStore = {
     remember: (request) => {
       const length = noteLength(request.text);
       if (length > MAX_NOTE_LENGTH) return Promise.resolve({ kind: 'too_long', length, max: MAX_NOTE_LENGTH });
-      return runner.write('remember a note', rememberNote(request));
+      return runner.write('remember a note', rememberNote(request), 'alone');
     },
     recall: (request) => {
       if (!Number.isInteger(request.limit) || request.limit < 1) return Promise.reject(new RangeError(`recall limit must be a positive integer, got ${request.limit}`));

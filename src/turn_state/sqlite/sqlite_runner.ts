@@ -5,7 +5,7 @@ import type { Clock } from '../../core/clock.js';
 import { BlobStore } from '../blob_store.js';
 import { storeCallError } from '../errors.js';
 import { now, query, type Op } from '../operations/instructions.js';
-import type { StoreRunner } from '../operations/durable_store.js';
+import type { CommitMode, StoreRunner } from '../operations/durable_store.js';
 import type { BackupCopy } from '../operator_store.js';
 import { createPrivateFile, makePrivateDirectory } from '../private_files.js';
 import { GroupCommit } from './group_commit.js';
@@ -32,8 +32,13 @@ export class SqliteRunner implements StoreRunner {
     this.#driver = new SqliteDriver(db, blobs, clock);
   }
 
-  async write<T>(operation: string, op: Op<T>): Promise<T> {
+  async write<T>(operation: string, op: Op<T>, commit: CommitMode = 'grouped'): Promise<T> {
     try {
+      if (commit === 'alone') {
+        // In turn with the reads asked for before it; the connection's own `synchronous = FULL` makes the commit durable before it returns.
+        await this.#group.durable();
+        return this.db.transaction(() => this.#driver.run(op)).immediate();
+      }
       return await this.#group.write(() => this.#driver.run(op));
     } catch (error) {
       throw sqliteCallError(this.db, operation, error);
