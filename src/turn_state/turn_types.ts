@@ -8,10 +8,6 @@ export type TurnStatus = (typeof TURN_STATUSES)[number];
 export type TerminalStatus = Extract<TurnStatus, `TERMINAL_${string}`>;
 export type OwnerTerminalStatus = Exclude<TerminalStatus, 'TERMINAL_EXPIRED'>;
 
-export function isTerminalStatus(status: TurnStatus): status is TerminalStatus {
-  return status.startsWith('TERMINAL_');
-}
-
 /** What makes a turn unique: the message it answers. */
 export interface TurnIdentity {
   /** The transport: `discord`, `console`. */

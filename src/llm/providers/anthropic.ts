@@ -1,7 +1,3 @@
-/**
- * The Anthropic Messages API (`POST /v1/messages` with `stream: true`): how a neutral request is
- * written for it, and how its server-sent events build the response.
- */
 import type { ResponseAssembler } from '../assembler.js';
 import { errorFieldsOf, errorFromStreamPayload, throwIfStreamError, type ErrorContext } from '../classify.js';
 import type { ProviderSettings, WireProtocol } from '../http_provider.js';
@@ -9,9 +5,14 @@ import { isRecord, numberAt, parseJson, recordAt, stringAt, type JsonRecord } fr
 import { malformedFrame } from '../malformed_frame.js';
 import type { ContentBlock, GenerateRequest, JsonObject, Message, StopReason, Usage } from '../protocol.js';
 import type { SseItem, SseRequest } from '../sse_stream.js';
-import { anthropicToolId } from './anthropic_tool_ids.js';
-import { inlineImage } from './inline_image.js';
+import { inlineImage } from './shared_wire.js';
 import { assertNever } from '../../core/assert_never.js';
+import { createHash } from 'node:crypto';
+
+/**
+ * The Anthropic Messages API (`POST /v1/messages` with `stream: true`): how a neutral request is
+ * written for it, and how its server-sent events build the response.
+ */
 
 const ANTHROPIC_VERSION = '2023-06-01';
 
@@ -214,4 +215,19 @@ function textOf(message: Message): string {
 function indexKey(data: JsonRecord): string | undefined {
   const index = data['index'];
   return typeof index === 'number' ? String(index) : undefined;
+}
+
+/** The tool call ids Anthropic accepts. */
+const ANTHROPIC_TOOL_ID = /^[A-Za-z0-9_-]+$/;
+
+/**
+ * A tool call id as Anthropic accepts it. A transcript may hold ids another provider made (a turn
+ * that changed model, DESIGN §5.4), some with characters Anthropic refuses (`functions.search:0`):
+ * those are rewritten the same way in a call and in its result, with a digest of the original so
+ * that two ids never become one. Any other id is sent as it is.
+ */
+export function anthropicToolId(id: string): string {
+  if (ANTHROPIC_TOOL_ID.test(id)) return id;
+  const digest = createHash('sha256').update(id).digest('hex').slice(0, 12);
+  return `${id.replace(/[^A-Za-z0-9_-]/g, '_')}_${digest}`;
 }

@@ -8,9 +8,7 @@ import type { WireProtocol } from '../http_provider.js';
 import { isRecord, numberAt, recordAt, stringAt, type JsonRecord } from '../json_fields.js';
 import { frameObject } from '../malformed_frame.js';
 import type { ContentBlock, GenerateRequest, Message, StopReason, ToolResultBlock, ToolUseBlock } from '../protocol.js';
-import { bearerJsonHeaders } from './bearer_headers.js';
-import { imageDataUrl } from './inline_image.js';
-import { toolResultText } from './tool_result_text.js';
+import { bearerJsonHeaders, imageDataUrl, toolResultText } from './shared_wire.js';
 import { assertNever } from '../../core/assert_never.js';
 
 type ChatContentPart = { readonly type: 'text'; readonly text: string } | { readonly type: 'image_url'; readonly image_url: { readonly url: string } };

@@ -5,9 +5,7 @@ import type { WireProtocol } from '../http_provider.js';
 import { numberAt, recordAt, stringAt } from '../json_fields.js';
 import { frameObject } from '../malformed_frame.js';
 import type { ContentBlock, Message, StopReason } from '../protocol.js';
-import { bearerJsonHeaders } from './bearer_headers.js';
-import { imageDataUrl } from './inline_image.js';
-import { toolResultText } from './tool_result_text.js';
+import { bearerJsonHeaders, imageDataUrl, toolResultText } from './shared_wire.js';
 import { assertNever } from '../../core/assert_never.js';
 
 type InputContent = { readonly type: 'input_text'; readonly text: string } | { readonly type: 'input_image'; readonly image_url: string } | { readonly type: 'output_text'; readonly text: string };
