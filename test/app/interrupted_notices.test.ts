@@ -46,5 +46,4 @@ describe('the notices of interrupted turns', () => {
     expect(events).toEqual([]);
     expect(lines.map((line) => [line['msg'], line['turn']])).toEqual([['a reclaimed turn could not be read: its channel is not told', lease.turnId]]);
   });
-
 });

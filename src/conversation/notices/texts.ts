@@ -2,7 +2,7 @@ import type { Clock } from '../../core/clock.js';
 import { assertNever } from '../../core/assert_never.js';
 import { shortTurnId } from '../../engine/call_label.js';
 import type { TurnEnding } from '../../engine/terminal_writer.js';
-import type { FailureReason } from '../../engine/turn_outcome.js';
+import type { AwaitedCall, FailureReason } from '../../engine/turn_outcome.js';
 import type { NoticeKind } from '../transport.js';
 
 /**
@@ -108,19 +108,23 @@ export function endingNotice(ending: NoticedEnding): { readonly notice: NoticeKi
 }
 
 /** The parked turn's notice (DESIGN §9.1): which calls, the turn's short id, and what an operator has to check. */
-function awaitingVerdictText(calls: readonly { readonly op: { readonly turnId: string; readonly toolName: string }; readonly label: string }[]): string {
+function awaitingVerdictText(calls: readonly AwaitedCall[]): string {
   const turn = shortTurnId(calls[0]?.op.turnId ?? '');
   return (
-    `I stopped before doing anything twice: I cannot tell whether ${callsText(calls.map(({ op, label }) => ({ toolName: op.toolName, label })))} ` +
+    `I stopped before doing anything twice: I cannot tell whether ${callsText(namedCalls(calls))} ` +
     `took effect, and running it again could do it twice. ` +
     `Your request is saved as turn ${turn}. An operator has to check at the tool's target whether ${calls.length === 1 ? 'that call' : 'each call'} happened ` +
     `and record it with \`holdfast turns resolve ${turn} <call> --applied\` or \`--not-applied\`; I will tell you here once that is done, and \`resume\` then continues.`
   );
 }
 
+function namedCalls(calls: readonly AwaitedCall[]): NamedCall[] {
+  return calls.map(({ op, label }) => ({ toolName: op.toolName, label }));
+}
+
 /** Without a store no verdict can be kept: the turn ends, and the user is told what to check. */
-function uncheckableText(calls: readonly { readonly op: { readonly toolName: string }; readonly label: string }[]): string {
-  const named = callsText(calls.map(({ op, label }) => ({ toolName: op.toolName, label })));
+function uncheckableText(calls: readonly AwaitedCall[]): string {
+  const named = callsText(namedCalls(calls));
   return `I stopped: I cannot tell whether ${named} took effect, and running it again could do it twice. Please check it yourself before asking again.`;
 }
 
