@@ -3,7 +3,7 @@ import { loadConfigWith, parseConfigWith, type LoadConfigOptions, type LoadedCon
 import { renderJsonSchema } from '../config/json_schema.js';
 import { chatSection } from '../conversation/chat_settings.js';
 import { overridesSection, unknownOverrideModels, unknownOverrideTools } from '../conversation/overrides_settings.js';
-import { loggingSection } from '../core/logging_settings.js';
+import { loggingSection } from '../core/logger.js';
 import { accessSection } from '../discord/access_settings.js';
 import { discordSection } from '../discord/discord_settings.js';
 import type { Environment } from '../config/interpolate.js';
@@ -11,8 +11,7 @@ import { configuredModelNames, llmSection } from '../llm/llm_settings.js';
 import { llmRecoverySection } from '../recovery/settings.js';
 import { metricsSection } from './metrics/metrics_settings.js';
 import { permissionsSection } from '../tools/permissions_settings.js';
-import { configuredToolNames } from '../tools/configured_tool_names.js';
-import { toolsSection } from '../tools/tools_settings.js';
+import { configuredToolNames, toolsSection } from '../tools/tools_settings.js';
 import { turnStateSection } from '../turn_state/turn_state_settings.js';
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isConfiguredToolName } from '../tools/configured_tool_names.js';
+import { isConfiguredToolName } from '../tools/tools_settings.js';
 
 /** A list of Discord ids that, when given, names at least one. */
 const someIds = (what: string) =>

@@ -2,7 +2,7 @@ import { pino, stdTimeFunctions, type DestinationStream, type Logger } from 'pin
 import { PinoPretty } from 'pino-pretty';
 import type { Redactor } from './secret_values.js';
 import { redactSensitiveKeys } from './sensitive_keys.js';
-
+import { z } from 'zod';
 export type { Logger } from 'pino';
 
 /** Log levels, most severe first; `silent` logs nothing. */
@@ -53,3 +53,14 @@ function formatted(format: LogFormat, output: LogOutput): DestinationStream {
   const pretty = format === 'pretty' || (format === 'auto' && output.isTTY);
   return pretty ? PinoPretty({ destination: output.stream, colorize: output.isTTY, sync: true, translateTime: 'SYS:HH:MM:ss.l' }) : output.stream;
 }
+
+/** The `logging` section. */
+export const loggingSection = z
+  .strictObject({
+    level: z.enum(LOG_LEVELS).default('info').describe('The least severe level that is logged.'),
+    format: z.enum(LOG_FORMATS).default('auto').describe('`json`: one JSON object a line; `pretty`: human-readable; `auto`: pretty when stderr is a terminal, else JSON.'),
+  })
+  .describe('Logs go to stderr (the text console on a terminal writes them to data/holdfast.log and shows WARN and above on stderr); stdout belongs to the console adapter.');
+
+/** The validated section, defaults filled in. */
+export type LoggingSettings = z.output<typeof loggingSection>;
