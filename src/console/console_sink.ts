@@ -53,7 +53,7 @@ export function textSink(output: ConsoleScreen): ReplySink & { ready(): void } {
     stream.reset();
   };
   return {
-    ready: () => void output.write('Holdfast is ready. Type a message; `/stop` stops the running request, `/status` shows what is saved, `resume` continues a saved one.\n'),
+    ready: () => void output.write('Holdfast is ready. Type a message; `/help` lists the commands.\n'),
     post(event: BotEvent) {
       switch (event.type) {
         case 'delta':

@@ -43,13 +43,16 @@ export type MessageChange =
 /**
  * What a transport hands the conversation: a typed command, or a message for the model. Each
  * carries the message it came in (channel, author, roles, id to answer). `spoken` marks the
- * words `resume` and `continue`, which may just be conversation: with nothing saved they are a
- * message like any other; `/resume` never is.
+ * word `continue`, which may just be conversation: with nothing saved it is a message like any
+ * other; `resume` and `/resume` never are. `unknown` is a line shaped as a command (`/word`)
+ * that names none: it is answered, never sent to the model.
  */
 export type Inbound =
   | { readonly kind: 'message'; readonly origin: InboundMessage }
   | { readonly kind: 'stop'; readonly origin: InboundMessage }
   | { readonly kind: 'status'; readonly origin: InboundMessage }
+  | { readonly kind: 'help'; readonly origin: InboundMessage }
+  | { readonly kind: 'unknown'; readonly origin: InboundMessage; readonly command: string }
   | { readonly kind: 'resume'; readonly origin: InboundMessage; readonly turnId: string | undefined; readonly spoken: boolean }
   | { readonly kind: 'turns'; readonly origin: InboundMessage; readonly scope: ChannelScope }
   | {

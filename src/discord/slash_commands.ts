@@ -17,6 +17,7 @@ const ADMIN_ONLY = { defaultMemberPermissions: 0n, contexts: [InteractionContext
  * `/turns` and `/resolve` (elsewhere the operators use the command line).
  */
 export const SLASH_COMMANDS: readonly ApplicationCommandData[] = [
+  { name: 'help', description: 'The commands of the bot.' },
   { name: 'stop', description: 'Stop the request running in this channel.' },
   {
     name: 'resume',
@@ -73,6 +74,8 @@ export function slashCommand(interaction: ChatInputCommandInteraction): Inbound 
     place: placeOf(interaction.channel, interaction.guildId),
   };
   switch (interaction.commandName) {
+    case 'help':
+      return { kind: 'help', origin };
     case 'stop':
       return { kind: 'stop', origin };
     case 'status':

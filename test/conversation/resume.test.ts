@@ -111,12 +111,20 @@ describe('explicit resume', () => {
     expect(await store.listSuspended({ source: 'console', channelId: 'c1' })).toHaveLength(1);
   });
 
-  it('treats "resume" as an ordinary message when its author has nothing saved here', async () => {
-    fake.enqueue(chatText('Resume what?'));
+  it('answers a bare "resume" with nothing saved here, and never asks the model', async () => {
     const bot = new Intake(deps());
     bot.submit(inboundFromText(message('resume')));
     await settle(bot);
-    expect(replies()).toEqual(['Resume what?']);
+    expect(events).toEqual([expect.objectContaining({ kind: 'notice', notice: 'status', text: 'You have no saved request in this channel to resume.' })]);
+    expect(fake.requests).toEqual([]);
+  });
+
+  it('treats "continue" as an ordinary message when its author has nothing saved here', async () => {
+    fake.enqueue(chatText('Continue what?'));
+    const bot = new Intake(deps());
+    bot.submit(inboundFromText(message('continue')));
+    await settle(bot);
+    expect(replies()).toEqual(['Continue what?']);
   });
 
   it('answers the /resume command with nothing saved here, and never asks the model', async () => {
@@ -201,8 +209,8 @@ describe('explicit resume', () => {
     expect(target.requests).toHaveLength(1);
   });
 
-  it('takes spoken words with nothing saved for a message, also where no durable store is at hand', async () => {
-    const attempt = await resumeCommand(message('resume'), undefined, true, new AbortController().signal, { ...deps(withoutDurability()), engine: engineOf() });
+  it('takes the spoken word with nothing saved for a message, also where no durable store is at hand', async () => {
+    const attempt = await resumeCommand(message('continue'), undefined, true, new AbortController().signal, { ...deps(withoutDurability()), engine: engineOf() });
     expect(attempt).toEqual({ kind: 'not_a_resume' });
   });
 

@@ -82,11 +82,14 @@ describe('the Discord adapter in-process', { timeout: 60_000 }, () => {
     expect(await bot.done).toBe(0);
   });
 
-  it('registers /stop, /resume and /status, and answers them to their user alone', async () => {
+  it('registers /help, /stop, /resume and /status, and answers them to their user alone', async () => {
     const bot = run('');
     await bot.logged('connected to Discord');
     const registered = discord.requests.find((r) => r.method === 'PUT' && r.path.includes('/commands'));
-    expect((registered?.body as { name: string }[]).map((c) => c.name)).toEqual(['stop', 'resume', 'status', 'turns', 'resolve']);
+    expect((registered?.body as { name: string }[]).map((c) => c.name)).toEqual(['help', 'stop', 'resume', 'status', 'turns', 'resolve']);
+    const help = await discord.dispatchInteraction({ name: 'help' });
+    const listed = await discord.whenRequest((r) => r.method === 'PATCH' && r.path.endsWith(`/${help.token}/messages/@original`));
+    expect(listed.body).toMatchObject({ content: expect.stringMatching(/^ℹ️ Commands:\n• `\/help`: this list\n/) as unknown });
     const status = await discord.dispatchInteraction({ name: 'status' });
     const ack = await discord.whenRequest((r) => r.method === 'POST' && r.path.startsWith(`/interactions/${status.id}/`));
     expect(ack.body).toEqual({ type: 5, data: { flags: 64 } });

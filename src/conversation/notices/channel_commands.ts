@@ -4,7 +4,7 @@ import type { ConversationDeps } from '../conversation_deps.js';
 import { modelHealthLines } from './model_health.js';
 import { channelKey, type Inbound, type InboundMessage, postNotice } from '../transport.js';
 import { parkedCallLines, savedRequestLines } from './saved_requests.js';
-import { settingsHereText, stoppingText, TEXTS, workingText } from './texts.js';
+import { helpText, settingsHereText, stoppingText, TEXTS, unknownCommandText, workingText } from './texts.js';
 import type { RunningTurn } from '../turns/turn_runner.js';
 
 /**
@@ -19,6 +19,16 @@ export function stopCommand(origin: InboundMessage, running: ReadonlyMap<string,
   }
   postNotice(deps.sink, origin, null, 'status', stoppingText(turn.phase.runningWithEffect()));
   turn.controller.abort();
+}
+
+/** `/help`: the commands of the transport the asker uses, the admins' ones too for an admin. */
+export function helpCommand(origin: InboundMessage, deps: Pick<ConversationDeps, 'config' | 'sink'>): void {
+  postNotice(deps.sink, origin, null, 'status', helpText(origin.source, isAdmin(deps.config.permissions, origin.authorId)));
+}
+
+/** A `/word` that is no command: answered, never sent to the model. */
+export function unknownCommand(origin: InboundMessage, command: string, deps: Pick<ConversationDeps, 'sink'>): void {
+  postNotice(deps.sink, origin, null, 'rejected', unknownCommandText(command));
 }
 
 /**
@@ -55,17 +65,24 @@ function settingsLines(origin: InboundMessage, deps: Pick<ConversationDeps, 'con
 
 const RESUME = /^(?:resume|continue|\/resume)(?:\s+(\S+))?$/i;
 
+/** A line shaped as a command: a slash and a word, alone or before a space (`/etc/passwd` is a path, not a command). */
+const COMMAND_SHAPED = /^\/([A-Za-z][\w-]*)(?:\s|$)/;
+
 /**
  * The commands people type as text, for the transports that take text (the console, Discord
- * messages): `/stop`, `/status`, `/resume [turn]`, and the words `resume` and `continue`. The
- * conversation itself only ever sees the typed result.
+ * messages): `/help`, `/stop`, `/status`, `/resume [turn]`, and the words `resume` and
+ * `continue`; any other `/word` is an unknown command. The conversation itself only ever sees
+ * the typed result.
  */
 export function inboundFromText(message: InboundMessage): Inbound {
   const text = message.text.trim();
   const lowered = text.toLowerCase();
+  if (lowered === '/help') return { kind: 'help', origin: message };
   if (lowered === '/stop') return { kind: 'stop', origin: message };
   if (lowered === '/status') return { kind: 'status', origin: message };
   const resume = RESUME.exec(text);
-  if (resume !== null) return { kind: 'resume', origin: message, turnId: resume[1], spoken: !text.startsWith('/') };
+  if (resume !== null) return { kind: 'resume', origin: message, turnId: resume[1], spoken: lowered.startsWith('continue') };
+  const command = COMMAND_SHAPED.exec(text);
+  if (command !== null) return { kind: 'unknown', origin: message, command: `/${command[1] ?? ''}` };
   return { kind: 'message', origin: message };
 }

@@ -296,6 +296,30 @@ export function settingsHereText(label: string): string {
   return `Settings here: ${label}.`;
 }
 
+// /help, and what is no command.
+
+/**
+ * `/help`: the commands people can use where they asked (`source`: the admins' commands are
+ * Discord's slash commands), the admins' own listed only to an admin.
+ */
+export function helpText(source: string, admin: boolean): string {
+  const lines = [
+    'Commands:',
+    '• `/help`: this list',
+    '• `/status`: what is running here, your saved requests and how the models are doing',
+    '• `/stop`: stop the request running here',
+    '• `resume` or `/resume [id]`: continue your saved request (`/status` shows the ids)',
+    'Anything else is a message for the model.',
+  ];
+  if (admin && source === 'discord') lines.push('Admins: `/turns` lists the requests that need attention; `/resolve` records whether an uncertain call took effect.');
+  return lines.join('\n');
+}
+
+/** A line shaped as a command that names none. */
+export function unknownCommandText(command: string): string {
+  return `Unknown command \`${command}\` — /help lists them.`;
+}
+
 // The admins' commands.
 
 /** An admins' command asked by someone who is not one. */

@@ -4,7 +4,7 @@ import { AutoResumer, type AutoResumeTarget } from './auto_resume.js';
 import { ChannelLanes } from './channel_lanes.js';
 import { followMessageChange } from '../history/history_changes.js';
 import { HistoryFitting } from '../history/history_fitting.js';
-import { statusCommand, stopCommand } from '../notices/channel_commands.js';
+import { helpCommand, statusCommand, stopCommand, unknownCommand } from '../notices/channel_commands.js';
 import type { ConversationDeps } from '../conversation_deps.js';
 import { dropKept, KeptInOrder, waitingMessages, type WaitingMessage } from './inbox.js';
 import { channelKey, type Inbound, type InboundMessage, type MessageChange, postNotice, type ServedChannels } from '../transport.js';
@@ -42,12 +42,16 @@ export class Intake {
     this.#auto = new AutoResumer((target) => this.#autoResume(target));
   }
 
-  /** Takes one command: `/stop`, `/status`, `/turns` and `/resolve` at once, anything else in its channel's lane; one too long for `chat.max_message_chars` not at all. */
+  /** Takes one command: `/help`, an unknown one, `/stop`, `/status`, `/turns` and `/resolve` at once, anything else in its channel's lane; one too long for `chat.max_message_chars` not at all. */
   submit(inbound: Inbound): void {
     if (!this.#accepting) return;
     const { origin } = inbound;
     if (rejectTooLong(origin, this.deps)) return;
     switch (inbound.kind) {
+      case 'help':
+        return helpCommand(origin, this.deps);
+      case 'unknown':
+        return unknownCommand(origin, inbound.command, this.deps);
       case 'stop':
         return stopCommand(origin, this.#runner.running, this.deps);
       case 'status':

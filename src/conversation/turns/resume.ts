@@ -48,8 +48,8 @@ export type ResumeAttempt =
 /**
  * Explicit resume (DESIGN §9): `resume`, `continue` or `/resume [turn]` from a turn's requester in
  * its channel; the turn is named by its id or a unique start of it. Once the command matches preserved work it never falls through into a fresh turn:
- * every failure is a notice. Only the spoken words with nothing saved are `not_a_resume`: they
- * may just be conversation.
+ * every failure is a notice. Only the spoken word `continue` with nothing saved is `not_a_resume`: it
+ * may just be conversation; a bare `resume` with nothing saved is told so, never sent to the model.
  */
 export async function resumeCommand(origin: InboundMessage, wanted: string | undefined, spoken: boolean, signal: AbortSignal, deps: ResumeDeps): Promise<ResumeAttempt> {
   const { store } = deps;
