@@ -20,6 +20,12 @@ export const chatSection = z
       .positive()
       .default(24_000)
       .describe('How much of a channel’s history, in characters, goes with each request (an attached text file counts its characters, an image 1,000); older messages are dropped or summarised.'),
+    show_reasoning: z
+      .enum(['hidden', 'summary'])
+      .default('hidden')
+      .describe(
+        'The model’s reasoning (`<think>` blocks, or reasoning a provider streams apart) is never shown as the answer. `hidden`: nothing of it is shown; `summary`: on Discord a line such as `-# thought for 12 s` goes under the reply.',
+      ),
     compaction: z
       .enum(['drop', 'summarize'])
       .default('drop')

@@ -1,6 +1,7 @@
 import type { GenerateResponse, JsonObject, Provenance, ReasoningBlock, ResponseBlock, StopReason, ToolUseBlock, Usage } from './protocol.js';
 import type { StreamEvent } from './provider.js';
 import { jsonTextDepth, MAX_JSON_DEPTH } from '../core/json_bounds.js';
+import { ThinkBlocks, type SplitText } from './think_blocks.js';
 
 interface PendingCall {
   id: string;
@@ -14,9 +15,11 @@ type PendingBlock = { readonly kind: 'text'; readonly parts: string[] } | { read
 /**
  * Builds one response out of streamed pieces, whatever the protocol: text deltas, tool calls
  * whose arguments arrive in fragments, the stop reason, usage and provenance. Adapters feed it;
- * it queues the stream events to yield and turns tool-call arguments into parsed inputs. Each
- * piece of data it is fed (anything but provenance and empty pieces) is reported to `onData`,
- * the proof that the stream is alive.
+ * it queues the stream events to yield and turns tool-call arguments into parsed inputs. The
+ * model's reasoning, streamed apart or written as `<think>` blocks ahead of its text
+ * ({@link ThinkBlocks}), is never part of the response's text. Each piece of data it is fed
+ * (anything but provenance and empty pieces) is reported to `onData`, the proof that the stream
+ * is alive.
  */
 export class ResponseAssembler {
   readonly #blocks: PendingBlock[] = [];
@@ -26,6 +29,7 @@ export class ResponseAssembler {
   #usage: Usage = { inputTokens: null, outputTokens: null };
   #provenance: Provenance;
   readonly #onData: () => void;
+  readonly #thinking = new ThinkBlocks();
 
   constructor(provenance: Provenance, onData: () => void = () => undefined) {
     this.#provenance = provenance;
@@ -35,6 +39,17 @@ export class ResponseAssembler {
   addText(text: string): void {
     if (text === '') return;
     this.#onData();
+    this.#split(this.#thinking.push(text));
+  }
+
+  /** The text is over (the stream finished): what was held back in case it began a `<think>` tag goes where it belongs. */
+  endText(): void {
+    this.#split(this.#thinking.end());
+  }
+
+  #split({ reasoning, text }: SplitText): void {
+    if (reasoning !== '') this.#events.push({ type: 'reasoning_delta' });
+    if (text === '') return;
     const last = this.#blocks.at(-1);
     if (last?.kind === 'text') last.parts.push(text);
     else this.#blocks.push({ kind: 'text', parts: [text] });
@@ -77,7 +92,9 @@ export class ResponseAssembler {
 
   /** The model's reasoning as it streams: not part of the response, but data all the same. */
   addReasoning(text: string): void {
-    if (text !== '') this.#onData();
+    if (text === '') return;
+    this.#onData();
+    this.#events.push({ type: 'reasoning_delta' });
   }
 
   /** A finished reasoning item the provider needs back with the step's tool results, in its place among the blocks. */
@@ -119,8 +136,9 @@ export class ResponseAssembler {
     return this.#events.splice(0);
   }
 
-  /** The finished response. Calls without an id get `call_<n>`, numbered in order of appearance. */
+  /** The finished response ({@link endText} is called first). Calls without an id get `call_<n>`, numbered in order of appearance. */
   toResponse(): GenerateResponse {
+    this.endText();
     let ordinal = 0;
     const content = this.#blocks.map((block): ResponseBlock => {
       if (block.kind === 'text') return { type: 'text', text: block.parts.join('') };

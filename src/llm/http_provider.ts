@@ -83,6 +83,8 @@ export class HttpProvider implements LLMProvider {
         if (!finished) {
           throw new LLMTransportError(`${this.provider} ${this.model}: the stream ended before its final event`, { ...context, code: 'stream_truncated' });
         }
+        assembler.endText();
+        yield* assembler.drainEvents();
       } catch (error) {
         if (isLLMErrorOfKind(error, 'auth')) this.#authFailures.refused(error, keyIndex + 1);
         const rotate = !yielded && tried < keyCount && isLLMErrorOfKind(error, 'rate_limit') && error.status === 429;

@@ -1,11 +1,13 @@
 import type { GenerateRequest, GenerateResponse } from './protocol.js';
 
 /**
- * What a provider's stream yields: text as it arrives (for live replies), each tool call as it
- * begins, and finally the whole response.
+ * What a provider's stream yields: text as it arrives (for live replies), that the model is
+ * reasoning (never what it reasons: that is not shown), each tool call as it begins, and finally
+ * the whole response.
  */
 export type StreamEvent =
   | { readonly type: 'text_delta'; readonly text: string }
+  | { readonly type: 'reasoning_delta' }
   | { readonly type: 'tool_call_started'; readonly id: string; readonly name: string }
   | { readonly type: 'done'; readonly response: GenerateResponse };
 

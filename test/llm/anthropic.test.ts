@@ -103,7 +103,7 @@ describe('anthropic provider', () => {
       expect(responseOf(await run(anthropicText('ok', { stopReason: wire }))).stopReason).toBe(stopReason);
     });
 
-    it('keeps thinking blocks, pings and unknown events out of the answer', async () => {
+    it('keeps thinking blocks, pings and unknown events out of the answer, telling only that the model reasons', async () => {
       const thinking = [
         anthropicEvent('content_block_start', { index: 0, content_block: { type: 'thinking', thinking: '' } }),
         anthropicEvent('content_block_delta', { index: 0, delta: { type: 'thinking_delta', thinking: 'secret plan' } }),
@@ -113,7 +113,7 @@ describe('anthropic provider', () => {
         anthropicEvent('something_new', { index: 7, delta: { type: 'text_delta', text: 'not this' } }),
       ];
       const events = await run({ kind: 'stream', chunks: [...anthropicStart(), ...thinking, ...anthropicTextBlock(1, ['Answer']), ...anthropicFinish('end_turn')] });
-      expect(events.filter((e) => e.type !== 'done')).toEqual([{ type: 'text_delta', text: 'Answer' }]);
+      expect(events.filter((e) => e.type !== 'done')).toEqual([{ type: 'reasoning_delta' }, { type: 'text_delta', text: 'Answer' }]);
       expect(responseOf(events).content).toEqual([{ type: 'text', text: 'Answer' }]);
     });
   });

@@ -114,4 +114,27 @@ describe('ResponseAssembler', () => {
       { type: 'tool_use', id: 'list', name: 'n', input: {}, malformedInput: { raw: '[1,2]', reason: 'the arguments are not a JSON object' } },
     ]);
   });
+
+  it('keeps a leading <think> block out of the text it streams and of the response, and tells that the model reasons', () => {
+    const a = fresh();
+    a.addText('<thi');
+    a.addText('nk>plan');
+    a.addText('</think>\n\nHel');
+    a.addText('lo');
+    a.toolCallDelta('0', { id: 'c-1', name: 'weather', arguments: '{}' });
+    expect(a.drainEvents()).toEqual([{ type: 'reasoning_delta' }, { type: 'text_delta', text: 'Hel' }, { type: 'text_delta', text: 'lo' }, { type: 'tool_call_started', id: 'c-1', name: 'weather' }]);
+    expect(a.toResponse().content).toEqual([
+      { type: 'text', text: 'Hello' },
+      { type: 'tool_use', id: 'c-1', name: 'weather', input: {} },
+    ]);
+  });
+
+  it('streams what was held in case it began a tag once the text ends', () => {
+    const a = fresh();
+    a.addText('<th');
+    expect(a.drainEvents()).toEqual([]);
+    a.endText();
+    expect(a.drainEvents()).toEqual([{ type: 'text_delta', text: '<th' }]);
+    expect(a.toResponse().content).toEqual([{ type: 'text', text: '<th' }]);
+  });
 });

@@ -296,6 +296,13 @@ export function settingsHereText(label: string): string {
   return `Settings here: ${label}.`;
 }
 
+// Below a reply.
+
+/** The line below a reply whose model reasoned first (`chat.show_reasoning: summary`): `-# thought for 12 s`, a second at least. */
+export function thoughtText(thoughtMs: number): string {
+  return `-# thought for ${spanText(Math.max(1000, thoughtMs))}`;
+}
+
 // /help, and what is no command.
 
 /**

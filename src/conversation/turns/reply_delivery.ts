@@ -52,6 +52,12 @@ export function replyAuthorship(writtenBy: ReplyAuthor | undefined, fallbackNote
   return writtenBy.fallback && note !== '' ? { model: writtenBy.model, note } : { model: writtenBy.model };
 }
 
+/** A reply's marks with one more line below it (`extra`), after the notes it already has. */
+export function replyNotes(marks: Pick<FinalReply, 'model' | 'note'>, extra: string | undefined): Pick<FinalReply, 'model' | 'note'> {
+  if (extra === undefined) return marks;
+  return { ...marks, note: marks.note === undefined ? extra : `${marks.note}\n${extra}` };
+}
+
 /**
  * Posts the replies that a previous process stored but never saw confirmed (read at start-up,
  * before any new turn could add one) in the channels this process serves, each from its first

@@ -8,8 +8,8 @@ import type { ReplyStore } from '../../turn_state/turn_store.js';
 import type { HistoryStore } from '../../turn_state/history_store.js';
 import type { HistoryFitting } from '../history/history_fitting.js';
 import { channelKey, type InboundMessage, postNotice, type ReplySink } from '../transport.js';
-import { endingNotice, type NoticedEnding } from '../notices/texts.js';
-import { deliverReply, replyAuthorship } from './reply_delivery.js';
+import { endingNotice, thoughtText, type NoticedEnding } from '../notices/texts.js';
+import { deliverReply, replyAuthorship, replyNotes } from './reply_delivery.js';
 
 export interface EndingDeps {
   readonly config: ConversationSettings;
@@ -25,9 +25,10 @@ export interface EndingDeps {
 /**
  * What follows a turn's end in the conversation (DESIGN §8): a completed turn's reply joins the
  * history and is delivered, then the history's fitting to its budget starts (it does not hold up
- * the channel); any other ending is told with its notice. Resolves when the reply is delivered or given up.
+ * the channel); any other ending is told with its notice. With `chat.show_reasoning: summary`, a reply
+ * whose run reasoned for `thoughtMs` says so below it. Resolves when the reply is delivered or given up.
  */
-export async function deliverEnding(message: InboundMessage, turnId: string, ending: TurnEnding, deps: EndingDeps): Promise<void> {
+export async function deliverEnding(message: InboundMessage, turnId: string, ending: TurnEnding, deps: EndingDeps, thoughtMs = 0): Promise<void> {
   if (ending.status === 'untouched') return;
   // The store still holds the turn as it was: no status changed, so none is announced.
   if (ending.status !== 'unrecorded') deps.sink.post({ type: 'turn', channelId: message.channelId, turn: turnId, status: ending.status });
@@ -42,7 +43,7 @@ export async function deliverEnding(message: InboundMessage, turnId: string, end
     text: ending.reply,
     partsDelivered: 0,
     redelivery: false,
-    ...replyAuthorship(ending.writtenBy, deps.config.llm.fallback_note),
+    ...replyNotes(replyAuthorship(ending.writtenBy, deps.config.llm.fallback_note), deps.config.chat.show_reasoning === 'summary' && thoughtMs > 0 ? thoughtText(thoughtMs) : undefined),
   };
   deps.faults.reach('after_completion', 0);
   await deliverReply(deps.store, deps.sink, reply, deps.logger);

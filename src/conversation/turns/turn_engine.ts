@@ -57,6 +57,7 @@ export function engineDeps(deps: ConversationDeps, message: InboundMessage, stre
       streaming.firstAnswer = undefined;
       streaming.quiet = false;
       firstAnswer?.();
+      if (event.type === 'reasoning_delta') counting.phase.reasoning();
       if (event.type !== 'text_delta') return;
       counting.phase.streamed();
       deps.sink.post({ type: 'delta', channelId: message.channelId, inReplyTo: message.messageId, turn: streaming.turnId, text: event.text });

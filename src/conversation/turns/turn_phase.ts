@@ -10,6 +10,8 @@ export type PhaseState =
   | { readonly kind: 'asking'; readonly attempt: number }
   /** The model was overloaded or unreachable: attempt `attempt` is made at `retryAt`. */
   | { readonly kind: 'waiting'; readonly attempt: number; readonly retryAt: number }
+  /** The model reasons before it answers (its reasoning is never shown). */
+  | { readonly kind: 'thinking' }
   | { readonly kind: 'streaming' }
   | { readonly kind: 'tools'; readonly running: readonly ToolActivity[] };
 
@@ -25,6 +27,9 @@ export interface ModelWait {
  */
 export class TurnPhase {
   #state: PhaseState = { kind: 'preparing' };
+  /** When the model began the reasoning it is in now, and how long it reasoned before. */
+  #thinkingSince: number | undefined;
+  #thoughtMs = 0;
   /** The model call in progress: when it began, and how many attempts reached the provider. */
   #call: { readonly startedAt: number; attempts: number } | undefined;
   readonly #tools = new Map<string, ToolActivity>();
@@ -36,26 +41,31 @@ export class TurnPhase {
     return this.#state;
   }
 
+  /** How long the model reasoned in this run, over every step, the reasoning going on now included. */
+  get thoughtMs(): number {
+    return this.#thoughtMs + (this.#thinkingSince === undefined ? 0 : this.now() - this.#thinkingSince);
+  }
+
   /** A model call's event; returns the wait it begins, if it begins one. */
   model(event: RecoveryEvent): ModelWait | undefined {
     const now = this.now();
     switch (event.type) {
       case 'attempt_started':
         this.#callAt(now).attempts = event.attempt;
-        this.#state = { kind: 'asking', attempt: event.attempt };
+        this.#enter({ kind: 'asking', attempt: event.attempt });
         return undefined;
       case 'attempt_failed':
       case 'switched':
         return undefined;
       case 'waiting': {
         const call = this.#callAt(now);
-        this.#state = { kind: 'waiting', attempt: call.attempts + 1, retryAt: now + event.delayMs };
+        this.#enter({ kind: 'waiting', attempt: call.attempts + 1, retryAt: now + event.delayMs });
         return { attempt: call.attempts + 1, waitedMs: now - call.startedAt };
       }
       case 'succeeded':
       case 'gave_up':
         this.#call = undefined;
-        this.#state = { kind: 'preparing' };
+        this.#enter({ kind: 'preparing' });
         return undefined;
       default:
         return assertNever(event);
@@ -64,14 +74,19 @@ export class TurnPhase {
 
   /** The model's text is arriving. */
   streamed(): void {
-    this.#state = { kind: 'streaming' };
+    this.#enter({ kind: 'streaming' });
+  }
+
+  /** The model is reasoning. */
+  reasoning(): void {
+    if (this.#state.kind !== 'thinking') this.#enter({ kind: 'thinking' });
   }
 
   /** A tool call started or finished. */
   tool(activity: ToolActivity): void {
     if (activity.type === 'started') this.#tools.set(activity.toolCallId, activity);
     else this.#tools.delete(activity.toolCallId);
-    this.#state = this.#tools.size === 0 ? { kind: 'preparing' } : { kind: 'tools', running: [...this.#tools.values()] };
+    this.#enter(this.#tools.size === 0 ? { kind: 'preparing' } : { kind: 'tools', running: [...this.#tools.values()] });
   }
 
   /** The tools running now whose effect /stop cannot take back: each is left to finish. */
@@ -89,6 +104,8 @@ export class TurnPhase {
         return state.attempt === 1 ? 'waiting for the model’s answer' : `waiting for the model’s answer (attempt ${state.attempt})`;
       case 'waiting':
         return `waiting for attempt ${state.attempt} of the model (in ${spanText(state.retryAt - this.now())})`;
+      case 'thinking':
+        return 'the model is thinking';
       case 'streaming':
         return 'the model is writing its answer';
       case 'tools':
@@ -96,6 +113,14 @@ export class TurnPhase {
       default:
         return assertNever(state);
     }
+  }
+
+  /** Moves to `state`, adding up the time the model reasoned when it leaves its reasoning. */
+  #enter(state: PhaseState): void {
+    const now = this.now();
+    if (this.#thinkingSince !== undefined) this.#thoughtMs += now - this.#thinkingSince;
+    this.#thinkingSince = state.kind === 'thinking' ? now : undefined;
+    this.#state = state;
   }
 
   #callAt(now: number): { readonly startedAt: number; attempts: number } {
