@@ -1,7 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { chatText } from '../support/fake_llm/openai_chat.js';
+import { heldAnswer } from '../support/discord_bot.js';
 import { FakeLLMServer } from '../support/fake_llm/server.js';
-import { runProgram } from '../support/program.js';
+import { deferred } from '../support/deferred.js';
+import { isNotice, isReply, runProgram, startJsonLinesProgram, useProgramsKilledAfterEach } from '../support/program.js';
 import { useTempDir } from '../support/temp_dir.js';
 
 /** The `message` events of a JSON-lines run, in order. */
@@ -16,6 +18,7 @@ function messages(stdout: string): { kind: string; notice?: string; text: string
 // A real process: a generous limit that only catches hangs.
 describe('commands typed in the console, as a child process', { timeout: 60_000 }, () => {
   const temp = useTempDir();
+  const track = useProgramsKilledAfterEach();
   let fake: FakeLLMServer;
 
   beforeEach(async () => {
@@ -44,5 +47,31 @@ describe('commands typed in the console, as a child process', { timeout: 60_000 
     expect(reply).toMatchObject({ kind: 'reply', text: 'Continuing the story.' });
     expect(fake.requests).toHaveLength(1);
     expect(JSON.stringify(fake.requests[0]?.body)).not.toMatch(/frobnicate|"resume"|\/help/);
+  });
+
+  it('shows on /status how many messages wait behind the running one, and the first words of each', async () => {
+    const held = deferred();
+    fake.enqueue(heldAnswer('Working', held.promise, ' on it.'), chatText('Second.'), chatText('Third.'));
+    const bot = track(startJsonLinesProgram(['--config', config()], { cwd: temp.path() }));
+    await bot.waitFor((event) => event['type'] === 'ready');
+    bot.send('first question');
+    await fake.whenRequests(1);
+    bot.send('please compare the populations of Oslo, Bergen, Trondheim and Stavanger for me');
+    bot.send('thanks');
+    bot.send('/status');
+    const status = await bot.waitFor(isNotice('status'));
+    expect(String(status['text']).split('\n').slice(0, 4)).toEqual([
+      expect.stringMatching(/^Working on a request \(turn \w+\) for \d+ s: /) as unknown,
+      '2 messages wait behind it:',
+      '• “please compare the populations of Oslo, Bergen, Trondheim…”',
+      '• “thanks”',
+    ]);
+    held.resolve();
+    await bot.waitFor((event) => isReply(event) && event['text'] === 'Third.');
+    bot.send('/status');
+    const after = await bot.waitFor((event) => isNotice('status')(event) && event !== status);
+    expect(after['text']).not.toMatch(/wait behind it/);
+    bot.endInput();
+    expect(await bot.exited).toBe(0);
   });
 });

@@ -4,7 +4,7 @@ import type { ConversationDeps } from '../conversation_deps.js';
 import { modelHealthLines } from './model_health.js';
 import { channelKey, type Inbound, type InboundMessage, postNotice } from '../transport.js';
 import { parkedCallLines, savedRequestLines } from './saved_requests.js';
-import { helpText, settingsHereText, stoppingText, TEXTS, unknownCommandText, workingText } from './texts.js';
+import { helpText, queuedLineText, queuedText, settingsHereText, stoppingText, TEXTS, unknownCommandText, workingText } from './texts.js';
 import type { RunningTurn } from '../turns/turn_runner.js';
 
 /**
@@ -32,7 +32,8 @@ export function unknownCommand(origin: InboundMessage, command: string, deps: Pi
 }
 
 /**
- * `/status`: what runs in the channel (its phase and for how long); the asker's saved requests
+ * `/status`: what runs in the channel (its phase and for how long) and the messages `waiting`
+ * behind it (how many, and the first words of each); the asker's saved requests
  * there, each with its short id for `/resume`, why it stopped, how long ago and when it expires;
  * their calls awaiting an operator's verdict; any model that is overloaded or failing (with
  * fallbacks: every model of the channel and its breaker's state); and, when
@@ -41,12 +42,14 @@ export function unknownCommand(origin: InboundMessage, command: string, deps: Pi
 export async function statusCommand(
   origin: InboundMessage,
   running: ReadonlyMap<string, RunningTurn>,
+  waiting: readonly InboundMessage[],
   deps: Pick<ConversationDeps, 'config' | 'store' | 'operator' | 'sink' | 'recovery' | 'clock' | 'provider' | 'fallbacks'>,
 ): Promise<void> {
   const turn = running.get(channelKey(origin));
   const now = deps.clock.monotonicNow();
   const lines = [
     turn === undefined ? TEXTS.nothingRunning : workingText(turn.turnId, now - turn.startedAt, turn.phase.describe()),
+    ...(waiting.length === 0 ? [] : [queuedText(waiting.length), ...waiting.map((message) => queuedLineText(message.text))]),
     ...(await savedRequestLines(origin, deps)),
     ...(await parkedCallLines(origin, deps)),
     ...modelHealthLines(deps.recovery, modelsAt(deps, overrideAt(deps.config.overrides, origin.channelId, origin.place))),

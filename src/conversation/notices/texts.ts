@@ -271,6 +271,23 @@ export function workingText(turnId: string, forMs: number, phase: string): strin
   return `Working on a request (turn ${shortTurnId(turnId)}) for ${spanText(forMs)}: ${phase}.`;
 }
 
+/** How many messages wait in the channel behind the running one, as `/status` heads their list. */
+export function queuedText(count: number): string {
+  return `${count} message${count === 1 ? '' : 's'} ${count === 1 ? 'waits' : 'wait'} behind it:`;
+}
+
+/** The most words, and characters, of a waiting message `/status` shows. */
+const QUEUED_WORDS = 8;
+const QUEUED_CHARS = 60;
+
+/** One waiting message in `/status`: its first words, quoted, `…` where it goes on. */
+export function queuedLineText(text: string): string {
+  const words = text.trim().split(/\s+/);
+  let shown = words.slice(0, QUEUED_WORDS).join(' ');
+  if (shown.length > QUEUED_CHARS) shown = shown.slice(0, QUEUED_CHARS).trimEnd();
+  return `• “${shown}${shown.length < words.join(' ').length ? '…' : ''}”`;
+}
+
 /** The header of the requester's saved requests in `/status`. */
 export function yourSavedText(count: number): string {
   return `Your saved request${count === 1 ? '' : 's'} (\`resume <id>\` continues one):`;

@@ -55,7 +55,7 @@ export class Intake {
       case 'stop':
         return stopCommand(origin, this.#runner.running, this.deps);
       case 'status':
-        return this.#answering(statusCommand(origin, this.#runner.running, this.deps));
+        return this.#answering(statusCommand(origin, this.#runner.running, this.#lanes.waitingIn(channelKey(origin)), this.deps));
       case 'turns':
       case 'resolve':
         return this.#answering(operatorCommand(inbound, this.deps, () => this.#announceNow(origin.source)));
@@ -174,7 +174,7 @@ export class Intake {
 
   /** Queues `work` in the origin's channel, to start when the jobs before it are done. */
   #enqueue(origin: InboundMessage, work: () => Promise<TurnRun | undefined>): void {
-    this.#lanes.enqueue(channelKey(origin), () => this.#start(origin, work));
+    this.#lanes.enqueue(channelKey(origin), () => this.#start(origin, work), origin);
   }
 
   /**
