@@ -23,6 +23,7 @@ export function jsonLinesSink(output: ConsoleOutput): ReplySink & { ready(): voi
         case 'delta':
         case 'notice_update':
         case 'waiting':
+        case 'working':
           return undefined;
         default:
           return assertNever(event);
@@ -39,18 +40,25 @@ export function jsonLinesSink(output: ConsoleOutput): ReplySink & { ready(): voi
  * Human-readable output on `output`: replies stream as they are written (`bot> …`), notices are
  * marked apart from them (see {@link noticeText}), and on a terminal the prompt shows while the
  * person may type; a turn that waits for the model shows one status line for each attempt it waits
- * for. What the bot says is printed without control characters or escape sequences
+ * for, and one whose tools run for a while says which. What the bot says is printed without control characters or escape sequences
  * (see {@link TerminalText}), on a terminal or not: a log piped to a file is read on one later.
  */
 export function textSink(output: ConsoleScreen): ReplySink & { ready(): void } {
   let streaming: string | undefined;
-  /** The turn and attempt of the last wait shown, so that a wait is shown once however often it is renewed (until the turn runs again). */
+  /** The last status line shown (a wait's turn and attempt, or what the turn's tools do), so that it is shown once however often it is renewed (until the turn runs again). */
   let waitShown: string | undefined;
   const stream = new TerminalText();
   const endStream = (): void => {
     if (streaming !== undefined) output.write('\n');
     streaming = undefined;
     stream.reset();
+  };
+  /** A status line (`… waiting for the model…`, `… running open_ticket…`), once for each `key` until the turn runs again. */
+  const showStatus = (key: string, text: string): void => {
+    if (waitShown === key) return;
+    waitShown = key;
+    endStream();
+    output.write(`… ${terminalSafe(text)}\n`);
   };
   return {
     ready: () => void output.write('Holdfast is ready. Type a message; `/help` lists the commands.\n'),
@@ -64,14 +72,10 @@ export function textSink(output: ConsoleScreen): ReplySink & { ready(): void } {
           }
           output.stream(stream.push(event.text));
           return;
-        case 'waiting': {
-          const shown = `${event.turn}:${event.attempt}`;
-          if (waitShown === shown) return;
-          waitShown = shown;
-          endStream();
-          output.write(`… ${terminalSafe(event.text)}\n`);
-          return;
-        }
+        case 'waiting':
+          return showStatus(`${event.turn}:${event.attempt}`, event.text);
+        case 'working':
+          return showStatus(`${event.turn}:${event.text}`, event.text);
         case 'message':
           endStream();
           output.write(noticeText(event.notice, terminalSafe(event.text), output.isTTY));

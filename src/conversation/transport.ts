@@ -109,6 +109,8 @@ export type BotEvent =
   | { readonly type: 'delta'; readonly channelId: string; readonly inReplyTo: string; readonly turn: string; readonly text: string }
   /** The turn waits to try the model again (it was overloaded or unreachable); `text` says so, for its draft. A retried attempt streams its text afresh. */
   | { readonly type: 'waiting'; readonly channelId: string; readonly inReplyTo: string; readonly turn: string; readonly attempt: number; readonly text: string }
+  /** The turn is busy with something other than writing (its tools run): `text` says what, for its draft, until text streams again. */
+  | { readonly type: 'working'; readonly channelId: string; readonly inReplyTo: string; readonly turn: string; readonly text: string }
   | { readonly type: 'turn'; readonly channelId: string; readonly turn: string; readonly status: TurnStatus }
   /** New text for the last notice of kind `notice` told about `turn` (the suspended notice, after an automatic try): a transport that can edits it in place, another may show nothing. */
   | { readonly type: 'notice_update'; readonly channelId: string; readonly turn: string; readonly notice: NoticeKind; readonly text: string };

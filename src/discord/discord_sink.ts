@@ -18,7 +18,7 @@ type SendableChannel = TextBasedChannel & ReplyChannel & { sendTyping: () => Pro
 /** A reply being streamed into one Discord message, edited as text arrives or while the turn waits for the model. */
 interface Stream {
   text: string;
-  /** What the draft says while the turn waits for the model; `undefined` once text streams again. */
+  /** What the draft says while the turn waits for the model or runs its tools; `undefined` once text streams again. */
   waiting: string | undefined;
   message: Message | undefined;
   /** What the draft shows now, as last posted or edited. */
@@ -132,6 +132,13 @@ export function discordSink(options: DiscordSinkOptions): ReplySink {
           const stream = streamOf(event.turn);
           // The next attempt streams its text from the start.
           stream.text = '';
+          stream.waiting = `${NOTICE_MARK}${event.text}`;
+          drawDraft(event, stream);
+          return;
+        }
+        case 'working': {
+          // What ran before stays in the draft: the text that streams next goes on from it.
+          const stream = streamOf(event.turn);
           stream.waiting = `${NOTICE_MARK}${event.text}`;
           drawDraft(event, stream);
           return;

@@ -50,6 +50,7 @@ export function redactingSink(sink: ReplySink, secrets: SecretValues): ReplySink
         flush(event.turn);
         return sink.post(event);
       case 'notice_update':
+      case 'working':
         return sink.post({ ...event, text: secrets.redact(event.text) });
       default:
         return assertNever(event);

@@ -266,6 +266,13 @@ export function stoppingText(finishing: readonly string[]): string {
   return `Stopping…${named.length === 0 ? '' : ` ${named.join(' and ')} ${named.length === 1 ? 'is' : 'are'} already running and will finish first.`}`;
 }
 
+/** What a turn's draft shows while its tools run: `running open_ticket…`, each tool named once, with how many of its calls run when more than one (`lookup (×2), weather`). */
+export function runningToolsText(toolNames: readonly string[]): string {
+  const counts = new Map<string, number>();
+  for (const name of toolNames) counts.set(name, (counts.get(name) ?? 0) + 1);
+  return `running ${[...counts].map(([name, count]) => (count === 1 ? name : `${name} (×${count})`)).join(', ')}…`;
+}
+
 /** `/status`'s first line while a turn runs: its short id, for how long, and its phase. */
 export function workingText(turnId: string, forMs: number, phase: string): string {
   return `Working on a request (turn ${shortTurnId(turnId)}) for ${spanText(forMs)}: ${phase}.`;

@@ -5,6 +5,7 @@ import type { ConversationDeps } from '../conversation_deps.js';
 import type { InboundMessage } from '../transport.js';
 import { turnStoreTimings } from '../../turn_state/store_options.js';
 import { TurnPhase, waitingText } from './turn_phase.js';
+import { ToolProgress } from './tool_progress.js';
 
 /** What one run of a turn used, when it began (monotonic), for its `turn finished` line, and where it stands. */
 export interface RunCounting {
@@ -34,7 +35,8 @@ export function newRunCounting(deps: Pick<ConversationDeps, 'clock' | 'recovery'
 /**
  * The engine's dependencies for a run of a turn answering `message`, on the models of the place
  * it was said (its `overrides` entry's, else every configured one): its streamed text and its
- * waits for the model go to the channel, marked with `streaming.turnId`, and the first model event
+ * waits for the model go to the channel, marked with `streaming.turnId`, as does what its tools do
+ * once they run for a while ({@link ToolProgress}), and the first model event
  * calls `streaming.firstAnswer`; the run counts into `counting.stats` and follows its phase in
  * `counting.phase`.
  * @throws when no model is configured.
@@ -43,6 +45,9 @@ export function engineDeps(deps: ConversationDeps, message: InboundMessage, stre
   const route = modelsAt(deps, overrideAt(deps.config.overrides, message.channelId, message.place));
   if (route === undefined) throw new Error('no model is configured');
   const [provider, ...fallbacks] = route;
+  const progress = new ToolProgress(deps.clock, counting.phase, (text) =>
+    deps.sink.post({ type: 'working', channelId: message.channelId, inReplyTo: message.messageId, turn: streaming.turnId, text }),
+  );
   return {
     provider,
     fallbacks,
@@ -78,6 +83,9 @@ export function engineDeps(deps: ConversationDeps, message: InboundMessage, stre
       if (wait !== undefined && !streaming.quiet)
         deps.sink.post({ type: 'waiting', channelId: message.channelId, inReplyTo: message.messageId, turn: streaming.turnId, attempt: wait.attempt, text: waitingText(wait) });
     },
-    onToolActivity: (activity) => counting.phase.tool(activity),
+    onToolActivity: (activity) => {
+      counting.phase.tool(activity);
+      progress.changed();
+    },
   };
 }
