@@ -8,6 +8,7 @@ import { intakeFor, type BotServices } from './bot_services.js';
 import { keepHouse } from './housekeeping.js';
 import { tellReclaimed } from './interrupted_notices.js';
 import { catchUpAfterRestart } from './restart_catch_up.js';
+import { VERDICT_WATCH_INTERVAL_MS, watchVerdicts } from './verdict_watch.js';
 
 /** Where the process's shutdown signals come from. */
 export interface SignalSource {
@@ -26,7 +27,7 @@ export interface BotRun {
 /**
  * Runs the bot on one transport, the same way for every transport: connect, hand its commands
  * to the conversation, keep house, catch up on what the last process left unsaid and queued
- * unanswered (before anything new), and run until
+ * unanswered (before anything new), tell verdicts recorded anywhere within seconds, and run until
  * the input ends (then the queued turns finish or suspend) or SIGINT/SIGTERM arrives (then
  * intake stops and running turns are suspended with reason `shutdown`, their work kept).
  * @throws whatever `transport.connect()` throws (a refused Discord login).
@@ -46,12 +47,13 @@ export async function runBot(transport: Transport, run: BotRun): Promise<void> {
     await tellReclaimed(services.store, sink, transport.source, reclaimed, logger);
     await intake.announceResolutions(transport.source).catch((error: unknown) => logger.error({ err: error }, 'resolved turns could not be announced: the next housekeeping round tries again'));
   };
-  const stopHousekeeping = new AbortController();
-  const housekeeping = keepHouse(services.store, clock, config.turn_state.housekeeping_interval_seconds * 1000, stopHousekeeping.signal, announce);
+  const stopRounds = new AbortController();
+  const housekeeping = keepHouse(services.store, clock, config.turn_state.housekeeping_interval_seconds * 1000, stopRounds.signal, announce);
   const caughtUp = catchUpAfterRestart(services, sink, transport, config.llm.fallback_note, logger);
   await intake.restoreInbox(transport);
   // Verdicts given while the bot was stopped are told at once.
   await announce();
+  const verdicts = watchVerdicts(clock, VERDICT_WATCH_INTERVAL_MS, stopRounds.signal, () => intake.announceResolutions(transport.source), logger);
   const ended = await Promise.race([
     transport
       .listen(
@@ -69,7 +71,7 @@ export async function runBot(transport: Transport, run: BotRun): Promise<void> {
     await intake.idle();
     await intake.close();
   }
-  stopHousekeeping.abort();
-  await Promise.all([housekeeping, caughtUp]);
+  stopRounds.abort();
+  await Promise.all([housekeeping, verdicts, caughtUp]);
   await transport.close();
 }

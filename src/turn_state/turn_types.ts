@@ -85,8 +85,13 @@ export interface AdmissionRequest {
   readonly inboxId?: number;
 }
 
-/** The outcome of asking for a suspended turn's resume lease: exactly one caller wins. */
-export type ResumeClaim = { readonly won: true; readonly turn: TurnRecord; readonly lease: Lease } | { readonly won: false; readonly reason: 'not_found' | 'not_suspended' | 'generation_changed' };
+/**
+ * The outcome of asking for a suspended turn's resume lease: exactly one caller wins. A winner's
+ * `toldResolution` says that it is the one caller to tell the requester of the operators' verdicts (DESIGN §9.1).
+ */
+export type ResumeClaim =
+  | { readonly won: true; readonly turn: TurnRecord; readonly lease: Lease; readonly toldResolution: boolean }
+  | { readonly won: false; readonly reason: 'not_found' | 'not_suspended' | 'generation_changed' };
 
 /** One checkpoint: the loop state and the transcript length it covers (DESIGN §7.4). */
 export interface CheckpointRecord {

@@ -34,7 +34,8 @@ describe('the operator command line beside the running bot: the resolution loop'
   function configIn(dir: string): string {
     const path = join(dir, 'config.yml');
     mkdirSync(dir, { recursive: true });
-    writeFileSync(path, noteToolConfig(servers.current, 'logging:\n  level: warn\n'));
+    // Without auto-resume the bot's notice of a verdict asks for `resume`: the requester's resume is what continues the turn.
+    writeFileSync(path, noteToolConfig(servers.current, 'logging:\n  level: warn\nturn_state:\n  auto_resume: false\n'));
     return path;
   }
 
@@ -75,7 +76,7 @@ describe('the operator command line beside the running bot: the resolution loop'
     return turn;
   }
 
-  it('a write cut off by a kill is resolved --applied from the command line; the requester’s resume completes on the operator’s result', async () => {
+  it('a write cut off by a kill is resolved --applied from the command line; the running bot tells the requester, whose resume completes on the operator’s result', async () => {
     const dir = temp.path();
     const { bot, notice } = await parkedAfterKill(dir);
     const turn = await listedWhileBotRuns(dir, notice);
@@ -86,10 +87,14 @@ describe('the operator command line beside the running bot: the resolution loop'
     expect(resolved.stdout).toContain(`Recorded: call w1 (save_note) of turn ${turn.short_id} took effect: T-42`);
     expect(resolved.stdout).toContain('is resumable');
 
+    expect(await bot.waitFor(isNotice('resolved'), 'the notice of the verdict, without the user asking')).toMatchObject({
+      turn: turn.id,
+      text: expect.stringContaining('`save_note` (call w1) took effect: T-42. Type `resume` to continue your request.') as unknown,
+    });
     fake.enqueue(chatText('Your note is saved as T-42.'));
     bot.send('resume');
-    expect(await bot.waitFor(isNotice('resolved'), 'the notice of the verdict')).toMatchObject({ turn: turn.id, text: expect.stringContaining('`save_note` (call w1) took effect: T-42') as unknown });
     expect(await bot.waitFor(isReply, 'the reply of the resumed turn')).toMatchObject({ turn: turn.id, text: 'Your note is saved as T-42.' });
+    expect(bot.events.filter(isNotice('resolved'))).toHaveLength(1);
     const request = fake.requests.at(-1)?.body as ChatRequest;
     expect(request.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'w1', content: 'T-42' });
     expect(target.requests).toHaveLength(1);
@@ -105,9 +110,11 @@ describe('the operator command line beside the running bot: the resolution loop'
     expect(resolved.status).toBe(0);
     expect(JSON.parse(resolved.stdout)).toEqual({ turn: turn.id, call: 'w1', state: 'RESOLVED_NOT_APPLIED', remaining: 0, turn_status: 'SUSPENDED' });
 
+    expect(await bot.waitFor(isNotice('resolved'), 'the notice of the verdict, without the user asking')).toMatchObject({
+      text: expect.stringContaining('`save_note` (call w1) did not take effect (no such note at the target)') as unknown,
+    });
     fake.enqueue(chatText('The note was not saved. Shall I try again?'));
     bot.send('resume');
-    expect(await bot.waitFor(isNotice('resolved'))).toMatchObject({ text: expect.stringContaining('`save_note` (call w1) did not take effect (no such note at the target)') as unknown });
     expect(await bot.waitFor(isReply)).toMatchObject({ turn: turn.id, text: 'The note was not saved. Shall I try again?' });
     const request = fake.requests.at(-1)?.body as ChatRequest;
     const result = request.messages.at(-1);

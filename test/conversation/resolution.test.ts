@@ -194,7 +194,7 @@ describe('an uncertain write waits for an operator’s verdict (DESIGN §9.1)', 
     await settle(bot);
     expect(noticesOf('operator').map(textOf)).toEqual([expect.stringMatching(/^Recorded/) as unknown]);
     expect(noticesOf('resolved')).toEqual([]);
-    expect(logLines).toContainEqual(expect.objectContaining({ level: 50, msg: 'resolved turns could not be announced: the next housekeeping round tries again' }));
+    expect(logLines).toContainEqual(expect.objectContaining({ level: 50, msg: 'resolved turns could not be announced: the watch for verdicts tries again' }));
     await first.announceResolutions('console');
     expect(noticesOf('resolved')).toHaveLength(1);
   });
@@ -213,6 +213,25 @@ describe('an uncertain write waits for an operator’s verdict (DESIGN §9.1)', 
     expect(toolResultsSent(fake, fake.requests.length - 1)).toEqual([{ role: 'tool', tool_call_id: 'w1', content: 'An operator confirmed that this call took effect.' }]);
     await bot.announceResolutions('console');
     expect(noticesOf('resolved')).toHaveLength(1);
+    expect(harness.current.replies()).toEqual(['Saved.']);
+  });
+
+  it('a resume that meets the announcement of its verdict halfway does not tell the requester a second time', async () => {
+    const announcing = new Intake(deps());
+    const { turnId } = await parkedTurn(announcing);
+    await giveVerdict(store.operator, { turn: turnId, call: 'w1', verdict: 'applied', text: null, by: 'cli:ops' });
+    fake.enqueue(chatText('Saved.'));
+    // The resume has read the turn, still untold, when the announcement tells it; then it claims the turn.
+    const meeting = storeWith(store.turns, 'claimResume', async (id, generation) => {
+      await announcing.announceResolutions('console');
+      return store.turns.claimResume(id, generation);
+    });
+    const bot = new Intake(harness.current.deps('', { store: meeting }));
+
+    bot.submit(inboundFromText(harness.current.message('resume')));
+    await settle(bot);
+
+    expect(noticesOf('resolved').map(textOf)).toEqual([expect.stringContaining('`save_note` (call w1) took effect. Type `resume` to continue your request.') as unknown]);
     expect(harness.current.replies()).toEqual(['Saved.']);
   });
 

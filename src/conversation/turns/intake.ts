@@ -153,12 +153,12 @@ export class Intake {
     this.#commands.add(kept);
   }
 
-  /** Tells the requesters of turns the operators just resolved, at once rather than at the next housekeeping round. */
+  /** Tells the requesters of turns the operators just resolved, at once rather than at the watch's next look (DESIGN §9.1). */
   async #announceNow(source: string): Promise<void> {
     try {
       await this.announceResolutions(source);
     } catch (error) {
-      this.deps.logger.error({ err: error }, 'resolved turns could not be announced: the next housekeeping round tries again');
+      this.deps.logger.error({ err: error }, 'resolved turns could not be announced: the watch for verdicts tries again');
     }
   }
 

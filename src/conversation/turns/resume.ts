@@ -168,8 +168,7 @@ async function resume(turn: TurnRecord, requester: InboundMessage, askedBy: Resu
     giveBack();
     return { kind: 'notice', turn: turn.turnId, notice: 'in_progress', text: TEXTS.resumedElsewhere };
   }
-  // The claim records that the requester is told now.
-  const resolved = resumable.turn.resolutionUntold ? resolvedNotice(resumable.turn, resumable.ops, true) : undefined;
+  const resolved = claim.toldResolution ? resolvedNotice(resumable.turn, resumable.ops, true) : undefined;
   // A run that never reached the model (its reply was already logged, it halted) gives the probe slots back.
   const engine = probes.length === 0 ? deps.engine : { ...deps.engine, probeTokens: probes.map((probe) => probe.token) };
   const continued = runTurn(restored.turn, { kind: 'resumed', log: restored.log }, storeDurability(store, claim.lease), engine).finally(giveBack);

@@ -27,7 +27,8 @@ const FIRST_MEMORY_SCOPES = ['user', 'channel'];
  * needs: `now_ms()`, the database's clock every lease is judged by (DESIGN §7.7); the owner
  * process of each lease and the registry of processes; blobs as rows instead of files; and an
  * admission order (`admitted`) where SQLite has its rowid. Version 2 is SQLite's version 8: a
- * pending reply keeps the model that wrote it.
+ * pending reply keeps the model that wrote it. Version 3 is SQLite's version 11: the turns whose
+ * requester is still to be told of a verdict are indexed apart.
  */
 export const PG_MIGRATIONS: readonly string[] = [
   `
@@ -181,6 +182,9 @@ export const PG_MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE replies ADD COLUMN written_by_model TEXT;
   ALTER TABLE replies ADD COLUMN written_by_fallback SMALLINT NOT NULL DEFAULT 0 CHECK (written_by_fallback IN (0, 1));
+  `,
+  `
+  CREATE INDEX turns_resolved_untold ON turns (source, updated_at) WHERE status = 'SUSPENDED' AND resolution_untold = 1;
   `,
 ];
 

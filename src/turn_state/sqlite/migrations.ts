@@ -137,6 +137,15 @@ const repliesKeepTheirAuthor = `
 `;
 
 /**
+ * Schema version 11 (DESIGN §9.1): the turns whose requester is still to be told of the operators'
+ * verdicts, found through an index that holds only them, so that the running bot's watch for new
+ * verdicts every few seconds reads an empty index while there are none.
+ */
+const resolvedUntoldIndexed = `
+  CREATE INDEX turns_resolved_untold ON turns (source, updated_at) WHERE status = 'SUSPENDED' AND resolution_untold = 1;
+`;
+
+/**
  * The schema, one entry per version; a database at version N runs the entries after N, in order,
  * each in one transaction with foreign keys checked at its end (so that a step may rebuild a table).
  */
@@ -280,6 +289,7 @@ export const TURN_STORE_MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE turns ADD COLUMN owner_instance TEXT;
   `,
+  resolvedUntoldIndexed,
 ];
 
 /** Brings `db` to the newest of `migrations`; `what` names the store in the errors. */

@@ -138,8 +138,10 @@ export function describeResolution(makeHarness: MakeHarness): void {
       expect(await h.store.markResolutionTold(told.turnId)).toBe(true);
       expect(await h.store.markResolutionTold(told.turnId)).toBe(false);
       const turn = await turnOf(h.store, claimed.turnId);
-      expect(await h.store.claimResume(claimed.turnId, turn.generation)).toMatchObject({ won: true, turn: { resolutionUntold: false } });
+      expect(await h.store.claimResume(claimed.turnId, turn.generation)).toMatchObject({ won: true, turn: { resolutionUntold: false }, toldResolution: true });
       expect(await h.store.listResolvedUntold('discord')).toEqual([]);
+      expect(await h.store.markResolutionTold(claimed.turnId)).toBe(false);
+      expect(await h.store.claimResume(told.turnId, (await turnOf(h.store, told.turnId)).generation)).toMatchObject({ won: true, toldResolution: false });
     });
 
     it('lists turns for operators: by status and channel, with the calls awaiting a verdict; by id prefix; in detail', async () => {
