@@ -1,11 +1,14 @@
 import type { Readable } from 'node:stream';
 import type { IdFactory } from '../core/ids.js';
-import type { InboundMessage } from '../conversation/transport.js';
+import type { InboundMessage, MessageNames } from '../conversation/transport.js';
 import { BoundedLines } from './bounded_lines.js';
 
 /** The console's one channel and one author. */
 export const CONSOLE_CHANNEL = 'console';
 export const CONSOLE_AUTHOR = 'console-user';
+
+/** How the system prompt's `{server}`, `{channel}` and `{user}` name the console's place and author. */
+const CONSOLE_NAMES: MessageNames = { server: 'console', channel: CONSOLE_CHANNEL, user: CONSOLE_AUTHOR };
 
 /**
  * Message ids that never repeat across processes and restarts, whatever the wall clock says: one
@@ -28,7 +31,7 @@ export function readConsoleLines(input: Readable, ids: IdFactory, maxMessageChar
   const nextId = consoleMessageIds(ids);
   const lines = new BoundedLines(maxMessageChars + 1);
   const hand = (texts: readonly string[]): void => {
-    for (const text of texts) submit({ source: 'console', channelId: CONSOLE_CHANNEL, authorId: CONSOLE_AUTHOR, authorRoleIds: [], messageId: nextId(), text });
+    for (const text of texts) submit({ source: 'console', channelId: CONSOLE_CHANNEL, authorId: CONSOLE_AUTHOR, authorRoleIds: [], messageId: nextId(), text, names: CONSOLE_NAMES });
   };
   return new Promise((resolve, reject) => {
     input.setEncoding('utf8');

@@ -2,14 +2,14 @@ import { z } from 'zod';
 import type { PermissionsSettings } from '../tools/permissions_settings.js';
 import type { OverrideSettings } from './overrides_settings.js';
 import type { TurnStateSettings } from '../turn_state/turn_state_settings.js';
+import { PLACEHOLDERS_DESCRIPTION, promptSchema } from './prompt_placeholders.js';
 
 /** The `chat` section. */
 export const chatSection = z
   .strictObject({
-    system_prompt: z
-      .string()
+    system_prompt: promptSchema
       .default('You are Holdfast, a helpful assistant in a Discord server. Answer concisely. Use tools when they help, and say plainly when a tool failed.')
-      .describe('The system prompt of every turn.'),
+      .describe(`The system prompt of every turn. ${PLACEHOLDERS_DESCRIPTION}`),
     max_iterations: z.int().positive().default(20).describe('The most model calls one turn may make.'),
     max_tool_calls: z.int().nonnegative().default(30).describe('The most tool calls one turn may run; calls beyond it are refused, never run.'),
     max_continuations: z.int().nonnegative().default(2).describe('How many times a reply cut off by the token limit is continued.'),

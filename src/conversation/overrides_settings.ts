@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isConfiguredToolName } from '../tools/tools_settings.js';
+import { PLACEHOLDERS_DESCRIPTION, promptSchema } from './prompt_placeholders.js';
 
 /** A list of Discord ids that, when given, names at least one. */
 const someIds = (what: string) =>
@@ -22,7 +23,7 @@ const overrideSchema = z
   .strictObject({
     name: z.string().min(1).optional().describe('What /status calls the entry, e.g. "support channels".'),
     match: matchSchema,
-    system_prompt: z.string().min(1).optional().describe('The system prompt of turns here, instead of `chat.system_prompt`.'),
+    system_prompt: promptSchema.min(1).optional().describe(`The system prompt of turns here, instead of \`chat.system_prompt\`. ${PLACEHOLDERS_DESCRIPTION}`),
     tools: z.array(z.string().min(1)).optional().describe('The only tools offered here, by name (each must be a configured tool); permissions still apply. Every tool when absent; none when empty.'),
     max_iterations: z.int().positive().optional().describe('The most model calls one turn here may make, instead of `chat.max_iterations`.'),
     models: z

@@ -16,6 +16,18 @@ export interface MessagePlace {
   readonly categoryId?: string;
 }
 
+/**
+ * How people call a message's place and author where it was said, as the transport shows them,
+ * for the system prompt's `{server}`, `{channel}` and `{user}`. On Discord: the server's name
+ * (`direct messages` in one), the channel's or thread's name, the author's display name there; the
+ * console: `console`, `console`, `console-user`.
+ */
+export interface MessageNames {
+  readonly server: string;
+  readonly channel: string;
+  readonly user: string;
+}
+
 /** A message as a transport hands it to the intake pipeline. */
 export interface InboundMessage {
   readonly source: string;
@@ -29,6 +41,8 @@ export interface InboundMessage {
   readonly attachments?: readonly MessageAttachment[];
   /** Where it was said; nowhere in particular when absent. */
   readonly place?: MessagePlace;
+  /** How its place and author are called; the prompt's names are left empty when absent. */
+  readonly names?: MessageNames;
 }
 
 /**

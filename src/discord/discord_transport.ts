@@ -13,7 +13,7 @@ import { discordSink } from './discord_sink.js';
 import { discordMessageSource } from './discord_source.js';
 import { InOrder } from './in_order.js';
 import { addressesBot, withoutBotMention } from './mention_policy.js';
-import { placeOf } from './message_place.js';
+import { namesOf, placeOf } from './message_place.js';
 import { channelOwnership, shardOptions } from './shard_ownership.js';
 import { registerSlashCommands, slashCommand } from './slash_commands.js';
 
@@ -186,5 +186,6 @@ function addressedMessage(message: Message, botId: string, channels: readonly st
     messageId: message.id,
     text: withoutBotMention(message.content, botId),
     place: placeOf(message.channel, message.guildId),
+    names: namesOf(message.channel, message.guild, message.member?.displayName ?? message.author.displayName),
   };
 }

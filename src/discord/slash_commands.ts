@@ -1,6 +1,6 @@
 import { ApplicationCommandOptionType, InteractionContextType, type ApplicationCommandData, type ChatInputCommandInteraction, type Client } from 'discord.js';
 import type { Inbound, InboundMessage } from '../conversation/transport.js';
-import { placeOf } from './message_place.js';
+import { namesOf, placeOf } from './message_place.js';
 import { serverScope } from './server_scope.js';
 
 const text = ApplicationCommandOptionType.String as const;
@@ -72,6 +72,7 @@ export function slashCommand(interaction: ChatInputCommandInteraction): Inbound 
     messageId: interaction.id,
     text: `/${interaction.commandName}`,
     place: placeOf(interaction.channel, interaction.guildId),
+    names: namesOf(interaction.channel, interaction.guild, interaction.member !== null && 'displayName' in interaction.member ? interaction.member.displayName : interaction.user.displayName),
   };
   switch (interaction.commandName) {
     case 'help':

@@ -197,6 +197,27 @@ ${extra}`,
     expect(bot.stderr()).not.toMatch(/\n\s+at /);
   });
 
+  it('fills the system prompt’s placeholders for each turn: the UTC date and time of its start, and the console’s names', async () => {
+    const prompt = 'Today is {date}; it is {time}. {user} asks in {channel} on {server}. Reply as {"answer": "…"}; {{user} stays.';
+    fake.enqueue(chatText('Hello.'), chatText('Hello again.'));
+    const bot = start(configFile(`chat:\n  system_prompt: '${prompt}'\n`));
+    await bot.waitFor((e) => e['type'] === 'ready');
+    const systemOf = (index: number): unknown => (fake.requests[index]?.body as { messages: { role: string; content: unknown }[] }).messages.find((m) => m.role === 'system')?.content;
+    for (const [index, text] of ['hello', 'hello again'].entries()) {
+      // The program's clock is the machine's: its time lies between these two instants, to the second.
+      const before = Math.floor(Date.now() / 1000) * 1000;
+      bot.send(text);
+      await bot.waitFor((e) => isReply(e) && e['text'] === (index === 0 ? 'Hello.' : 'Hello again.'));
+      const after = Date.now();
+      const system = String(systemOf(index));
+      const [, date = '', time = ''] = /^Today is (\d{4}-\d{2}-\d{2}); it is (\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z)\. /.exec(system) ?? [];
+      expect(system).toBe(`Today is ${date}; it is ${time}. console-user asks in console on console. Reply as {"answer": "…"}; {user} stays.`);
+      expect(time.slice(0, 10)).toBe(date);
+      expect(Date.parse(time)).toBeGreaterThanOrEqual(before);
+      expect(Date.parse(time)).toBeLessThanOrEqual(after);
+    }
+  });
+
   it('keeps the conversation across a restart: the next request carries the earlier exchange', async () => {
     fake.enqueue(chatText('Nice to meet you, Ada.'));
     const first = start(configFile());

@@ -33,6 +33,15 @@ describe('the holdfast program', { timeout: 30_000 }, () => {
     ]);
   });
 
+  it('exits 2 on an unknown placeholder in a system prompt, naming its key and the placeholder', async () => {
+    const bad = temp.write('prompt.yml', 'chat:\n  system_prompt: "Today is {date}; you talk to {username}."\n');
+    const run = await runProgram(['--config', 'prompt.yml'], { cwd: temp.path() });
+    expect(run.status).toBe(2);
+    expect(run.stderr.trimEnd().split('\n')).toEqual([
+      `holdfast: ${bad}:2:18: chat.system_prompt: unknown placeholder {username}: a prompt may hold {date}, {time}, {server}, {channel}, {user} (write {{username} for the text {username})`,
+    ]);
+  });
+
   it('exits 2 when the configuration file cannot be read or parsed', async () => {
     const missing = await runProgram(['--config', 'missing.yml'], { cwd: temp.path() });
     expect(missing.status).toBe(2);

@@ -148,15 +148,16 @@ describe('the inbox: messages accepted into a channel’s queue', () => {
     expect(await store.listInbox('console')).toEqual([]);
   });
 
-  it('keeps where a queued message was said: after the restart its turn gets the prompt of the `overrides` entry for that place', async () => {
-    const queued = { ...harness.current.message('how do I reset it?', 'ada', 'm-1'), place: { guildId: 'g-1', categoryId: 'support' } };
+  it('keeps where a queued message was said and its names: after the restart its turn gets the prompt of the `overrides` entry for that place, filled with them', async () => {
+    const names = { server: 'Fake Guild', channel: 'support', user: 'Ada' };
+    const queued = { ...harness.current.message('how do I reset it?', 'ada', 'm-1'), place: { guildId: 'g-1', categoryId: 'support' }, names };
     await store.acceptInbound({ identity: { source: 'console', channelId: 'c1', messageId: 'm-1' }, message: queued });
     fake.enqueue(chatText('Hold the button.'));
-    const bot = new Intake(harness.current.deps('overrides:\n  - match: { category_ids: [support] }\n    system_prompt: You answer support questions.\n'));
+    const bot = new Intake(harness.current.deps("overrides:\n  - match: { category_ids: [support] }\n    system_prompt: 'You answer {user} in {channel} of {server}.'\n"));
     await bot.restoreInbox(everyChannelOf('console'));
     await bot.idle();
     expect(harness.current.replies()).toEqual(['Hold the button.']);
-    expect((fake.requests[0]?.body as { messages: { role: string; content: unknown }[] }).messages[0]).toEqual({ role: 'system', content: 'You answer support questions.' });
+    expect((fake.requests[0]?.body as { messages: { role: string; content: unknown }[] }).messages[0]).toEqual({ role: 'system', content: 'You answer Ada in support of Fake Guild.' });
   });
 
   it('leaves the entries of channels this process does not serve in the inbox, untouched, and answers the ones it serves', async () => {

@@ -8,6 +8,7 @@ import { parseConfigText } from '../../src/app/config_schema.js';
 import type { ContentBlock, Message } from '../../src/llm/protocol.js';
 import { deriveCatalog } from '../../src/tools/catalog.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';
+import { ManualClock } from '../support/manual_clock.js';
 import { useTempDir } from '../support/temp_dir.js';
 import { openTestStore } from '../support/turn_store.js';
 
@@ -85,6 +86,7 @@ describe('admitting a message with attachments', () => {
       config,
       store,
       catalog: () => deriveCatalog(config.tools, { memory: undefined }),
+      clock: new ManualClock(),
       logger: pino({ level: 'silent' }),
     });
     if (admitted.kind !== 'admitted') throw new Error(`expected admission, got ${admitted.notice}`);
@@ -96,7 +98,7 @@ describe('admitting a message with attachments', () => {
   it('stores the history the turn starts from in front of the request, and says a message another owner is working on is in progress', async () => {
     ({ store } = openTestStore(temp.path()));
     const config = parseConfigText('tools:\n  builtin: []\n', 'c.yml', {});
-    const deps = { config, store, catalog: () => deriveCatalog(config.tools, { memory: undefined }), logger: pino({ level: 'silent' }) };
+    const deps = { config, store, catalog: () => deriveCatalog(config.tools, { memory: undefined }), clock: new ManualClock(), logger: pino({ level: 'silent' }) };
     const message: InboundMessage = { source: 'discord', channelId: 'c1', authorId: 'ada', authorRoleIds: [], messageId: 'm1', text: 'and then?' };
     const earlier: Message[] = [
       { role: 'user', content: [{ type: 'text', text: 'tell me a story' }] },

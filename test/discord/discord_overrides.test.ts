@@ -101,6 +101,37 @@ describe('settings for some channels (`overrides`), on the local Discord', { tim
     expect(world.fake.requests.map((r) => offered(r.body))).toEqual([{ system: SUPPORT_PROMPT, tools: ['lookup'], toolChoice: 'none' }]);
   });
 
+  it('fills a prompt’s placeholders with the names Discord gives the server, the channel or thread and the requester, in an override’s prompt too', async () => {
+    const { supportChannelId, threadId, channelId, categoryId, dmChannelId, user } = world.discord.world;
+    const prompts = `chat:
+  system_prompt: '{user} asks in {channel} on {server}, {date}.'
+overrides:
+  - match: { category_ids: ["${categoryId}"] }
+    system_prompt: 'Support for {user} in {channel} of {server} at {time}.'
+`;
+    world.fake.enqueue(chatText('General.'), chatText('Thread.'), chatText('Support.'), chatText('Private.'));
+    const started = new Date().toISOString().slice(0, 10);
+    await world.start(discordConfigYaml(world.discord, world.fake.baseUrl, prompts)).logged('connected to Discord');
+    await ask(channelId, 'hello');
+    await shownIn(channelId, 'General.');
+    await ask(threadId, 'and here?');
+    await shownIn(threadId, 'Thread.');
+    await ask(supportChannelId, 'how do I reset it?');
+    await shownIn(supportChannelId, 'Support.');
+    await world.discord.dispatchMessage({ channelId: dmChannelId, authorId: user.id, content: 'and in private?' });
+    await shownIn(dmChannelId, 'Private.');
+
+    // The bot's clock is the machine's: the date is today's in UTC, on either side of a midnight the test may have crossed.
+    const day = `(${started}|${new Date().toISOString().slice(0, 10)})`;
+    const systems = world.fake.requests.map((r) => String(offered(r.body).system));
+    expect(systems).toEqual([
+      expect.stringMatching(new RegExp(`^alice asks in general on Fake Guild, ${day}\\.$`)),
+      expect.stringMatching(new RegExp(`^alice asks in general-thread on Fake Guild, ${day}\\.$`)),
+      expect.stringMatching(new RegExp(`^Support for alice in support of Fake Guild at ${day}T\\d{2}:\\d{2}:\\d{2}Z\\.$`)),
+      expect.stringMatching(new RegExp(`^alice asks in direct messages on direct messages, ${day}\\.$`)),
+    ]);
+  });
+
   it('names the entry that applies in /status, or says that none does', async () => {
     const { supportChannelId, threadId, channelIds, dmChannelId, user } = world.discord.world;
     await start();

@@ -93,7 +93,7 @@ describe('continuing an interrupted turn from its log (DESIGN §7.4)', { timeout
       signal: new AbortController().signal,
       logger: pino({ level: 'silent' }),
     };
-    const restored = restoreFromLog(resumable, reconstructed, turnDefaults(cfg));
+    const restored = restoreFromLog(resumable, reconstructed, turnDefaults(cfg, { now: clock.now(), names: undefined }));
     const claim = await second.store.claimResume(turn.turnId, resumable.turn.generation);
     if (!claim.won) throw new Error(`resume not won: ${claim.reason}`);
     let stored: Promise<{ transcript: Message[]; state: unknown } | undefined> = Promise.resolve(undefined);
@@ -246,7 +246,7 @@ describe('continuing an interrupted turn from its log (DESIGN §7.4)', { timeout
     const reconstructed = { turnId: turn.turnId, identity: turn.identity, requester: turn.requester, tools: turn.tools, signal: new AbortController().signal, logger: turn.logger };
     let invalid: unknown;
     try {
-      restoreFromLog(resumable, reconstructed, turnDefaults(config));
+      restoreFromLog(resumable, reconstructed, turnDefaults(config, { now: clock.now(), names: undefined }));
     } catch (error) {
       invalid = error;
     }

@@ -43,7 +43,9 @@ describe('a turn whose message has attachments, against a real store and the rea
     const clock = new ManualClock();
     const first = openTestStore(temp.path(), clock);
     const before = engineHarness(first.store, clock, fake, config);
-    const admission = await first.store.admit(admissionFor('m-1', undefined, initialCheckpoint(turnDefaults(config), [userMessage('what is in the picture?', config, [image, notes])])));
+    const admission = await first.store.admit(
+      admissionFor('m-1', undefined, initialCheckpoint(turnDefaults(config, { now: clock.now(), names: undefined }), [userMessage('what is in the picture?', config, [image, notes])])),
+    );
     if (admission.disposition !== 'admitted') throw new Error(`expected admission, got ${admission.disposition}`);
     const parts = {
       turnId: admission.lease.turnId,
@@ -53,7 +55,7 @@ describe('a turn whose message has attachments, against a real store and the rea
       signal: new AbortController().signal,
       logger: pino({ level: 'silent' }),
     };
-    const turn = newChatTurn(parts, 'what is in the picture?', config, [image, notes]);
+    const turn = newChatTurn(parts, 'what is in the picture?', config, { now: clock.now(), names: undefined }, [image, notes]);
     const expected = [
       { type: 'text', text: 'what is in the picture?' },
       { type: 'text', text: 'The user attached the image `cat.png`:' },
@@ -79,7 +81,7 @@ describe('a turn whose message has attachments, against a real store and the rea
     if (resumable === undefined) throw new Error('turn vanished');
     expect(resumable.transcript).toEqual(turn.transcript);
     const reconstructed = { ...parts, tools: deriveCatalog(config.tools, { memory: undefined }).tools };
-    const restored = restoreFromLog(resumable, reconstructed, turnDefaults(config));
+    const restored = restoreFromLog(resumable, reconstructed, turnDefaults(config, { now: clock.now(), names: undefined }));
     const claim = await second.store.claimResume(turn.turnId, resumable.turn.generation);
     if (!claim.won) throw new Error(`resume not won: ${claim.reason}`);
     fake.reset();
@@ -93,8 +95,8 @@ describe('a turn whose message has attachments, against a real store and the rea
 
   it('tells a model that does not see images what was attached, and sends no image', async () => {
     const config = configWith(false);
-    const { store } = openTestStore(temp.path());
-    const harness = engineHarness(store, new ManualClock(), fake, config);
+    const { store, clock } = openTestStore(temp.path());
+    const harness = engineHarness(store, clock, fake, config);
     const admission = await store.admit(admissionFor('m-1'));
     if (admission.disposition !== 'admitted') throw new Error(`expected admission, got ${admission.disposition}`);
     const parts = {
@@ -106,7 +108,7 @@ describe('a turn whose message has attachments, against a real store and the rea
       logger: pino({ level: 'silent' }),
     };
     fake.enqueue(chatText('I cannot see images here.'));
-    const turn = newChatTurn(parts, 'what is in the picture?', config, [image]);
+    const turn = newChatTurn(parts, 'what is in the picture?', config, { now: clock.now(), names: undefined }, [image]);
     const ending = await runToCompletion(harness.recoveryClock, runTurn(turn, { kind: 'fresh' }, storeDurability(store, admission.lease), harness.deps));
     expect(ending.status).toBe('TERMINAL_COMPLETED');
     expect(userMessagesOf(fake.requests[0]?.body)).toEqual([

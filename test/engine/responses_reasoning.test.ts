@@ -92,7 +92,7 @@ describe('OpenAI Responses reasoning across tool steps', { timeout: 60_000 }, ()
         signal: new AbortController().signal,
         logger: pino({ level: 'silent' }),
       };
-      const restored = restoreFromLog(resumable, reconstructed, turnDefaults(config));
+      const restored = restoreFromLog(resumable, reconstructed, turnDefaults(config, { now: clock.now(), names: undefined }));
       const claim = await second.store.claimResume(turn.turnId, resumable.turn.generation);
       if (!claim.won) throw new Error(`the resume was not won: ${claim.reason}`);
       const after = engineHarness(second.store, clock, fake, config, 'openai-responses');

@@ -129,7 +129,7 @@ describe('a tool runs with the arguments the model gave; only the stored copy is
       signal: new AbortController().signal,
       logger: pino({ level: 'silent' }),
     };
-    const restored = restoreFromLog(resumable, reconstructed, turnDefaults(config));
+    const restored = restoreFromLog(resumable, reconstructed, turnDefaults(config, { now: clock.now(), names: undefined }));
     const claim = await second.store.claimResume(turn.turnId, resumable.turn.generation);
     if (!claim.won) throw new Error(`resume not won: ${claim.reason}`);
     const ending = await runToCompletion(after.recoveryClock, runTurn(restored.turn, { kind: 'resumed', log: restored.log }, storeDurability(second.store, claim.lease), after.deps));

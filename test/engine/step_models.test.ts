@@ -94,7 +94,7 @@ describe('which model wrote each step of a turn with a fallback model (DESIGN §
       signal: new AbortController().signal,
       logger: pino({ level: 'silent' }),
     };
-    const restored = restoreFromLog(resumable, parts, turnDefaults(config));
+    const restored = restoreFromLog(resumable, parts, turnDefaults(config, { now: first.clock.now(), names: undefined }));
     const claim = await second.store.claimResume(turn.turnId, resumable.turn.generation);
     if (!claim.won) throw new Error(`the resume was not won: ${claim.reason}`);
     const requestsBefore = primaryServer.requests.length + fallbackServer.requests.length;

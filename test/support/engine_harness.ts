@@ -93,7 +93,7 @@ export function engineHarness(store: TurnStore, clock: ManualClock, fake: FakeLL
     recoveryClock,
     provider,
     async admit(messageId, text, controller = new AbortController()) {
-      const start = initialCheckpoint(turnDefaults(config), [userMessage(text, config)]);
+      const start = initialCheckpoint(turnDefaults(config, { now: clock.now(), names: undefined }), [userMessage(text, config)]);
       const admission = await store.admit(admissionFor(messageId, undefined, start));
       if (admission.disposition !== 'admitted') throw new Error(`expected admission, got ${admission.disposition}`);
       const parts = {
@@ -104,7 +104,7 @@ export function engineHarness(store: TurnStore, clock: ManualClock, fake: FakeLL
         signal: controller.signal,
         logger: pino({ level: 'silent' }),
       };
-      const turn = newChatTurn(parts, text, config);
+      const turn = newChatTurn(parts, text, config, { now: clock.now(), names: undefined });
       return { turn, lease: admission.lease, durability: storeDurability(store, admission.lease) };
     },
   };

@@ -1,4 +1,5 @@
 import type { ConversationSettings } from '../chat_settings.js';
+import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import type { ToolCatalog } from '../../tools/catalog.js';
 import type { TurnStore } from '../../turn_state/turn_store.js';
@@ -13,18 +14,25 @@ import { userContent } from '../history/user_content.js';
 import { awaitingAtAdmissionText, TEXTS } from '../notices/texts.js';
 import { assertNever } from '../../core/assert_never.js';
 import { overrideAt, toolsOffered, type AppliedOverride } from '../channel_overrides.js';
+import { filledPrompt, type PromptFilling } from '../prompt_placeholders.js';
 
 export interface AdmissionDeps {
   readonly config: ConversationSettings;
   readonly store: TurnStore;
   readonly catalog: () => ToolCatalog;
+  /** Its `now()` fills the prompt's `{date}` and `{time}`. */
+  readonly clock: Clock;
   readonly logger: Logger;
 }
 
-/** The prompt and caps a new turn gets from the configuration in force: `chat`'s, shaped by the `overrides` entry `here`. */
-export function turnDefaults(config: ConversationSettings, here?: AppliedOverride): TurnDefaults {
+/**
+ * The prompt and caps a new turn gets from the configuration in force: `chat`'s, shaped by the
+ * `overrides` entry `here`; the prompt's placeholders filled from `filling` (the time of the
+ * admission, the names of the message's place and author).
+ */
+export function turnDefaults(config: ConversationSettings, filling: PromptFilling, here?: AppliedOverride): TurnDefaults {
   return {
-    systemPrompt: here?.override.system_prompt ?? config.chat.system_prompt,
+    systemPrompt: filledPrompt(here?.override.system_prompt ?? config.chat.system_prompt, filling),
     budgets: { maxIterations: here?.override.max_iterations ?? config.chat.max_iterations, maxToolCalls: config.chat.max_tool_calls, maxContinuations: config.chat.max_continuations },
   };
 }
@@ -35,8 +43,8 @@ export function userMessage(text: string, config: ConversationSettings, attachme
 }
 
 /** A turn that has done nothing yet: its transcript is the user's message. */
-export function newChatTurn(parts: ReconstructedParts, text: string, config: ConversationSettings, attachments: readonly MessageAttachment[] = []): ChatTurn {
-  return freshChatTurn(parts, turnDefaults(config), [userMessage(text, config, attachments)]);
+export function newChatTurn(parts: ReconstructedParts, text: string, config: ConversationSettings, filling: PromptFilling, attachments: readonly MessageAttachment[] = []): ChatTurn {
+  return freshChatTurn(parts, turnDefaults(config, filling), [userMessage(text, config, attachments)]);
 }
 
 /** A new turn ready to run, or the notice that says why this message will not run fresh. */
@@ -47,7 +55,8 @@ export type MessageAdmission =
 /**
  * Admission (DESIGN §8): a message whose identity the store already holds never runs fresh; a new
  * one becomes a turn over `history` with the prompt, budgets and tools of where it was said (the
- * `overrides` entry that matches there, else `chat`; the tools its requester may use), stored with
+ * `overrides` entry that matches there, else `chat`; the tools its requester may use), its prompt
+ * filled in now with the time and the message's names and kept as filled when it is resumed, stored with
  * the user's message and that history in one transaction that also takes the message out of the
  * inbox (`inboxId`). With durability off the store keeps nothing, and the turn runs all the same.
  */
@@ -58,7 +67,7 @@ export async function admitMessage(message: InboundMessage, history: readonly Me
   const transcript = [...history, userMessage(message.text, config, message.attachments)];
   const here = overrideAt(config.overrides, message.channelId, message.place);
   const tools = toolsOffered(deps.catalog().tools, config, requester, message.channelId, here);
-  const defaults = turnDefaults(config, here);
+  const defaults = turnDefaults(config, { now: deps.clock.now(), names: message.names }, here);
   const fresh = (turnId: string): ChatTurn =>
     freshChatTurn({ turnId, identity, requester, tools, signal, logger: deps.logger.child({ turn: turnId, channel: message.channelId }) }, defaults, [...transcript]);
   const start = initialCheckpoint(defaults, transcript);

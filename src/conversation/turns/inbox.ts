@@ -1,7 +1,7 @@
 import { assertNever } from '../../core/assert_never.js';
 import type { Logger } from '../../core/logger.js';
 import type { AdmissionStore } from '../../turn_state/turn_store.js';
-import { channelKey, type InboundMessage, type MessagePlace, type ServedChannels } from '../transport.js';
+import { channelKey, type InboundMessage, type MessageNames, type MessagePlace, type ServedChannels } from '../transport.js';
 import { z } from 'zod';
 import { ATTACHMENT_SKIP_REASONS, IMAGE_MEDIA_TYPES, type MessageAttachment } from '../history/message_attachment.js';
 
@@ -111,6 +111,8 @@ const place = z.strictObject({
   categoryId: z.string().min(1).exactOptional(),
 }) satisfies z.ZodType<MessagePlace>;
 
+const names = z.strictObject({ server: z.string(), channel: z.string(), user: z.string() }) satisfies z.ZodType<MessageNames>;
+
 const inboundMessage = z.strictObject({
   source: z.string().min(1),
   channelId: z.string().min(1),
@@ -120,6 +122,7 @@ const inboundMessage = z.strictObject({
   text: z.string(),
   attachments: z.array(attachment).exactOptional(),
   place: place.exactOptional(),
+  names: names.exactOptional(),
 }) satisfies z.ZodType<InboundMessage>;
 
 /** The message an inbox entry holds, or `undefined` when the entry is not one this code wrote. */

@@ -146,7 +146,7 @@ async function resume(turn: TurnRecord, requester: InboundMessage, askedBy: Resu
   };
   let restored;
   try {
-    restored = restoreFromLog(resumable, reconstructed, turnDefaults(config, here));
+    restored = restoreFromLog(resumable, reconstructed, turnDefaults(config, { now: deps.clock.now(), names: requester.names }, here));
   } catch (error) {
     if (!isInvalidCheckpointError(error)) throw error;
     return refuseDamaged(resumable.turn, error.problems, deps);
