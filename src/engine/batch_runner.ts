@@ -27,13 +27,13 @@ export interface BatchContext {
   readonly onTool?: ((activity: ToolActivity) => void) | undefined;
 }
 
-/** A tool call that starts or stops running: what runs now, for showing where the turn stands. */
-export interface ToolActivity {
-  readonly type: 'started' | 'finished';
-  readonly toolCallId: string;
-  readonly toolName: string;
-  readonly effect: EffectClass;
-}
+/**
+ * A tool call that starts or stops running: what runs now, for showing where the turn stands. A
+ * call that stopped running says what it came to (`outcome`; none when it threw).
+ */
+export type ToolActivity =
+  | { readonly type: 'started'; readonly toolCallId: string; readonly toolName: string; readonly effect: EffectClass }
+  | { readonly type: 'finished'; readonly toolCallId: string; readonly toolName: string; readonly effect: EffectClass; readonly outcome?: ToolOutcome };
 
 /** The answers of a batch, in call order; `manual` lists writes whose outcome nobody can know. */
 export interface BatchResult {
@@ -166,8 +166,9 @@ async function execute(tool: Tool, op: OpRecord, input: JsonObject, context: Bat
   context.onTool?.({ type: 'started', ...call });
   // /stop reaches only a tool that can tell its target to stop; any other settles within its own timeout.
   const stop = attempt === 'first' && tool.cancellable === true ? stopOnly(turn.signal) : undefined;
+  let outcome: ToolOutcome | undefined;
   try {
-    return await runTool(
+    outcome = await runTool(
       tool,
       input,
       {
@@ -179,9 +180,10 @@ async function execute(tool: Tool, op: OpRecord, input: JsonObject, context: Bat
       },
       context.clock,
     );
+    return outcome;
   } finally {
     stop?.release();
-    context.onTool?.({ type: 'finished', ...call });
+    context.onTool?.({ type: 'finished', ...call, ...(outcome === undefined ? {} : { outcome }) });
   }
 }
 

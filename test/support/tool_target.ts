@@ -9,8 +9,8 @@ export interface TargetRequest {
   readonly body: string;
 }
 
-/** A test's answer to one call: a status and body, or a response held until the test releases it. */
-export type TargetReply = { readonly status: number; readonly body: string } | { readonly hold: Promise<void> };
+/** A test's answer to one call: a status and body, or a response held until the test releases it (then 200 with `body`, `released` unless given). */
+export type TargetReply = { readonly status: number; readonly body: string } | { readonly hold: Promise<void>; readonly body?: string };
 
 /**
  * The far side of the bot's HTTP tools: a real server on 127.0.0.1 that records every request
@@ -58,7 +58,7 @@ export class ToolTarget {
     const reply = this.#replies.shift() ?? { status: 200, body: 'ok' };
     if ('hold' in reply) {
       await reply.hold;
-      if (!res.destroyed) res.end('released');
+      if (!res.destroyed) res.end(reply.body ?? 'released');
       return;
     }
     res.writeHead(reply.status, { 'content-type': 'text/plain' });

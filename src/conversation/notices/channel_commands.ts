@@ -17,7 +17,7 @@ export function stopCommand(origin: InboundMessage, running: ReadonlyMap<string,
   if (turn.requesterId !== origin.authorId && !isAdmin(deps.config.permissions, origin.authorId)) {
     return postNotice(deps.sink, origin, null, 'status', TEXTS.onlyRequesterStops);
   }
-  postNotice(deps.sink, origin, null, 'status', stoppingText(turn.phase.runningWithEffect()));
+  postNotice(deps.sink, origin, null, 'status', stoppingText(turn.phase.stopRequested()));
   turn.controller.abort();
 }
 

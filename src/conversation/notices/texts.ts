@@ -4,6 +4,7 @@ import { shortTurnId } from '../../engine/call_label.js';
 import type { TurnEnding } from '../../engine/terminal_writer.js';
 import type { AwaitedCall, FailureReason } from '../../engine/turn_outcome.js';
 import type { NoticeKind } from '../transport.js';
+import type { ToolOutcome } from '../../tools/tool.js';
 
 /**
  * Every sentence the bot says in a channel, to the people who ask and to the admins who answer
@@ -87,7 +88,7 @@ export function endingNotice(ending: NoticedEnding): { readonly notice: NoticeKi
     case 'TERMINAL_FAILED':
       return { notice: 'failed', text: FAILURE_TEXTS[ending.reason] };
     case 'TERMINAL_CANCELLED':
-      return { notice: 'cancelled', text: 'Stopped.' };
+      return { notice: 'cancelled', text: stoppedText([]) };
     case 'SUSPENDED':
       return { notice: 'suspended', text: SUSPENSION_TEXTS[ending.suspendedFor] };
     case 'AWAITING_RESOLUTION':
@@ -259,6 +260,44 @@ export function stillOverloadedText(clock: Clock, retryAtMs: number | undefined)
 }
 
 // /stop and /status.
+
+/** A call with an effect that ran on when /stop came, and what it came to once it settled (nothing known when it threw). */
+export interface FinishedOnStop {
+  readonly toolName: string;
+  readonly outcome: ToolOutcome | undefined;
+}
+
+/** The most characters of a call's result or error that a notice quotes. */
+const QUOTED_OUTCOME_CHARS = 300;
+
+/**
+ * A stopped turn's notice: `Stopped.`, then what each call that ran on after /stop came to
+ * ("`open_ticket` finished before stopping: Ticket T-1 was created"). The channel's history keeps
+ * the same words, so that the model knows next time what was done.
+ */
+export function stoppedText(finished: readonly FinishedOnStop[]): string {
+  return ['Stopped.', ...finished.map(({ toolName, outcome }) => `\`${toolName}\` ${finishedOutcomeText(outcome)}`)].join('\n');
+}
+
+function finishedOutcomeText(outcome: ToolOutcome | undefined): string {
+  if (outcome === undefined) return 'ended before stopping, and whether it took effect is not known.';
+  switch (outcome.kind) {
+    case 'result':
+      return `finished before stopping: ${quotedOutcome(outcome.text)}`;
+    case 'failed':
+      return `failed before stopping: ${quotedOutcome(outcome.error)}`;
+    case 'uncertain':
+      return 'ended before stopping, and whether it took effect is not known.';
+    default:
+      return assertNever(outcome);
+  }
+}
+
+/** A result or error on one line, cut at {@link QUOTED_OUTCOME_CHARS} characters. */
+function quotedOutcome(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length <= QUOTED_OUTCOME_CHARS ? line : `${line.slice(0, QUOTED_OUTCOME_CHARS).trimEnd()}…`;
+}
 
 /** `/stop`'s acknowledgement, naming each running tool with an effect: it finishes first. */
 export function stoppingText(finishing: readonly string[]): string {

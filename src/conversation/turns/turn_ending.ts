@@ -8,7 +8,7 @@ import type { ReplyStore } from '../../turn_state/turn_store.js';
 import type { HistoryStore } from '../../turn_state/history_store.js';
 import type { HistoryFitting } from '../history/history_fitting.js';
 import { channelKey, type InboundMessage, postNotice, type ReplySink } from '../transport.js';
-import { endingNotice, thoughtText, type NoticedEnding } from '../notices/texts.js';
+import { endingNotice, stoppedText, thoughtText, type FinishedOnStop, type NoticedEnding } from '../notices/texts.js';
 import { deliverReply, replyAuthorship, replyNotes } from './reply_delivery.js';
 
 export interface EndingDeps {
@@ -25,15 +25,18 @@ export interface EndingDeps {
 /**
  * What follows a turn's end in the conversation (DESIGN §8): a completed turn's reply joins the
  * history and is delivered, then the history's fitting to its budget starts (it does not hold up
- * the channel); any other ending is told with its notice. With `chat.show_reasoning: summary`, a reply
- * whose run reasoned for `thoughtMs` says so below it. Resolves when the reply is delivered or given up.
+ * the channel); any other ending is told with its notice, a stopped turn's with what the calls that
+ * ran on after /stop came to (`run.finishedOnStop`). With `chat.show_reasoning: summary`, a reply
+ * whose run reasoned (`run.thoughtMs`) says so below it. Resolves when the reply is delivered or given up.
  */
-export async function deliverEnding(message: InboundMessage, turnId: string, ending: TurnEnding, deps: EndingDeps, thoughtMs = 0): Promise<void> {
+export async function deliverEnding(message: InboundMessage, turnId: string, ending: TurnEnding, deps: EndingDeps, run: RunReport = NOTHING_TO_REPORT): Promise<void> {
   if (ending.status === 'untouched') return;
   // The store still holds the turn as it was: no status changed, so none is announced.
   if (ending.status !== 'unrecorded') deps.sink.post({ type: 'turn', channelId: message.channelId, turn: turnId, status: ending.status });
   if (ending.status === 'AWAITING_RESOLUTION') warnAwaitingVerdict(message, ending.awaiting, deps.logger);
+  if (ending.status === 'TERMINAL_CANCELLED' && run.finishedOnStop.length > 0) return tellStopped(message, turnId, run.finishedOnStop, deps);
   if (ending.status !== 'TERMINAL_COMPLETED') return tellEnding(message, turnId, ending, deps.sink);
+  const { thoughtMs } = run;
   const channel = channelKey(message);
   await deps.history.append(channel, { role: 'assistant', text: ending.reply });
   const reply = {
@@ -48,6 +51,29 @@ export async function deliverEnding(message: InboundMessage, turnId: string, end
   deps.faults.reach('after_completion', 0);
   await deliverReply(deps.store, deps.sink, reply, deps.logger);
   deps.fitting.request(channel);
+}
+
+/** What a run of a turn reports besides its ending: how long its model reasoned, and what the calls that ran on after /stop came to. */
+export interface RunReport {
+  readonly thoughtMs: number;
+  readonly finishedOnStop: readonly FinishedOnStop[];
+}
+
+const NOTHING_TO_REPORT: RunReport = { thoughtMs: 0, finishedOnStop: [] };
+
+/**
+ * A turn stopped after calls that ran on to their end: the requester is told what each came to,
+ * and the channel's history keeps the same words as the bot's, so that the model knows next turn
+ * what was done.
+ */
+async function tellStopped(message: InboundMessage, turnId: string, finished: readonly FinishedOnStop[], deps: EndingDeps): Promise<void> {
+  const text = stoppedText(finished);
+  postNotice(deps.sink, message, turnId, 'cancelled', text);
+  try {
+    await deps.history.append(channelKey(message), { role: 'assistant', text });
+  } catch (error) {
+    deps.logger.error({ err: error, turn: turnId, channel: message.channelId }, 'the history could not keep what the calls of a stopped request came to');
+  }
 }
 
 function tellEnding(message: InboundMessage, turnId: string, ending: NoticedEnding, sink: ReplySink): void {

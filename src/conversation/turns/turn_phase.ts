@@ -1,7 +1,7 @@
 import { assertNever } from '../../core/assert_never.js';
 import type { ToolActivity } from '../../engine/batch_runner.js';
 import type { RecoveryEvent } from '../../recovery/generate_with_recovery.js';
-import { spanText } from '../notices/texts.js';
+import { spanText, type FinishedOnStop } from '../notices/texts.js';
 
 /** Where a running turn stands; times are monotonic milliseconds. */
 export type PhaseState =
@@ -33,6 +33,9 @@ export class TurnPhase {
   /** The model call in progress: when it began, and how many attempts reached the provider. */
   #call: { readonly startedAt: number; attempts: number } | undefined;
   readonly #tools = new Map<string, ToolActivity>();
+  /** The calls with an effect that ran on when /stop came, until each settles. */
+  readonly #stoppedDuring = new Set<string>();
+  readonly #finishedOnStop: FinishedOnStop[] = [];
 
   /** @param now the monotonic time now. */
   constructor(private readonly now: () => number) {}
@@ -85,13 +88,26 @@ export class TurnPhase {
   /** A tool call started or finished. */
   tool(activity: ToolActivity): void {
     if (activity.type === 'started') this.#tools.set(activity.toolCallId, activity);
-    else this.#tools.delete(activity.toolCallId);
+    else {
+      this.#tools.delete(activity.toolCallId);
+      if (this.#stoppedDuring.delete(activity.toolCallId)) this.#finishedOnStop.push({ toolName: activity.toolName, outcome: activity.outcome });
+    }
     this.#enter(this.#tools.size === 0 ? { kind: 'preparing' } : { kind: 'tools', running: [...this.#tools.values()] });
   }
 
-  /** The tools running now whose effect /stop cannot take back: each is left to finish. */
-  runningWithEffect(): string[] {
-    return [...this.#tools.values()].filter((tool) => tool.effect !== 'read').map((tool) => tool.toolName);
+  /**
+   * `/stop` came: the names of the tools running now whose effect it cannot take back. Each is left
+   * to finish, and what it came to is kept for {@link finishedOnStop}.
+   */
+  stopRequested(): string[] {
+    const running = [...this.#tools.values()].filter((tool) => tool.effect !== 'read');
+    for (const tool of running) this.#stoppedDuring.add(tool.toolCallId);
+    return running.map((tool) => tool.toolName);
+  }
+
+  /** The calls that ran on when /stop came and have settled since, in the order they did, with what each came to. */
+  get finishedOnStop(): readonly FinishedOnStop[] {
+    return this.#finishedOnStop;
   }
 
   /** The phase as `/status` says it: `waiting for attempt 4 of the model (in 12 s)`. */

@@ -168,7 +168,7 @@ export class TurnRunner {
       { turn: turnId, channel: message.channelId, requester: message.authorId, status: ending.status, durationMs: deps.clock.monotonicNow() - counting.startedAt, ...counting.stats.summary() },
       'turn finished',
     );
-    if (silent?.(ending) !== true) await deliverEnding(message, turnId, ending, { ...deps, fitting: this.fitting }, counting.phase.thoughtMs);
+    if (silent?.(ending) !== true) await deliverEnding(message, turnId, ending, { ...deps, fitting: this.fitting }, counting.phase);
     return { kind: 'ran', turnId, ending };
   }
 
