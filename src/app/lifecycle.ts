@@ -26,8 +26,8 @@ export interface BotRun {
 
 /**
  * Runs the bot on one transport, the same way for every transport: connect, hand its commands
- * to the conversation, keep house, catch up on what the last process left unsaid and queued
- * unanswered (before anything new), tell verdicts recorded anywhere within seconds, and run until
+ * to the conversation, keep house, catch up on what the last process left unsaid, interrupted
+ * (continued by itself with `turn_state.continue_after_restart`) and queued unanswered (before anything new), tell verdicts recorded anywhere within seconds, and run until
  * the input ends (then the queued turns finish or suspend) or SIGINT/SIGTERM arrives (then
  * intake stops and running turns are suspended with reason `shutdown`, their work kept).
  * @throws whatever `transport.connect()` throws (a refused Discord login).
@@ -49,7 +49,8 @@ export async function runBot(transport: Transport, run: BotRun): Promise<void> {
   };
   const stopRounds = new AbortController();
   const housekeeping = keepHouse(services.store, clock, config.turn_state.housekeeping_interval_seconds * 1000, stopRounds.signal, announce);
-  const caughtUp = catchUpAfterRestart(services, sink, transport, config.llm.fallback_note, logger);
+  const continued = await intake.continueAfterRestart(transport);
+  const caughtUp = catchUpAfterRestart(services, sink, transport, config.llm.fallback_note, logger, continued);
   await intake.restoreInbox(transport);
   // Verdicts given while the bot was stopped are told at once.
   await announce();

@@ -181,6 +181,8 @@ export function isReplyUndeliverable(error: unknown): error is ReplyUndeliverabl
 /** The original message of a turn as the transport sees it now; `undefined` when it was deleted. */
 export interface OriginalMessage {
   readonly authorId: string;
+  /** The roles its author holds now, where the transport has them (Discord servers): a turn continued after a restart offers the tools they allow. */
+  readonly authorRoleIds?: readonly string[];
   /** {@link messageDigest} of its current text. */
   readonly digest: string;
   /** Where it was said, for the `overrides` entry a resumed turn is shaped by; nowhere in particular when absent. */

@@ -47,6 +47,12 @@ export const turnStateSection = z
     lease_ttl_seconds: seconds('How long a turn owner’s lease lasts without a heartbeat (heartbeats come every third of it)', 30),
     housekeeping_interval_seconds: seconds('How often the expired-lease and retention sweeps run', 300),
     auto_resume: z.boolean().default(true).describe('Continue a turn suspended by an overload by itself once the model’s breaker lets a probe through (not across restarts).'),
+    continue_after_restart: z
+      .boolean()
+      .default(true)
+      .describe(
+        'Continue a turn interrupted by a restart (SIGTERM or a crash) by itself once the bot is back, as a typed `resume` would; a turn with an uncertain write still waits for an operator. `false`: its requester types `resume`.',
+      ),
     resume_ttl_hours: z.number().positive().default(24).describe('How long a suspended turn stays resumable after its last real progress, in hours.'),
     payload_retention_days: z.number().positive().default(7).describe('How long a turn’s transcript and tool results are kept for diagnosis, in days; then only its identity and ledger remain.'),
     ledger_retention_days: z

@@ -34,6 +34,8 @@ describe('killing the real program and resuming on the same database', { timeout
   model: test-model
 logging:
   level: warn
+turn_state:
+  continue_after_restart: false
 tools:
   builtin: []
   http:

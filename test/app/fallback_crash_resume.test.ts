@@ -37,6 +37,8 @@ describe('a turn that moved to its fallback model, in the real program', { timeo
 logging:
   level: info
   format: json
+turn_state:
+  continue_after_restart: false
 ${noteToolSection(target.url)}${extra}`;
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'config.yml'), yaml);

@@ -27,7 +27,10 @@ describe('messages queued behind a running turn, across a stop of the real progr
 
   function start(dir: string): JsonLinesProgram {
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'config.yml'), `llm:\n  base_url: ${fake.baseUrl}\n  model: test-model\nlogging:\n  level: warn\nchat:\n  max_queued_per_channel: 2\ntools:\n  builtin: []\n`);
+    writeFileSync(
+      join(dir, 'config.yml'),
+      `llm:\n  base_url: ${fake.baseUrl}\n  model: test-model\nlogging:\n  level: warn\nturn_state:\n  continue_after_restart: false\nchat:\n  max_queued_per_channel: 2\ntools:\n  builtin: []\n`,
+    );
     const program = startJsonLinesProgram(['--config', join(dir, 'config.yml')], { cwd: dir, env: { PATH: process.env['PATH'] } });
     return track(program);
   }

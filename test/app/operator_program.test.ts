@@ -35,7 +35,7 @@ describe('the operator command line beside the running bot: the resolution loop'
     const path = join(dir, 'config.yml');
     mkdirSync(dir, { recursive: true });
     // Without auto-resume the bot's notice of a verdict asks for `resume`: the requester's resume is what continues the turn.
-    writeFileSync(path, noteToolConfig(servers.current, 'logging:\n  level: warn\nturn_state:\n  auto_resume: false\n'));
+    writeFileSync(path, noteToolConfig(servers.current, 'logging:\n  level: warn\nturn_state:\n  auto_resume: false\n  continue_after_restart: false\n'));
     return path;
   }
 

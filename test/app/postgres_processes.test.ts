@@ -37,6 +37,7 @@ llm_recovery:
 turn_state:
   backend: postgres
   auto_resume: false
+  continue_after_restart: false
   postgres:
     url: ${url}
     schema: ${schema}

@@ -36,6 +36,7 @@ describe('two bot processes, shard 0 and shard 1 of 2, on one PostgreSQL store',
     const extra = `turn_state:
   backend: postgres
   auto_resume: false
+  continue_after_restart: false
   lease_ttl_seconds: 1.5
   housekeeping_interval_seconds: 0.25
   postgres: { url: "${url}", schema: ${schema} }

@@ -55,6 +55,8 @@ describe('the built program against hostile input (DESIGN §9.3)', { timeout: 60
 logging:
   level: info
   format: json
+turn_state:
+  continue_after_restart: false
 ${noteToolSection(target.url)}    - name: lookup
       description: Looks a word up.
       url: ${target.url}/lookup/{word}

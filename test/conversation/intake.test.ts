@@ -98,7 +98,9 @@ describe('the intake pipeline', () => {
     await fake.whenRequests(1);
     await bot.shutdown();
     expect(notices()).toEqual(['suspended']);
-    expect(events.find((e) => e.type === 'message' && e.kind === 'notice')).toMatchObject({ text: expect.stringMatching(/restarting.*saved.*`resume`/) as unknown });
+    expect(events.find((e) => e.type === 'message' && e.kind === 'notice')).toMatchObject({
+      text: 'The bot is restarting. Your request and the work done so far are saved: I will continue it once the bot is back.',
+    });
     const [suspended] = await store.listSuspended({ source: 'console', channelId: 'c1' });
     expect(suspended?.suspensionReason).toBe('shutdown');
     bot.submit(inboundFromText(message('too late')));

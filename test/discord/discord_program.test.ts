@@ -117,8 +117,25 @@ describe('the bot on Discord, against a local Discord and the real discord.js cl
     }
   });
 
-  it('after a kill mid-answer, a new process tells the channel once, in reply to the question, and resumes it for its author', async () => {
+  it('after a kill mid-answer, a new process continues the request by itself, telling the channel once in reply to the question', async () => {
     const db = `turn_state:\n  db_path: ${join(temp.path(), 'turns.sqlite3')}\n`;
+    fake.enqueue({ kind: 'no_response' });
+    const first = await connected(db);
+    const asked = await say(discord, 'what is milk?');
+    await fake.whenRequests(1);
+    first.child.kill('SIGKILL');
+    expect(await first.exited).toBeNull();
+    fake.enqueue(chatText('Milk is a drink.'));
+    await connected(db);
+    expect((await replyTo(discord, asked)).content).toBe('ℹ️ Continuing your request after a restart.');
+    await shown(discord, 'Milk is a drink.');
+    expect(posts(discord).filter((m) => m.content.startsWith('ℹ️ The bot restarted'))).toEqual([]);
+    expect(fake.requests).toHaveLength(2);
+    expect(userMessagesOf(fake.requests[1]?.body)).toEqual([{ role: 'user', content: 'what is milk?' }]);
+  });
+
+  it('after a kill mid-answer with continue_after_restart: false, a new process tells the channel once, and resumes it for its author', async () => {
+    const db = `turn_state:\n  db_path: ${join(temp.path(), 'turns.sqlite3')}\n  continue_after_restart: false\n`;
     fake.enqueue({ kind: 'no_response' });
     const first = await connected(db);
     const asked = await say(discord, 'what is milk?');
@@ -134,7 +151,6 @@ describe('the bot on Discord, against a local Discord and the real discord.js cl
     await shown(discord, 'Milk is a drink.');
     expect(posts(discord).filter((m) => m.content.startsWith('ℹ️ The bot restarted'))).toHaveLength(1);
     expect(fake.requests).toHaveLength(2);
-    expect(userMessagesOf(fake.requests[1]?.body)).toEqual([{ role: 'user', content: 'what is milk?' }]);
   });
 
   it('after a kill between storing a reply and posting it, a new process posts it once, into the draft', async () => {

@@ -79,18 +79,25 @@ const SUSPENSION_TEXTS: Readonly<Record<Extract<TurnEnding, { status: 'SUSPENDED
   shutdown: 'The bot is restarting. Your request and the work done so far are saved: type `resume` to continue it.',
 };
 
+/** A turn suspended by a shutdown, with `turn_state.continue_after_restart` on. */
+const CONTINUES_AFTER_RESTART = 'The bot is restarting. Your request and the work done so far are saved: I will continue it once the bot is back.';
+
 /** A turn's ending that is told as a notice: every ending but a reply, a fenced turn's, and none. */
 export type NoticedEnding = Exclude<TurnEnding, { readonly status: 'TERMINAL_COMPLETED' | 'untouched' }>;
 
-/** What the requester is told of a turn that ended without a reply (DESIGN §8), and the notice it is told as. */
-export function endingNotice(ending: NoticedEnding): { readonly notice: NoticeKind; readonly text: string } {
+/**
+ * What the requester is told of a turn that ended without a reply (DESIGN §8), and the notice it
+ * is told as; `continuesAfterRestart` (`turn_state.continue_after_restart`) says whether a turn
+ * suspended by a shutdown goes on by itself once the bot is back.
+ */
+export function endingNotice(ending: NoticedEnding, continuesAfterRestart = false): { readonly notice: NoticeKind; readonly text: string } {
   switch (ending.status) {
     case 'TERMINAL_FAILED':
       return { notice: 'failed', text: FAILURE_TEXTS[ending.reason] };
     case 'TERMINAL_CANCELLED':
       return { notice: 'cancelled', text: stoppedText([]) };
     case 'SUSPENDED':
-      return { notice: 'suspended', text: SUSPENSION_TEXTS[ending.suspendedFor] };
+      return { notice: 'suspended', text: ending.suspendedFor === 'shutdown' && continuesAfterRestart ? CONTINUES_AFTER_RESTART : SUSPENSION_TEXTS[ending.suspendedFor] };
     case 'AWAITING_RESOLUTION':
       return { notice: 'manual_resolution', text: awaitingVerdictText(ending.awaiting) };
     case 'TERMINAL_REJECTED':
@@ -160,6 +167,7 @@ export const TEXTS = {
   handlingFailed: 'Something went wrong inside the bot while handling this message. The operators can find the details in the log.',
   noModel: 'No model is configured yet: set `llm.model` (and `llm.api_key` or `llm.base_url`) in the configuration, then restart the bot.',
   continuing: 'Continuing your saved request.',
+  continuingAfterRestart: 'Continuing your request after a restart.',
   // Resume.
   onlyRequesterResumes: 'Only the person who asked can resume their saved request.',
   nothingToResume: 'You have no saved request in this channel to resume.',

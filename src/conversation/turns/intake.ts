@@ -15,6 +15,7 @@ import { routeBreakers } from '../../recovery/model_route.js';
 import { operatorCommand } from '../operators/operator_commands.js';
 import { postResolved, resolvedNotice } from '../operators/resolution_notices.js';
 import { TurnRunner, type TurnRun } from './turn_runner.js';
+import type { TurnRecord } from '../../turn_state/turn_types.js';
 
 /**
  * The transport-neutral intake (DESIGN §2, §8): transports hand it typed commands; `/stop`,
@@ -102,6 +103,35 @@ export class Intake {
       }
       this.#enqueue(message, () => this.#runner.message(message, kept));
     }
+  }
+
+  /**
+   * Continues by itself each turn a restart interrupted (DESIGN §9): with
+   * `turn_state.continue_after_restart` on, every saved turn of the channels this process serves
+   * that was interrupted (a crash) or suspended by a shutdown is queued in its channel's lane,
+   * oldest first, as the requester's `resume` would be. Resolves with the ids of the turns it
+   * queued: their channels need not be told to type `resume`. Call it once, before
+   * {@link restoreInbox}: such a turn came before the messages that waited behind it.
+   */
+  async continueAfterRestart(channels: ServedChannels): Promise<ReadonlySet<string>> {
+    const { deps } = this;
+    const queued = new Set<string>();
+    if (!deps.config.turn_state.continue_after_restart || deps.provider === undefined || !deps.store.durable) return queued;
+    let saved;
+    try {
+      saved = await deps.operator.listTurns({ statuses: ['SUSPENDED'], source: channels.source });
+    } catch (error) {
+      deps.logger.error({ err: error }, 'the turns a restart interrupted could not be read: their requesters type `resume`');
+      return queued;
+    }
+    const interrupted = saved.map((overview) => overview.turn).filter((turn) => RESTART_REASONS.has(turn.suspensionReason ?? ''));
+    for (const turn of interrupted.reverse()) {
+      if (!(await channels.serves(turn.identity.channelId))) continue;
+      const original = originalMessageOf(turn);
+      this.#lanes.enqueue(channelKey(original), () => this.#start(original, () => this.#runner.continueAfterRestart(turn, original)));
+      queued.add(turn.turnId);
+    }
+    return queued;
   }
 
   /**
@@ -231,6 +261,15 @@ export class Intake {
     }
     return this.#runner.autoResume(turn, original, { ...original, messageId: `auto-${target.turnId}` });
   }
+}
+
+/** Why a turn was suspended when a restart interrupted it: the start-up sweep found it running, or the bot was shutting down. */
+const RESTART_REASONS: ReadonlySet<string> = new Set(['interrupted', 'shutdown']);
+
+/** A saved turn's original message as far as the store knows it, for a continuation nobody typed: its author, and the roles they hold now, are read again from the transport. */
+function originalMessageOf(turn: TurnRecord): InboundMessage {
+  const { source, channelId, messageId } = turn.identity;
+  return { source, channelId, authorId: turn.requesterId, authorRoleIds: [], messageId, text: '' };
 }
 
 /** A message without its downloaded files: a resumed turn reads them from its stored transcript. */

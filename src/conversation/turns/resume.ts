@@ -31,8 +31,12 @@ export interface ResumeDeps {
   readonly engine: RunDeps;
 }
 
-/** Who asks for a resume: the requester (their `resume` tries now, as the breaker's probe) or the automatic waiter (it goes only when the breaker admits it). */
-export type ResumeAsker = 'requester' | 'automatic';
+/**
+ * Who asks for a resume: the requester (their `resume` tries now, as the breaker's probe), the
+ * automatic waiter (it goes only when the breaker admits it), or the bot back from a restart
+ * (`turn_state.continue_after_restart`: it tries now, for the requester, with the roles they hold now).
+ */
+export type ResumeAsker = 'requester' | 'automatic' | 'restart';
 
 /** What a resume command came to. */
 export type ResumeAttempt =
@@ -133,7 +137,8 @@ async function resume(turn: TurnRecord, requester: InboundMessage, askedBy: Resu
     return refuseDamaged(turn, [error.message], deps);
   }
   if (resumable === undefined || resumable.turn.status !== 'SUSPENDED') return alreadyContinued(turn);
-  const asker = { userId: requester.authorId, roleIds: requester.authorRoleIds };
+  // Back from a restart, nobody typed anything: the requester's roles are those of the original's author now.
+  const asker = { userId: requester.authorId, roleIds: askedBy === 'restart' ? (original.authorRoleIds ?? []) : requester.authorRoleIds };
   // The entry in force where the original was said gives the tools as the configuration says now; the prompt and caps were fixed at admission.
   const here = overrideAt(config.overrides, turn.identity.channelId, original.place);
   const reconstructed = {
@@ -151,7 +156,7 @@ async function resume(turn: TurnRecord, requester: InboundMessage, askedBy: Resu
     if (!isInvalidCheckpointError(error)) throw error;
     return refuseDamaged(resumable.turn, error.problems, deps);
   }
-  const claimed = claimOnRoute(routeOf(deps.engine.provider, deps.engine.fallbacks), deps.engine.recovery.breakers, askedBy === 'requester');
+  const claimed = claimOnRoute(routeOf(deps.engine.provider, deps.engine.fallbacks), deps.engine.recovery.breakers, askedBy !== 'automatic');
   if (claimed.kind === 'rejected') return { kind: 'overloaded', turn: turn.turnId, retryAtMs: claimed.retryAtMs };
   const { probes } = claimed;
   const giveBack = (): void => {

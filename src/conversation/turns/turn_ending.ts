@@ -35,7 +35,7 @@ export async function deliverEnding(message: InboundMessage, turnId: string, end
   if (ending.status !== 'unrecorded') deps.sink.post({ type: 'turn', channelId: message.channelId, turn: turnId, status: ending.status });
   if (ending.status === 'AWAITING_RESOLUTION') warnAwaitingVerdict(message, ending.awaiting, deps.logger);
   if (ending.status === 'TERMINAL_CANCELLED' && run.finishedOnStop.length > 0) return tellStopped(message, turnId, run.finishedOnStop, deps);
-  if (ending.status !== 'TERMINAL_COMPLETED') return tellEnding(message, turnId, ending, deps.sink);
+  if (ending.status !== 'TERMINAL_COMPLETED') return tellEnding(message, turnId, ending, deps);
   const { thoughtMs } = run;
   const channel = channelKey(message);
   await deps.history.append(channel, { role: 'assistant', text: ending.reply });
@@ -76,9 +76,9 @@ async function tellStopped(message: InboundMessage, turnId: string, finished: re
   }
 }
 
-function tellEnding(message: InboundMessage, turnId: string, ending: NoticedEnding, sink: ReplySink): void {
-  const { notice, text } = endingNotice(ending);
-  postNotice(sink, message, turnId, notice, text);
+function tellEnding(message: InboundMessage, turnId: string, ending: NoticedEnding, deps: Pick<EndingDeps, 'config' | 'sink'>): void {
+  const { notice, text } = endingNotice(ending, deps.config.turn_state.continue_after_restart);
+  postNotice(deps.sink, message, turnId, notice, text);
 }
 
 /** One WARN line per call that awaits a verdict, with what an operator needs and the command to run (DESIGN §9.1). */

@@ -109,13 +109,30 @@ export class TurnRunner {
     return this.#resumed(answerTo, attempt, 'automatic', controller, streaming, counting);
   }
 
+  /**
+   * A turn interrupted by a restart (SIGTERM or a crash) continues by itself once the bot is back
+   * (`turn_state.continue_after_restart`, DESIGN §9), answering its original message `original`:
+   * it goes through the checks of a typed `resume` and tries the model at once; the channel is
+   * told once, as the model answers. A turn another resume took meanwhile is left to it, silently.
+   */
+  async continueAfterRestart(turn: TurnRecord, original: InboundMessage): Promise<TurnRun | undefined> {
+    const { deps } = this;
+    if (deps.provider === undefined) return undefined;
+    const controller = new AbortController();
+    const streaming: Streaming = { turnId: turn.turnId, firstAnswer: undefined, quiet: false };
+    const counting = newRunCounting(this.deps);
+    const attempt = await resumeTurn(turn, original, 'restart', controller.signal, { ...deps, engine: engineDeps(this.deps, original, streaming, counting) });
+    if (attempt.kind === 'notice' && attempt.notice === 'in_progress') return undefined;
+    return this.#resumed(original, attempt, 'restart', controller, streaming, counting);
+  }
+
   async #resumed(answerTo: InboundMessage, attempt: ResumeAttempt, askedBy: ResumeAsker, controller: AbortController, streaming: Streaming, counting: RunCounting): Promise<TurnRun | undefined> {
     const { deps } = this;
     switch (attempt.kind) {
       case 'not_a_resume':
         return undefined;
       case 'overloaded':
-        if (askedBy === 'requester') postNotice(deps.sink, answerTo, attempt.turn, 'suspended', probeInFlightText(deps.recovery.clock, attempt.retryAtMs, this.#autoResumes()));
+        if (askedBy !== 'automatic') postNotice(deps.sink, answerTo, attempt.turn, 'suspended', probeInFlightText(deps.recovery.clock, attempt.retryAtMs, this.#autoResumes()));
         return { kind: 'waiting', turnId: attempt.turn };
       case 'notice':
         return void postNotice(this.deps.sink, answerTo, attempt.turn, attempt.notice, attempt.text);
@@ -131,7 +148,7 @@ export class TurnRunner {
         streaming.firstAnswer = () => {
           answered = true;
           if (quiet) this.#active(answerTo, turnId);
-          postNotice(deps.sink, answerTo, turnId, 'resumed', TEXTS.continuing);
+          postNotice(deps.sink, answerTo, turnId, 'resumed', askedBy === 'restart' ? TEXTS.continuingAfterRestart : TEXTS.continuing);
         };
         return this.#run(answerTo, turnId, controller, counting, () => attempt.continued, quiet ? (ending) => !answered && this.#stillOverloaded(answerTo, turnId, ending) : undefined);
       }
