@@ -24,7 +24,8 @@ export const chatSection = z
       .enum(['hidden', 'summary'])
       .default('hidden')
       .describe(
-        'The model’s reasoning (`<think>` blocks, or reasoning a provider streams apart) is never shown as the answer. `hidden`: nothing of it is shown; `summary`: on Discord a line such as `-# thought for 12 s` goes under the reply.',
+        'The model’s reasoning (`<think>` blocks, or reasoning a provider streams apart) is never shown as the answer. ' +
+          '`hidden`: nothing of it is shown; `summary`: on Discord a line such as `-# thought for 12 s` goes under the reply.',
       ),
     compaction: z
       .enum(['drop', 'summarize'])
