@@ -51,7 +51,8 @@ export const turnStateSection = z
       .boolean()
       .default(true)
       .describe(
-        'Continue a turn interrupted by a restart (SIGTERM or a crash) by itself once the bot is back, as a typed `resume` would; a turn with an uncertain write still waits for an operator. `false`: its requester types `resume`.',
+        'Continue a turn interrupted by a restart (SIGTERM or a crash) by itself once the bot is back, as a typed `resume` would; ' +
+          'a turn with an uncertain write still waits for an operator. `false`: its requester types `resume`.',
       ),
     resume_ttl_hours: z.number().positive().default(24).describe('How long a suspended turn stays resumable after its last real progress, in hours.'),
     payload_retention_days: z.number().positive().default(7).describe('How long a turn’s transcript and tool results are kept for diagnosis, in days; then only its identity and ledger remain.'),

@@ -32,7 +32,8 @@ describe('killing the real program while an MCP tool call is in flight', { timeo
     const config = join(dir, 'config.yml');
     writeFileSync(
       config,
-      `llm:\n  base_url: ${fake.baseUrl}\n  model: test-model\nlogging:\n  level: warn\nturn_state:\n  continue_after_restart: false\ntools:\n  builtin: []\n  mcp:\n    - name: target\n      url: ${target.url}\n`,
+      `llm:\n  base_url: ${fake.baseUrl}\n  model: test-model\nlogging:\n  level: warn\nturn_state:\n  continue_after_restart: false\n` +
+        `tools:\n  builtin: []\n  mcp:\n    - name: target\n      url: ${target.url}\n`,
     );
     return track(startJsonLinesProgram(['--config', config], { cwd: dir, env: { PATH: process.env['PATH'] } }));
   }
