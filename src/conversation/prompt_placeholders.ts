@@ -55,15 +55,19 @@ export function filledPrompt(prompt: string, filling: PromptFilling): string {
   const values: Readonly<Record<PromptPlaceholder, string>> = {
     date: instant.slice(0, 10),
     time: `${instant.slice(0, 19)}Z`,
-    server: oneLine(names?.server),
-    channel: oneLine(names?.channel),
-    user: oneLine(names?.user),
+    server: nameOnOneLine(names?.server),
+    channel: nameOnOneLine(names?.channel),
+    user: nameOnOneLine(names?.user),
   };
   return prompt.replace(PLACEHOLDER, (whole, escaped: string, name: string) => (escaped !== '' ? whole.slice(1) : isPlaceholder(name) ? values[name] : whole));
 }
 
-/** A name as one line of at most {@link MAX_NAME_CHARS} characters: line breaks and other control characters become spaces. */
-function oneLine(name: string | undefined): string {
+/**
+ * A name as the model is given it, in a prompt or as a message's author: one line of at most
+ * {@link MAX_NAME_CHARS} characters, line breaks and other control characters become spaces,
+ * trimmed; empty when there is none.
+ */
+export function nameOnOneLine(name: string | undefined): string {
   const flat = (name ?? '').replace(/[\p{Cc}\u2028\u2029]+/gu, ' ').trim();
   return [...flat].slice(0, MAX_NAME_CHARS).join('');
 }

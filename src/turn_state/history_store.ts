@@ -20,6 +20,8 @@ export interface HistoryEntry {
   readonly text: string;
   /** Who wrote it (a Discord user id, or the console's user). */
   readonly authorId?: string;
+  /** How the transport named its author when it was said (a member's display name): a later turn shows it with the message. */
+  readonly authorName?: string;
   /** The transport's message id: an edit or a deletion of the message finds the entry by it. */
   readonly messageId?: string;
   /** The files that came with a user's message, in order; none when absent. */
@@ -31,6 +33,8 @@ export interface StoredHistoryEntry {
   readonly id: number;
   readonly role: StoredHistoryRole;
   readonly text: string;
+  /** Present when the transport named the author of a user's message. */
+  readonly authorName?: string;
   /** Present when the entry has attachments. */
   readonly attachments?: readonly HistoryAttachment[];
 }
@@ -76,7 +80,7 @@ export interface HistoryStore {
    * newer and stay); resolves to `false`, changing nothing, otherwise. A change bumps the revision once.
    */
   compact(channel: string, compaction: HistoryCompaction): Promise<boolean>;
-  /** Sets the text of the user's entry for message `messageId` (an edit on the transport); resolves to whether an entry changed. */
+  /** Sets the text of the user's entry for message `messageId` (an edit on the transport), its author kept; resolves to whether an entry changed. */
   edit(channel: string, messageId: string, text: string): Promise<boolean>;
   /** Removes the users' entries for these messages (deleted on the transport); resolves to how many were removed. */
   remove(channel: string, messageIds: readonly string[]): Promise<number>;

@@ -53,9 +53,9 @@ export function redactingHistoryStore(history: HistoryStore, secrets: SecretValu
   };
 }
 
-/** An entry with its text, and the text of its attached text files, redacted. */
+/** An entry with its text, its author's name and the text of its attached text files redacted. */
 function redactEntry(entry: HistoryEntry, secrets: SecretValues): HistoryEntry {
-  const redacted = { ...entry, text: secrets.redact(entry.text) };
+  const redacted = { ...entry, text: secrets.redact(entry.text), ...(entry.authorName === undefined ? {} : { authorName: secrets.redact(entry.authorName) }) };
   if (entry.attachments === undefined) return redacted;
   return { ...redacted, attachments: entry.attachments.map((attachment) => (attachment.kind === 'text' ? { ...attachment, text: secrets.redact(attachment.text) } : attachment)) };
 }

@@ -99,7 +99,7 @@ ${extra}`,
     expect(await bot.exited).toBe(0);
     expect(fake.requests).toHaveLength(1);
     const messages = (fake.requests[0]?.body as { messages: { role: string; content: unknown }[] }).messages.filter((m) => m.role !== 'system');
-    expect(messages).toEqual([{ role: 'user', content: 'hello' }]);
+    expect(messages).toEqual([{ role: 'user', content: '[console-user]: hello' }]);
   });
 
   it('ends a turn TERMINAL_CANCELLED on /stop during a slow model stream', async () => {
@@ -149,7 +149,7 @@ ${extra}`,
     bot.endInput();
     expect(await bot.exited).toBe(0);
     const messages = (fake.requests[1]?.body as { messages: { role: string; content: unknown }[] }).messages.filter((m) => m.role !== 'system');
-    expect(messages.map((m) => m.content)).toEqual(['My name is Ada.', 'Nice to meet you, Ada.', 'What is my name?']);
+    expect(messages.map((m) => m.content)).toEqual(['[console-user]: My name is Ada.', 'Nice to meet you, Ada.', '[console-user]: What is my name?']);
     expect(bot.stderr()).toContain('conversation history and memory notes are kept in memory only');
     expect(existsSync(join(temp.path(), 'data'))).toBe(false);
   });
@@ -234,9 +234,9 @@ ${extra}`,
     expect(await second.waitFor(isReply)).toMatchObject({ text: 'Your name is Ada.' });
     const messages = (fake.requests[1]?.body as { messages: { role: string; content: unknown }[] }).messages.filter((m) => m.role !== 'system');
     expect(messages).toEqual([
-      { role: 'user', content: 'My name is Ada.' },
+      { role: 'user', content: '[console-user]: My name is Ada.' },
       { role: 'assistant', content: 'Nice to meet you, Ada.' },
-      { role: 'user', content: 'What is my name?' },
+      { role: 'user', content: '[console-user]: What is my name?' },
     ]);
   });
 });

@@ -137,7 +137,7 @@ tools:
     const again = await resumeAfterRestart(start(dir));
     expect(await again.waitFor(isReply)).toMatchObject({ text: 'Noted: buy milk.' });
     const request = fake.requests[0]?.body as { messages: { role: string; content: unknown }[] };
-    expect(request.messages.at(-1)).toEqual({ role: 'user', content: 'Note: buy milk' });
+    expect(request.messages.at(-1)).toEqual({ role: 'user', content: '[console-user]: Note: buy milk' });
   });
 
   it('prints a reply stored just before a kill once, at the next start, without asking the model or the tool again', async () => {

@@ -67,7 +67,7 @@ describe('messages queued behind a running turn, across a stop of the real progr
       again.endInput();
       expect(await again.exited).toBe(0);
       expect(again.events.filter(isReply).map((e) => e['text'])).toEqual(['Answer to second.', 'Answer to third.']);
-      expect(askedFor(fake).slice(1)).toEqual(['second', 'third']);
+      expect(askedFor(fake).slice(1)).toEqual(['[console-user]: second', '[console-user]: third']);
 
       const third = start(dir);
       await third.waitFor((e) => e['type'] === 'ready');

@@ -36,8 +36,8 @@ const TABLES: Readonly<Record<string, string>> = {
  * A stopped bot's store in `cwd`, written by the store's own code with every kind of row: a
  * completed turn and its reply, a suspended turn with its transcript, checkpoints and calls in
  * several states (one result and one image kept as blobs), a turn awaiting resolution with one
- * verdict given, a message waiting in the inbox, history with an attachment and a summary, and
- * memory notes.
+ * verdict given, a message waiting in the inbox, history with an attachment, an author's name and
+ * a summary, and memory notes.
  */
 async function stoppedStoreIn(cwd: string, clock: ManualClock): Promise<void> {
   const store = storeIn(cwd, clock);
@@ -77,7 +77,7 @@ async function stoppedStoreIn(cwd: string, clock: ManualClock): Promise<void> {
   ] as const;
   await history.append(CHANNEL, { role: 'user', text: 'first', authorId: 'user-1', messageId: 'h1' });
   await history.append(CHANNEL, { role: 'assistant', text: 'noted' });
-  await history.append(CHANNEL, { role: 'user', text: 'see these', authorId: 'user-1', messageId: 'h2', attachments });
+  await history.append(CHANNEL, { role: 'user', text: 'see these', authorId: 'user-1', authorName: 'Ada', messageId: 'h2', attachments });
   const [first, second] = (await history.read(CHANNEL)).entries;
   await history.compact(CHANNEL, { throughId: second?.id ?? 0, count: 2, summaryId: undefined, summary: `${first?.text ?? ''}, noted` });
   await history.append('discord:42', { role: 'user', text: 'elsewhere', messageId: 'h3' });

@@ -78,7 +78,7 @@ tools:
     expect(answers.filter((answer) => !isReply(answer))).toEqual([expect.objectContaining({ kind: 'notice', notice: 'in_progress', turn: suspended['turn'] })]);
     expect(fake.requests).toHaveLength(1);
     const sent = (fake.requests[0]?.body as { messages: { role: string; content: unknown }[] }).messages.filter((m) => m.role === 'user');
-    expect(sent).toEqual([{ role: 'user', content: 'Are you there?' }]);
+    expect(sent).toEqual([{ role: 'user', content: '[console-user]: Are you there?' }]);
     expect([...first.events, ...second.events].filter(isNotice('interrupted'))).toEqual([]);
   });
 

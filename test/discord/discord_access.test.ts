@@ -57,7 +57,7 @@ describe('who may talk to the bot, and where (`access`), on the local Discord', 
       expect(storedRows(id)).toBe(0);
     }
     expect(world.fake.requests).toHaveLength(1);
-    expect(userMessagesOf(world.fake.requests[0]?.body)).toEqual([{ role: 'user', content: 'let me in' }]);
+    expect(userMessagesOf(world.fake.requests[0]?.body)).toEqual([{ role: 'user', content: '[alice]: let me in' }]);
   }
 
   it('answers an allowed user and ignores a denied one without a reply, a turn, a stored message or a model request, logging why at debug', async () => {

@@ -159,7 +159,7 @@ describe('flows on Discord through the program’s main function', { timeout: 60
     expect(botMessages(world.discord)[2]?.message_reference?.message_id).toBe(resumed);
     // One model request since the overload, the author's resume, carrying the original question and not the trigger.
     expect(world.fake.requests).toHaveLength(1);
-    expect(userMessagesOf(world.fake.requests[0]?.body)).toEqual([{ role: 'user', content: 'what is milk?' }]);
+    expect(userMessagesOf(world.fake.requests[0]?.body)).toEqual([{ role: 'user', content: '[alice]: what is milk?' }]);
   });
 
   it('shows the wait for the model in the reply’s draft; /status then lists the saved request by the short id /resume takes, with its expiry', async () => {

@@ -8,6 +8,13 @@ const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAMAAAACCAYAAACddGYaAAAAEUlEQVR
 /** A history budget the first question and its answer go over, summarised by the model. */
 const SMALL_SUMMARISED_HISTORY = 'chat:\n  history_max_chars: 40\n  compaction: summarize\n';
 const SUMMARY_INSTRUCTION = /^Summarise the conversation below/;
+/** A second member of the world's server, who goes by a nickname there. */
+const BOB = '1100000000000000042';
+
+/** The conversation of a recorded OpenAI chat request, without its system prompt. */
+function conversationOf(body: unknown): unknown[] {
+  return (body as { messages: { role: string }[] }).messages.filter((m) => m.role !== 'system');
+}
 
 /** The system prompt of a recorded OpenAI chat request. */
 function systemOf(body: unknown): unknown {
@@ -30,6 +37,36 @@ describe('the channel history on Discord follows what members do', { timeout: 60
     return id;
   }
 
+  it('shows the model who said what: each member’s message under their display name, the bot’s replies as its own, after a restart too', async () => {
+    world.fake.enqueue(chatText('Milk is a drink.'), chatText('Tea is a drink too.'), chatText('Bob asked about tea.'));
+    await connected();
+    await answered('what is milk?');
+    const bobs = await world.discord.dispatchMessage({
+      channelId: world.discord.world.channelId,
+      authorId: BOB,
+      authorNick: 'Bob',
+      content: `<@${world.discord.world.bot.id}> and tea?`,
+      mentionsBot: true,
+    });
+    await replyTo(world.discord, bobs);
+    expect(conversationOf(world.fake.requests[1]?.body)).toEqual([
+      { role: 'user', content: '[alice]: what is milk?' },
+      { role: 'assistant', content: 'Milk is a drink.' },
+      { role: 'user', content: '[Bob]: and tea?' },
+    ]);
+
+    expect(await world.stop()).toBe(0);
+    await connected();
+    await answered('what did Bob ask?');
+    expect(conversationOf(world.fake.requests[2]?.body)).toEqual([
+      { role: 'user', content: '[alice]: what is milk?' },
+      { role: 'assistant', content: 'Milk is a drink.' },
+      { role: 'user', content: '[Bob]: and tea?' },
+      { role: 'assistant', content: 'Tea is a drink too.' },
+      { role: 'user', content: '[alice]: what did Bob ask?' },
+    ]);
+  });
+
   it('sends the next turn an edited message as it reads now', async () => {
     world.fake.enqueue(chatText('Noted.'), chatText('Felix.'));
     const bot = await connected();
@@ -38,8 +75,8 @@ describe('the channel history on Discord follows what members do', { timeout: 60
     await bot.logged('history follows an edited message');
     await answered('what is my cat called?');
     expect(userMessagesOf(world.fake.requests[1]?.body)).toEqual([
-      { role: 'user', content: 'my cat is called Felix' },
-      { role: 'user', content: 'what is my cat called?' },
+      { role: 'user', content: '[alice]: my cat is called Felix' },
+      { role: 'user', content: '[alice]: what is my cat called?' },
     ]);
   });
 
@@ -50,7 +87,7 @@ describe('the channel history on Discord follows what members do', { timeout: 60
     world.discord.deleteUserMessage(first);
     await bot.logged('history follows deleted messages');
     await answered('what did I tell you?');
-    expect(userMessagesOf(world.fake.requests[1]?.body)).toEqual([{ role: 'user', content: 'what did I tell you?' }]);
+    expect(userMessagesOf(world.fake.requests[1]?.body)).toEqual([{ role: 'user', content: '[alice]: what did I tell you?' }]);
   });
 
   it('leaves messages a moderator purged at once out of the next turn', async () => {
@@ -61,7 +98,7 @@ describe('the channel history on Discord follows what members do', { timeout: 60
     world.discord.deleteUserMessages(world.discord.world.channelId, [first, second]);
     await bot.logged('history follows deleted messages');
     await answered('anything left?');
-    expect(userMessagesOf(world.fake.requests[2]?.body)).toEqual([{ role: 'user', content: 'anything left?' }]);
+    expect(userMessagesOf(world.fake.requests[2]?.body)).toEqual([{ role: 'user', content: '[alice]: anything left?' }]);
   });
 
   it('shows a later turn an image sent with an earlier message', async () => {
@@ -120,8 +157,8 @@ describe('the channel history on Discord follows what members do', { timeout: 60
     await connected(SMALL_SUMMARISED_HISTORY);
     await answered('what colour is it?');
     expect(userMessagesOf(world.fake.requests[2]?.body)).toEqual([
-      { role: 'user', content: 'tell me about milk' },
-      { role: 'user', content: 'what colour is it?' },
+      { role: 'user', content: '[alice]: tell me about milk' },
+      { role: 'user', content: '[alice]: what colour is it?' },
     ]);
   });
 });

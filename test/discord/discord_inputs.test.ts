@@ -21,7 +21,7 @@ describe('what people send the bot on Discord', { timeout: 60_000 }, () => {
       (r) => r.method === 'POST' && r.path === `/channels/${world.discord.world.dmChannelId}/messages` && (r.body as BotMessageBody).content === 'Milk is a drink.',
     );
     expect((posted.body as BotMessageBody).message_reference?.message_id).toBe(question);
-    expect(userMessagesOf(world.fake.requests[0]?.body)).toEqual([{ role: 'user', content: 'what is milk?' }]);
+    expect(userMessagesOf(world.fake.requests[0]?.body)).toEqual([{ role: 'user', content: '[alice]: what is milk?' }]);
   });
 
   it('ignores messages that do not address it, and those of other bots', async () => {
@@ -32,7 +32,7 @@ describe('what people send the bot on Discord', { timeout: 60_000 }, () => {
     await world.discord.dispatchMessage({ channelId: world.discord.world.channelId, authorId: world.discord.world.user.id, content: `<@${world.discord.world.bot.id}> and you?`, mentionsBot: true });
     await world.discord.whenRequest((r) => r.method === 'POST' && r.path === `/channels/${world.discord.world.channelId}/messages` && (r.body as BotMessageBody).content === 'Only this one.');
     expect(world.fake.requests).toHaveLength(1);
-    expect(userMessagesOf(world.fake.requests[0]?.body)).toEqual([{ role: 'user', content: 'and you?' }]);
+    expect(userMessagesOf(world.fake.requests[0]?.body)).toEqual([{ role: 'user', content: '[alice]: and you?' }]);
   });
 
   it('shows an attached image to a vision model and a text file to any model, with the message', async () => {

@@ -70,7 +70,7 @@ describe('the bot on Discord, against a local Discord and the real discord.js cl
     const posted = await discord.whenRequest((r) => r.method === 'POST' && r.path === `/channels/${discord.world.channelId}/messages`);
     expect(posted.body).toMatchObject({ content: 'Milk is a drink. @everyone <@&123>', message_reference: { message_id: asked }, allowed_mentions: { parse: [] } });
     const sent = (fake.requests[0]?.body as { messages: { role: string; content: unknown }[] }).messages.filter((m) => m.role === 'user');
-    expect(sent).toEqual([{ role: 'user', content: 'what is milk?' }]);
+    expect(sent).toEqual([{ role: 'user', content: '[alice]: what is milk?' }]);
     await discord.whenRequest((r) => r.method === 'POST' && r.path === `/channels/${discord.world.channelId}/typing`);
   });
 
@@ -131,7 +131,7 @@ describe('the bot on Discord, against a local Discord and the real discord.js cl
     await shown(discord, 'Milk is a drink.');
     expect(posts(discord).filter((m) => m.content.startsWith('ℹ️ The bot restarted'))).toEqual([]);
     expect(fake.requests).toHaveLength(2);
-    expect(userMessagesOf(fake.requests[1]?.body)).toEqual([{ role: 'user', content: 'what is milk?' }]);
+    expect(userMessagesOf(fake.requests[1]?.body)).toEqual([{ role: 'user', content: '[alice]: what is milk?' }]);
   });
 
   it('after a kill mid-answer with continue_after_restart: false, a new process tells the channel once, and resumes it for its author', async () => {

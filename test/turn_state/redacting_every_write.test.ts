@@ -164,7 +164,14 @@ const OPERATOR_STORE: EveryMethod<OperatorStore> = {
 
 const HISTORY_STORE: EveryMethod<HistoryStore> = {
   append: (world) =>
-    world.history.append('console:c1', { role: 'user', text: say('the user'), messageId: 'h-1', authorId: 'ada', attachments: [{ kind: 'text', name: 'notes.txt', text: say('the attached file') }] }),
+    world.history.append('console:c1', {
+      role: 'user',
+      text: say('the user'),
+      messageId: 'h-1',
+      authorId: 'ada',
+      authorName: say('the author'),
+      attachments: [{ kind: 'text', name: 'notes.txt', text: say('the attached file') }],
+    }),
   read: 'read',
   revision: 'read',
   compact: async (world) => {

@@ -12,7 +12,7 @@ export const SUMMARY_PREFIX = 'Summary of the earlier conversation: ';
 
 /** A channel's conversation as it goes with a request, and the revision it was read at. */
 export interface HistoryView {
-  /** The messages, oldest first, users' with their attachments; a summary of the earlier conversation, if any, comes first as a `user` message. */
+  /** The messages, oldest first, users' with their authors' names and their attachments; a summary of the earlier conversation, if any, comes first as a `user` message. */
   readonly messages: Message[];
   readonly revision: number;
 }
@@ -47,11 +47,11 @@ function entryChars(entry: StoredHistoryEntry): number {
   return characterCount(entry.text) + (entry.attachments ?? []).reduce((sum, attachment) => sum + attachmentChars(attachment), 0);
 }
 
-/** An entry as a message; a user's attachments as `vision` lets the model see them. */
+/** An entry as a message: a user's named by its author (DESIGN §4.2), with its attachments as `vision` lets the model see them; the bot's own replies as they were. */
 function toMessage(entry: StoredHistoryEntry, vision: boolean): Message {
   switch (entry.role) {
     case 'user':
-      return { role: 'user', content: userContent(entry.text, (entry.attachments ?? []).map(fromHistory), vision) };
+      return { role: 'user', content: userContent(entry.text, (entry.attachments ?? []).map(fromHistory), vision, entry.authorName) };
     case 'assistant':
       return { role: entry.role, content: [{ type: 'text', text: entry.text }] };
     case 'summary':

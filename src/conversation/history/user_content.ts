@@ -1,18 +1,32 @@
 import type { ContentBlock } from '../../llm/protocol.js';
 import type { AttachmentSkipReason, MessageAttachment } from './message_attachment.js';
 import { assertNever } from '../../core/assert_never.js';
+import { nameOnOneLine } from '../prompt_placeholders.js';
 
 /**
- * The content of a turn's user message: what the user wrote, then each attachment in order. A
- * text file becomes a text block that names it and fences its content; an image becomes an image
- * block, announced by name, when the model accepts images (`vision`); anything left out becomes
- * a short text block saying what it was and why, so the model can tell the user. Without
- * attachments the content is the user's text alone, in one block.
+ * The content of a turn's user message: who wrote it and what, then each attachment in order. The
+ * author's name, when the transport gave one, leads the text as `[Ana]: ` (see {@link authorFrame});
+ * a text file becomes a text block that names it and fences its content; an image becomes an
+ * image block, announced by name, when the model accepts images (`vision`); anything left out
+ * becomes a short text block saying what it was and why, so the model can tell the user. Without
+ * attachments the content is that one text block.
  */
-export function userContent(text: string, attachments: readonly MessageAttachment[], vision: boolean): ContentBlock[] {
-  if (attachments.length === 0) return [{ type: 'text', text }];
+export function userContent(text: string, attachments: readonly MessageAttachment[], vision: boolean, author?: string): ContentBlock[] {
+  const frame = authorFrame(author);
+  const said = frame === undefined ? text : text.trim() === '' ? frame : `${frame} ${text}`;
+  if (attachments.length === 0) return [{ type: 'text', text: said }];
   const blocks = attachments.flatMap((attachment) => attachmentBlocks(attachment, vision));
-  return text.trim() === '' ? blocks : [{ type: 'text', text }, ...blocks];
+  return said.trim() === '' ? blocks : [{ type: 'text', text: said }, ...blocks];
+}
+
+/**
+ * How a message names its author to the model (DESIGN §4.2): `[Ana]:`, the name on one line and
+ * bounded as the prompt's names are, its square brackets made round so that no name can close the
+ * frame early and spell out a second author; `undefined` for no name.
+ */
+function authorFrame(name: string | undefined): string | undefined {
+  const shown = nameOnOneLine(name).replaceAll('[', '(').replaceAll(']', ')');
+  return shown === '' ? undefined : `[${shown}]:`;
 }
 
 /** The blocks one attachment becomes. */

@@ -37,9 +37,9 @@ export function turnDefaults(config: ConversationSettings, filling: PromptFillin
   };
 }
 
-/** The user's message as the model sees it: the text, then the attachments as `llm.vision` lets the model see them. */
-export function userMessage(text: string, config: ConversationSettings, attachments: readonly MessageAttachment[] = []): Message {
-  return { role: 'user', content: userContent(text, attachments, config.llm.vision) };
+/** The user's message as the model sees it: its author's name (when given) and text, then the attachments as `llm.vision` lets the model see them. */
+export function userMessage(text: string, config: ConversationSettings, attachments: readonly MessageAttachment[] = [], author?: string): Message {
+  return { role: 'user', content: userContent(text, attachments, config.llm.vision, author) };
 }
 
 /** A turn that has done nothing yet: its transcript is the user's message. */
@@ -56,15 +56,16 @@ export type MessageAdmission =
  * Admission (DESIGN §8): a message whose identity the store already holds never runs fresh; a new
  * one becomes a turn over `history` with the prompt, budgets and tools of where it was said (the
  * `overrides` entry that matches there, else `chat`; the tools its requester may use), its prompt
- * filled in now with the time and the message's names and kept as filled when it is resumed, stored with
- * the user's message and that history in one transaction that also takes the message out of the
- * inbox (`inboxId`). With durability off the store keeps nothing, and the turn runs all the same.
+ * filled in now with the time and the message's names and kept as filled when it is resumed, stored
+ * with the user's message (its author named, DESIGN §4.2) and that history in one transaction that
+ * also takes the message out of the inbox (`inboxId`). With durability off the store keeps nothing,
+ * and the turn runs all the same.
  */
 export async function admitMessage(message: InboundMessage, history: readonly Message[], inboxId: number | undefined, signal: AbortSignal, deps: AdmissionDeps): Promise<MessageAdmission> {
   const { config } = deps;
   const identity = { source: message.source, channelId: message.channelId, messageId: message.messageId };
   const requester = { userId: message.authorId, roleIds: message.authorRoleIds };
-  const transcript = [...history, userMessage(message.text, config, message.attachments)];
+  const transcript = [...history, userMessage(message.text, config, message.attachments, message.names?.user)];
   const here = overrideAt(config.overrides, message.channelId, message.place);
   const tools = toolsOffered(deps.catalog().tools, config, requester, message.channelId, here);
   const defaults = turnDefaults(config, { now: deps.clock.now(), names: message.names }, here);

@@ -69,7 +69,8 @@ export class TurnRunner {
     return this.#run(message, turn.turnId, controller, counting, async (engine) => {
       try {
         const entry = { role: 'user', text: message.text, authorId: message.authorId, messageId: message.messageId } as const;
-        await deps.history.append(channelKey(message), message.attachments === undefined ? entry : { ...entry, attachments: message.attachments });
+        const named = message.names === undefined ? entry : { ...entry, authorName: message.names.user };
+        await deps.history.append(channelKey(message), message.attachments === undefined ? named : { ...named, attachments: message.attachments });
       } catch (error) {
         return endTurn(outcomeOfError(error, turn), durability);
       }

@@ -12,6 +12,7 @@ interface EntryRow {
   readonly id: number;
   readonly role: StoredHistoryRole;
   readonly text: string;
+  readonly author_name: string | null;
   readonly attachments: string | null;
 }
 
@@ -19,7 +20,14 @@ interface EntryRow {
 export function* appendHistory(channel: string, entry: HistoryEntry): Op<number> {
   const revision = yield* bumpRevision(channel);
   const { json, digests } = encodeAttachments(entry.attachments, yield* blobSink());
-  const id = yield* insertEntry(channel, { role: entry.role, text: entry.text, author: entry.authorId ?? null, message: entry.messageId ?? null, attachments: json });
+  const id = yield* insertEntry(channel, {
+    role: entry.role,
+    text: entry.text,
+    author: entry.authorId ?? null,
+    authorName: entry.authorName ?? null,
+    message: entry.messageId ?? null,
+    attachments: json,
+  });
   for (const digest of digests) yield* query('INSERT INTO history_blob_refs (entry_id, digest) VALUES (@id, @digest) ON CONFLICT DO NOTHING', { id, digest });
   return revision;
 }
@@ -27,12 +35,18 @@ export function* appendHistory(channel: string, entry: HistoryEntry): Op<number>
 /** The channel's entries, its summary first, and its revision, as one read. */
 export function* readHistory(channel: string): Op<ChannelHistory> {
   const revision = yield* historyRevision(channel);
-  const { rows } = yield* query<EntryRow>("SELECT id, role, text, attachments FROM history_entries WHERE channel = @channel ORDER BY role <> 'summary', id", { channel });
+  const { rows } = yield* query<EntryRow>("SELECT id, role, text, author_name, attachments FROM history_entries WHERE channel = @channel ORDER BY role <> 'summary', id", { channel });
   const blobs = rows.some((row) => row.attachments !== null) ? yield* blobSource({ kind: 'history', channel }) : undefined;
   return {
     entries: rows.map((row): StoredHistoryEntry => {
       const attachments = decodeAttachments(row.attachments, blobs);
-      return { id: row.id, role: row.role, text: row.text, ...(attachments === undefined ? {} : { attachments }) };
+      return {
+        id: row.id,
+        role: row.role,
+        text: row.text,
+        ...(row.author_name === null ? {} : { authorName: row.author_name }),
+        ...(attachments === undefined ? {} : { attachments }),
+      };
     }),
     revision,
   };
@@ -56,12 +70,12 @@ export function* compactHistory(channel: string, compaction: HistoryCompaction):
   if (!stillThere || !sameSummary || !sameRevision) return false;
   yield* query("DELETE FROM history_entries WHERE channel = @channel AND role <> 'summary' AND id <= @throughId", upTo);
   yield* query("DELETE FROM history_entries WHERE channel = @channel AND role = 'summary'", { channel });
-  if (compaction.summary !== undefined) yield* insertEntry(channel, { role: 'summary', text: compaction.summary, author: null, message: null, attachments: null });
+  if (compaction.summary !== undefined) yield* insertEntry(channel, { role: 'summary', text: compaction.summary, author: null, authorName: null, message: null, attachments: null });
   yield* bumpRevision(channel);
   return true;
 }
 
-/** A user's message edited: its entry takes the new text; `false` when nothing changed. */
+/** A user's message edited: its entry takes the new text and keeps its author; `false` when nothing changed. */
 export function* editHistory(channel: string, messageId: string, text: string): Op<boolean> {
   if ((yield* lockChannel(channel)) === undefined) return false;
   const { changes } = yield* query("UPDATE history_entries SET text = @text WHERE channel = @channel AND message_id = @messageId AND role = 'user' AND text <> @text", {
@@ -83,9 +97,19 @@ export function* removeFromHistory(channel: string, messageIds: readonly string[
   return changes;
 }
 
-function* insertEntry(channel: string, entry: { role: StoredHistoryRole; text: string; author: string | null; message: string | null; attachments: string | null }): Op<number> {
+interface EntryColumns {
+  readonly role: StoredHistoryRole;
+  readonly text: string;
+  readonly author: string | null;
+  readonly authorName: string | null;
+  readonly message: string | null;
+  readonly attachments: string | null;
+}
+
+function* insertEntry(channel: string, entry: EntryColumns): Op<number> {
   const row = yield* queryOne<{ id: number }>(
-    `INSERT INTO history_entries (channel, role, text, author_id, message_id, created_at, attachments) VALUES (@channel, @role, @text, @author, @message, @now, @attachments) RETURNING id`,
+    `INSERT INTO history_entries (channel, role, text, author_id, author_name, message_id, created_at, attachments)
+     VALUES (@channel, @role, @text, @author, @authorName, @message, @now, @attachments) RETURNING id`,
     { channel, ...entry, now: yield* now() },
   );
   if (row === undefined) throw new Error(`no history entry was inserted in ${channel}`);

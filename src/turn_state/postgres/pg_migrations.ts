@@ -186,6 +186,10 @@ export const PG_MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX turns_resolved_untold ON turns (source, updated_at) WHERE status = 'SUSPENDED' AND resolution_untold = 1;
   `,
+  // Version 4 is SQLite's version 12 (DESIGN §4.2): a history entry keeps how the transport named its author when the message was said.
+  `
+  ALTER TABLE history_entries ADD COLUMN author_name TEXT;
+  `,
 ];
 
 /** The advisory lock every process takes around the migrations of one schema. */

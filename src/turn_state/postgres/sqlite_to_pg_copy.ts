@@ -218,7 +218,7 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   { name: 'history_channels', columns: ['channel', 'revision'], order: 'channel' },
   {
     name: 'history_entries',
-    columns: ['id', 'channel', 'role', 'text', 'author_id', 'message_id', 'attachments', 'created_at'],
+    columns: ['id', 'channel', 'role', 'text', 'author_id', 'author_name', 'message_id', 'attachments', 'created_at'],
     order: 'id',
     identity: { column: 'id', autoincrement: true },
   },

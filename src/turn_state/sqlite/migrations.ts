@@ -146,6 +146,15 @@ const resolvedUntoldIndexed = `
 `;
 
 /**
+ * Schema version 12 (DESIGN §4.2): a history entry keeps how the transport named its author when
+ * the message was said, so that a later turn, after any restart, shows who said what. An entry
+ * kept before names no one.
+ */
+const historyKeepsAuthorNames = `
+  ALTER TABLE history_entries ADD COLUMN author_name TEXT;
+`;
+
+/**
  * The schema, one entry per version; a database at version N runs the entries after N, in order,
  * each in one transaction with foreign keys checked at its end (so that a step may rebuild a table).
  */
@@ -290,6 +299,7 @@ export const TURN_STORE_MIGRATIONS: readonly string[] = [
   ALTER TABLE turns ADD COLUMN owner_instance TEXT;
   `,
   resolvedUntoldIndexed,
+  historyKeepsAuthorNames,
 ];
 
 /** Brings `db` to the newest of `migrations`; `what` names the store in the errors. */

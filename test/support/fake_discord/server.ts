@@ -128,7 +128,7 @@ export class FakeDiscord {
       channelId: message.channelId,
       guildId,
       author,
-      member: guildId === undefined ? undefined : member(author.id === world.user.id ? userRoles(world, guildId) : []),
+      member: guildId === undefined ? undefined : { ...member(author.id === world.user.id ? userRoles(world, guildId) : []), nick: message.authorNick ?? null },
       content: message.content,
       mentions: message.mentionsBot === true ? [world.bot] : [],
       attachments: this.#attachments.add(this.#ids, this.#origin, message.attachments ?? []),

@@ -11,6 +11,8 @@ export interface UserMessage {
   readonly messageId?: string;
   /** The author is a bot account (another bot than the one under test). */
   readonly authorIsBot?: boolean;
+  /** The author's nickname in the server, which is their display name there; none when absent (and in a DM). */
+  readonly authorNick?: string;
   /** Files, served by the fake at the attachment URLs the message carries. */
   readonly attachments?: readonly AttachmentFile[];
 }

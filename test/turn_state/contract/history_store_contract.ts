@@ -117,6 +117,29 @@ export function describeHistoryStoreContract(name: string, make: MakeKeptHarness
       expect((await history.read(CHANNEL)).entries.map((entry) => entry.attachments)).toEqual([[attachments[0]]]);
     });
 
+    it('keeps the name of each message’s author with its entry, through an edit and a reopen, and none where none was given', async () => {
+      const h = harness();
+      await h.history.append(CHANNEL, { role: 'user', text: 'what is milk?', authorId: 'ada', authorName: 'Ada L.', messageId: 'm1' });
+      await h.history.append(CHANNEL, { role: 'assistant', text: 'A drink.' });
+      await h.history.append(CHANNEL, { role: 'user', text: 'and tea?', authorId: 'bob', authorName: 'Bob [admin]', messageId: 'm2' });
+      await h.history.append(CHANNEL, { role: 'user', text: 'hello', authorId: 'eve', messageId: 'm3' });
+      expect(await h.history.edit(CHANNEL, 'm2', 'and coffee?')).toBe(true);
+
+      const authors = (entries: readonly StoredHistoryEntry[]) => entries.map((entry) => [entry.text, entry.authorName]);
+      const named = [
+        ['what is milk?', 'Ada L.'],
+        ['A drink.', undefined],
+        ['and coffee?', 'Bob [admin]'],
+        ['hello', undefined],
+      ];
+      const before = await h.history.read(CHANNEL);
+      expect(authors(before.entries)).toEqual(named);
+      expect(before.entries.map((entry) => 'authorName' in entry)).toEqual([true, false, true, false]);
+
+      await h.reopen();
+      expect(authors((await h.history.read(CHANNEL)).entries)).toEqual(h.durable ? named : []);
+    });
+
     it('refuses a compaction planned at a revision the channel has moved on from', async () => {
       const { history } = harness();
       await appendAll(history, 'a', 'b');
