@@ -28,7 +28,8 @@ const FIRST_MEMORY_SCOPES = ['user', 'channel'];
  * process of each lease and the registry of processes; blobs as rows instead of files; and an
  * admission order (`admitted`) where SQLite has its rowid. Version 2 is SQLite's version 8: a
  * pending reply keeps the model that wrote it. Version 3 is SQLite's version 11: the turns whose
- * requester is still to be told of a verdict are indexed apart.
+ * requester is still to be told of a verdict are indexed apart. Version 4 is SQLite's version 12:
+ * the model an admin chose for a channel with /model.
  */
 export const PG_MIGRATIONS: readonly string[] = [
   `
@@ -185,6 +186,14 @@ export const PG_MIGRATIONS: readonly string[] = [
   `,
   `
   CREATE INDEX turns_resolved_untold ON turns (source, updated_at) WHERE status = 'SUSPENDED' AND resolution_untold = 1;
+  `,
+  `
+  CREATE TABLE channel_models (
+    channel TEXT PRIMARY KEY,
+    model TEXT NOT NULL,
+    chosen_by TEXT NOT NULL,
+    chosen_at BIGINT NOT NULL
+  );
   `,
 ];
 
