@@ -19,7 +19,8 @@ import { deriveCatalog } from '../tools/catalog.js';
 import { McpServers } from '../tools/mcp/mcp_servers.js';
 import type { HistoryStore } from '../turn_state/history_store.js';
 import type { MemoryStore } from '../turn_state/memory_store.js';
-import { redactingHistoryStore, redactingMemoryStore, redactingOperatorStore, redactingTurnStore } from '../turn_state/redacting_stores.js';
+import { redactingHistoryStore, redactingMemoryStore, redactingModelChoiceStore, redactingOperatorStore, redactingTurnStore } from '../turn_state/redacting_stores.js';
+import type { ModelChoiceStore } from '../turn_state/model_choice_store.js';
 import type { OperatorStore } from '../turn_state/operator_store.js';
 import type { TurnStore } from '../turn_state/turn_store.js';
 import type { PendingReply } from '../turn_state/reply_types.js';
@@ -33,6 +34,8 @@ export interface BotServices {
   readonly operator: OperatorStore;
   readonly history: HistoryStore;
   readonly memory: MemoryStore | undefined;
+  /** The model each channel's admins chose (`/model`). */
+  readonly models: ModelChoiceStore;
   /** The MCP servers of `tools.mcp`, started with the bot and stopped by `close`. */
   readonly mcp: McpServers;
   readonly provider: LLMProvider | undefined;
@@ -82,6 +85,7 @@ export async function openBotServices(
   const store = instruments.turnStore(redactingTurnStore(opened.turns, secrets));
   const operator = redactingOperatorStore(opened.operator, secrets);
   const history = redactingHistoryStore(opened.history, secrets);
+  const models = redactingModelChoiceStore(opened.models, secrets);
   const interrupted: TurnRecord[] = [];
   for (const turnId of (await store.sweepOnStartup()).turnIds) {
     const turn = await store.getTurn(turnId);
@@ -114,6 +118,7 @@ export async function openBotServices(
     operator,
     history,
     memory,
+    models,
     mcp,
     provider,
     fallbacks,
@@ -135,6 +140,7 @@ export function intakeFor(config: Config, services: BotServices, deps: { clock: 
     store: services.store,
     operator: services.operator,
     history: services.history,
+    models: services.models,
     provider: services.provider,
     fallbacks: services.fallbacks,
     recovery: services.recovery,

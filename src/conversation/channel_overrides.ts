@@ -48,12 +48,14 @@ export interface ConfiguredModels {
 /**
  * The models a turn said where `here` applies may use, in the order they are tried (DESIGN
  * §5.4): those the entry's `models` names, in its order, else every configured model, the
- * primary first. `undefined` when no model is configured.
+ * primary first; the model an admin chose for the channel (`chosen`) goes first when it is one of
+ * them, the others following in that order. `undefined` when no model is configured.
  */
-export function modelsAt(models: ConfiguredModels, here: AppliedOverride | undefined): ModelRoute | undefined {
+export function modelsAt(models: ConfiguredModels, here: AppliedOverride | undefined, chosen?: string): ModelRoute | undefined {
   const { provider, fallbacks = [] } = models;
   if (provider === undefined) return undefined;
   const every = [provider, ...fallbacks];
-  const [first, ...rest] = here?.override.models?.flatMap((name) => every.filter((model) => model.model === name)) ?? every;
+  const offered = here?.override.models?.flatMap((name) => every.filter((model) => model.model === name)) ?? every;
+  const [first, ...rest] = [...offered.filter((model) => model.model === chosen), ...offered.filter((model) => model.model !== chosen)];
   return first === undefined ? [provider, ...fallbacks] : [first, ...rest];
 }

@@ -8,6 +8,7 @@ import type { ToolCatalog } from '../tools/catalog.js';
 import type { OperatorStore } from '../turn_state/operator_store.js';
 import type { TurnStore } from '../turn_state/turn_store.js';
 import type { HistoryStore } from '../turn_state/history_store.js';
+import type { ModelChoiceStore } from '../turn_state/model_choice_store.js';
 import type { MessageSource, ReplySink } from './transport.js';
 
 /** Everything the conversation works with; built once by the program's wiring. */
@@ -16,6 +17,8 @@ export interface ConversationDeps {
   /** Keeps nothing when durability is off (the store could not open at start-up): see `noTurnStore`. */
   readonly store: TurnStore;
   readonly history: HistoryStore;
+  /** The model each channel's admins chose with `/model`, which its turns try first. */
+  readonly models: ModelChoiceStore;
   /** The operators' view of the same store, for `/status` and the admins' commands. */
   readonly operator: OperatorStore;
   /** `undefined` when no model is configured: every message gets a notice saying what to set. */

@@ -68,6 +68,8 @@ export type Inbound =
   | { readonly kind: 'help'; readonly origin: InboundMessage }
   | { readonly kind: 'unknown'; readonly origin: InboundMessage; readonly command: string }
   | { readonly kind: 'resume'; readonly origin: InboundMessage; readonly turnId: string | undefined; readonly spoken: boolean }
+  /** An admin's `/model`: `model` names the model the channel's turns try first, `default` gives back the configured order; absent, the channel's models are listed. */
+  | { readonly kind: 'model'; readonly origin: InboundMessage; readonly model: string | undefined }
   | { readonly kind: 'turns'; readonly origin: InboundMessage; readonly scope: ChannelScope }
   | {
       readonly kind: 'resolve';

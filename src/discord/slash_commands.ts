@@ -6,15 +6,16 @@ import { serverScope } from './server_scope.js';
 const text = ApplicationCommandOptionType.String as const;
 
 /**
- * The admins' commands (DESIGN §9.1), offered in servers only and shown by Discord to server
- * administrators alone unless a server grants them to others (`default_member_permissions` "0");
- * the bot answers only `permissions.admins`.
+ * The admins' commands (DESIGN §5.4, §9.1), offered in servers only and shown by Discord to
+ * server administrators alone unless a server grants them to others (`default_member_permissions`
+ * "0"); the bot answers only `permissions.admins`. In a direct message an admin types `/model`.
  */
 const ADMIN_ONLY = { defaultMemberPermissions: 0n, contexts: [InteractionContextType.Guild] } as const;
 
 /**
- * The slash commands the bot registers: the commands the console takes as text, and the admins'
- * `/turns` and `/resolve` (elsewhere the operators use the command line).
+ * The slash commands the bot registers: the commands the console takes as text (the admins'
+ * `/model` among them), and the admins' `/turns` and `/resolve` (elsewhere the operators use the
+ * command line).
  */
 export const SLASH_COMMANDS: readonly ApplicationCommandData[] = [
   { name: 'help', description: 'The commands of the bot.' },
@@ -25,6 +26,12 @@ export const SLASH_COMMANDS: readonly ApplicationCommandData[] = [
     options: [{ name: 'turn', description: 'Which saved request (see /status); your latest by default.', type: ApplicationCommandOptionType.String as const, required: false }],
   },
   { name: 'status', description: 'What is running and what is saved in this channel.' },
+  {
+    name: 'model',
+    description: 'Admins: the models of this channel, or pick the one it uses.',
+    ...ADMIN_ONLY,
+    options: [{ name: 'name', description: 'The model to use here (`default`: the configured order); none lists them.', type: text, required: false }],
+  },
   { name: 'turns', description: 'Admins: the requests in this server that need attention.', ...ADMIN_ONLY },
   {
     name: 'resolve',
@@ -83,6 +90,8 @@ export function slashCommand(interaction: ChatInputCommandInteraction): Inbound 
       return { kind: 'status', origin };
     case 'resume':
       return { kind: 'resume', origin, turnId: interaction.options.getString('turn') ?? undefined, spoken: false };
+    case 'model':
+      return { kind: 'model', origin, model: interaction.options.getString('name') ?? undefined };
     case 'turns':
       return { kind: 'turns', origin, scope: serverScope(interaction.client, interaction.guildId) };
     case 'resolve':

@@ -15,7 +15,7 @@ const toolRuleSchema = z
 /** The `permissions` section. */
 export const permissionsSection = z
   .strictObject({
-    admins: ids('Users who may use every tool, stop anyone’s turn, and use /turns and /resolve on Discord'),
+    admins: ids('Users who may use every tool, stop anyone’s turn, pick a channel’s model with /model, and use /turns and /resolve on Discord'),
     tools: z.record(z.string(), toolRuleSchema).default({}).describe('Rules per tool name; a tool without rules is offered to everyone.'),
   })
   .describe('Who may use which tool.');

@@ -1,5 +1,6 @@
 import type { HistoryStore } from './history_store.js';
 import type { MemoryStore } from './memory_store.js';
+import type { ModelChoiceStore } from './model_choice_store.js';
 import type { OperatorStore } from './operator_store.js';
 import type { TurnStore } from './turn_store.js';
 
@@ -11,6 +12,8 @@ export interface OpenedStore {
   readonly operator: OperatorStore;
   readonly history: HistoryStore;
   readonly memory: MemoryStore;
+  /** The model each channel's admins chose (`/model`). */
+  readonly models: ModelChoiceStore;
   /** Closes the connections behind every port; closing twice is harmless. */
   close(): Promise<void>;
 }

@@ -2,14 +2,15 @@
  * The configured secrets kept out of everything the stores write (DESIGN §7.6): a wrapper around
  * each port that redacts every secret value, wherever it appears inside a string, from what it is
  * asked to persist — turn rows (suspension and failure reasons), the transcript, the ledger, the
- * checkpoints, the replies, the inbox, the history and the memory notes, and so the blobs made
- * from them.
+ * checkpoints, the replies, the inbox, the history, the memory notes and the channels' chosen
+ * models, and so the blobs made from them.
  * Reads pass through: what was written redacted reads back redacted.
  */
 import type { Redactor, SecretValues } from '../core/secret_values.js';
 import type { HistoryEntry, HistoryStore } from './history_store.js';
 import type { OpMove } from './ledger_types.js';
 import type { MemoryStore } from './memory_store.js';
+import type { ModelChoiceStore } from './model_choice_store.js';
 import type { OperatorStore } from './operator_store.js';
 import type { ReplyProgress } from './reply_types.js';
 import type { TurnStore } from './turn_store.js';
@@ -63,6 +64,11 @@ function redactEntry(entry: HistoryEntry, secrets: SecretValues): HistoryEntry {
 /** `memory`, keeping no note that holds one of `secrets`. */
 export function redactingMemoryStore(memory: MemoryStore, secrets: SecretValues): MemoryStore {
   return { ...memory, remember: (request) => memory.remember({ ...request, text: secrets.redact(request.text) }) };
+}
+
+/** `models`, keeping no choice whose model or chooser holds one of `secrets`. */
+export function redactingModelChoiceStore(models: ModelChoiceStore, secrets: Redactor): ModelChoiceStore {
+  return { ...models, choose: (channel, model, chosenBy) => models.choose(channel, secrets.redact(model), secrets.redact(chosenBy)) };
 }
 
 function redactMove(move: OpMove, secrets: SecretValues): OpMove {

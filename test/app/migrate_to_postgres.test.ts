@@ -30,6 +30,7 @@ const TABLES: Readonly<Record<string, string>> = {
   history_entries: 'id',
   history_blob_refs: 'entry_id, digest',
   memory_notes: 'id',
+  channel_models: 'channel',
 };
 
 /**
@@ -37,11 +38,11 @@ const TABLES: Readonly<Record<string, string>> = {
  * completed turn and its reply, a suspended turn with its transcript, checkpoints and calls in
  * several states (one result and one image kept as blobs), a turn awaiting resolution with one
  * verdict given, a message waiting in the inbox, history with an attachment, an author's name and
- * a summary, and memory notes.
+ * a summary, memory notes, and the models admins chose for two channels.
  */
 async function stoppedStoreIn(cwd: string, clock: ManualClock): Promise<void> {
   const store = storeIn(cwd, clock);
-  const { turns, operator, history, memory } = store;
+  const { turns, operator, history, memory, models } = store;
 
   const done = await turnWithCalls(turns, 'm-done', [{ id: 'look', effect: 'read', tool: 'search' }]);
   await turns.moveOp(done, { turnId: done.turnId, step: 1, toolCallId: 'look' }, { to: 'RUNNING' });
@@ -83,6 +84,8 @@ async function stoppedStoreIn(cwd: string, clock: ManualClock): Promise<void> {
   await history.append('discord:42', { role: 'user', text: 'elsewhere', messageId: 'h3' });
   await memory.remember({ scope: 'user', ownerId: 'console:user-1', text: 'Likes green tea', key: 'note-1' });
   await memory.remember({ scope: 'channel', ownerId: CHANNEL, text: 'Meets on Mondays', key: 'note-2' });
+  await models.choose(CHANNEL, 'fast-model', 'console:console-user');
+  await models.choose('discord:42', 'big-model', 'discord:ada');
   await store.close();
 }
 
@@ -167,6 +170,7 @@ describe('holdfast migrate --to postgres', () => {
     const memory = pgKeptStoresOn(pool).memory;
     expect(await memory.remember({ scope: 'user', ownerId: 'console:user-1', text: 'Likes coffee', key: 'note-3' })).toMatchObject({ kind: 'stored' });
     expect((await memory.recall({ scope: 'user', ownerId: 'console:user-1', query: 'LIKES', limit: 5 })).notes.map((note) => note.text)).toEqual(['Likes coffee', 'Likes green tea']);
+    expect(await pgKeptStoresOn(pool).models.chosen(CHANNEL)).toMatchObject({ model: 'fast-model', chosenBy: 'console:console-user' });
   });
 
   it('refuses with status 3 to copy into a schema that already holds a store, changing nothing', async () => {

@@ -21,14 +21,15 @@ describe('several console processes on one PostgreSQL store', { timeout: 90_000 
   });
   const track = useProgramsKilledAfterEach();
 
-  function configFor(schema: string, url: string): string {
+  /** Both processes' configuration; `more` is appended, `fallbacks` added to `llm` when given. */
+  function configFor(schema: string, url: string, fallbacks = '', more = ''): string {
     return temp.write(
       'config.yml',
       `llm:
   provider: openai
   base_url: ${fake.baseUrl}
   model: test-model
-logging:
+${fallbacks}logging:
   level: warn
 llm_recovery:
   generation_deadline_seconds: 0.5
@@ -43,7 +44,7 @@ turn_state:
     schema: ${schema}
 tools:
   builtin: []
-`,
+${more}`,
     );
   }
 
@@ -103,5 +104,27 @@ tools:
     expect(await working.waitFor(isReply, 'the working process to finish its turn')).toMatchObject({ turn: active['turn'], text: 'Still working, and done.' });
     expect(working.events.filter((e) => e['type'] === 'turn').map((e) => e['status'])).toEqual(['ACTIVE', 'TERMINAL_COMPLETED']);
     expect(restarted.events.filter(isNotice('interrupted'))).toEqual([]);
+  });
+
+  it('use the model an admin chose with /model in one process for the requests the other answers', async () => {
+    const { url, schema } = freshPgConnection();
+    const fallbacks = `  fallbacks:\n    - provider: openai\n      base_url: ${fake.baseUrl}\n      model: fast-model\n`;
+    const config = configFor(schema, url, fallbacks, 'permissions:\n  admins: [console-user]\n');
+    const choosing = await started(config);
+    const answering = await started(config);
+    const answered = async (program: JsonLinesProgram, line: string, reply: string): Promise<void> => {
+      fake.enqueue(chatText(reply));
+      program.send(line);
+      await program.waitFor((e) => isReply(e) && e['text'] === reply, `the reply ${reply}`);
+    };
+
+    choosing.send('/model fast-model');
+    await choosing.waitFor((e) => isNotice('status')(e) && String(e['text']).startsWith('From the next request on, this channel uses `fast-model`'), 'the choice to be made');
+    await answered(answering, 'Which model are you?', 'The fast one.');
+    answering.send('/model default');
+    await answering.waitFor((e) => isNotice('status')(e) && String(e['text']).startsWith('This channel is back to the configured order'), 'the choice to be cleared');
+    await answered(choosing, 'And now?', 'The first one.');
+
+    expect(fake.requests.map((request) => (request.body as { model?: unknown }).model)).toEqual(['fast-model', 'test-model']);
   });
 });

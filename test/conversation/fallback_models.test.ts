@@ -169,6 +169,34 @@ describe('fallback models in a conversation: an Anthropic primary, an OpenAI-com
     expect(replies()).toEqual([expect.objectContaining({ text: 'From the local model.' })]);
   });
 
+  it('tries the model an admin chose for the channel first, and the others in their order when it is overloaded', async () => {
+    const bot = new Intake(deps('permissions:\n  admins: ["ada"]\n'));
+    bot.submit(inboundFromText(harness.current.message('/model local-llama')));
+    await bot.idle();
+    fallbackServer.enqueue(fallbackOverloaded);
+    primaryServer.enqueue(anthropicText('Milk is a drink.'));
+    bot.submit(inboundFromText(harness.current.message('what is milk?')));
+    await bot.idle();
+    expect(fallbackServer.requests).toHaveLength(1);
+    expect(primaryServer.requests).toHaveLength(1);
+    // The configured primary stood in for the chosen model: its reply is marked as a stand-in's.
+    expect(replies()).toEqual([expect.objectContaining({ text: 'Milk is a drink.', model: 'claude-main', note: '-# answered by claude-main' })]);
+  });
+
+  it('leaves a chosen model aside once the channel’s override no longer offers it', async () => {
+    const before = new Intake(deps('permissions:\n  admins: ["ada"]\n'));
+    before.submit(inboundFromText(harness.current.message('/model local-llama')));
+    await before.idle();
+    primaryServer.enqueue(anthropicText('Milk is a drink.'));
+    const after = new Intake(deps('permissions:\n  admins: ["ada"]\noverrides:\n  - match: { channel_ids: ["c1"] }\n    models: [claude-main]\n'));
+    after.submit(inboundFromText(harness.current.message('what is milk?')));
+    after.submit(inboundFromText(harness.current.message('/status')));
+    await after.idle();
+    expect(fallbackServer.requests).toHaveLength(0);
+    expect(replies()).toEqual([expect.objectContaining({ text: 'Milk is a drink.' })]);
+    expect(events.flatMap((e) => (e.type === 'message' && e.kind === 'notice' ? [e.text] : [])).at(-1)).not.toMatch(/chosen by an admin/);
+  });
+
   it('lists every model of the channel with its breaker state on /status', async () => {
     const d = deps();
     d.recovery.breakers.get('anthropic', 'claude-main').recordGenerationFailure();

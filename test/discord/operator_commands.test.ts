@@ -92,18 +92,20 @@ describe('the admins’ /turns and /resolve on Discord', { timeout: 60_000 }, ()
     }
   }
 
-  it('registers /turns and /resolve for server administrators only, beside the commands everyone has', async () => {
+  it('registers /model, /turns and /resolve for server administrators only, beside the commands everyone has', async () => {
     await started();
     const registered = world.discord.requests.find((r) => r.method === 'PUT' && r.path.endsWith('/commands'));
     const commands = registered?.body as { name: string; default_member_permissions?: string; contexts?: number[]; options?: unknown[] }[];
     expect(commands.map((c) => [c.name, c.default_member_permissions])).toEqual([
+      ['help', undefined],
       ['stop', undefined],
       ['resume', undefined],
       ['status', undefined],
+      ['model', '0'],
       ['turns', '0'],
       ['resolve', '0'],
     ]);
-    expect(commands.filter((c) => c.default_member_permissions === '0').map((c) => c.contexts)).toEqual([[0], [0]]);
+    expect(commands.filter((c) => c.default_member_permissions === '0').map((c) => c.contexts)).toEqual([[0], [0], [0]]);
     expect(commands.find((c) => c.name === 'resolve')?.options).toMatchObject([
       { name: 'turn', type: 3, required: true },
       { name: 'call', type: 3, required: true },

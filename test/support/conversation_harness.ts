@@ -83,6 +83,7 @@ async function startHarness(dir: string): Promise<ConversationHarness & { close(
         store: store.turns,
         operator: store.operator,
         history: store.history,
+        models: store.models,
         provider: testProvider(llmConfig('openai', fake.baseUrl)),
         recovery: testRecoveryRuntime(harness.recoveryClock),
         catalog: () => deriveCatalog(config.tools, { memory: undefined }),

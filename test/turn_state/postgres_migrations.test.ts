@@ -24,6 +24,7 @@ describe('the PostgreSQL schema', () => {
     expect(tables.map((row) => row.table_name)).toEqual([
       'blob_refs',
       'blobs',
+      'channel_models',
       'checkpoints',
       'history_blob_refs',
       'history_channels',

@@ -4,8 +4,9 @@ import { SecretValues } from '../../src/core/secret_values.js';
 import type { HistoryStore } from '../../src/turn_state/history_store.js';
 import type { EffectClass, OpKey } from '../../src/turn_state/ledger_types.js';
 import type { MemoryStore } from '../../src/turn_state/memory_store.js';
+import type { ModelChoiceStore } from '../../src/turn_state/model_choice_store.js';
 import type { OperatorStore } from '../../src/turn_state/operator_store.js';
-import { redactingHistoryStore, redactingMemoryStore, redactingOperatorStore, redactingTurnStore } from '../../src/turn_state/redacting_stores.js';
+import { redactingHistoryStore, redactingMemoryStore, redactingModelChoiceStore, redactingOperatorStore, redactingTurnStore } from '../../src/turn_state/redacting_stores.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';
 import type { Lease } from '../../src/turn_state/turn_types.js';
 import { bytesUnder, openTestStoreFile, type TestStoreFile } from '../support/store_file.js';
@@ -17,13 +18,14 @@ const KEY = 'opaque-model-key-4f9a2c71';
 const secrets = SecretValues.of([KEY]);
 const say = (what: string): string => `${what} mentions ${KEY}`;
 
-/** The four ports wrapped as the bot wraps them, over one store file in the test's folder. */
+/** The five ports wrapped as the bot wraps them, over one store file in the test's folder. */
 interface World {
   readonly file: TestStoreFile;
   readonly turns: TurnStore;
   readonly operator: OperatorStore;
   readonly history: HistoryStore;
   readonly memory: MemoryStore;
+  readonly models: ModelChoiceStore;
   /** Where `backup` writes its copy: inside the folder every scan reads. */
   readonly backupPath: string;
 }
@@ -193,12 +195,22 @@ const MEMORY_STORE: EveryMethod<MemoryStore> = {
   recall: 'read',
 };
 
+const MODEL_CHOICE_STORE: EveryMethod<ModelChoiceStore> = {
+  chosen: 'read',
+  choose: (world) => world.models.choose('console:c1', say('the model'), say('the admin')),
+  clear: async (world) => {
+    await world.models.choose('console:c2', 'plain-model', 'console:ada');
+    await world.models.clear('console:c2');
+  },
+};
+
 /** Every port's table, with the wrapped port whose methods it must name. */
 const PORTS = [
   { port: 'TurnStore', uses: TURN_STORE, wrapped: (world: World): object => world.turns },
   { port: 'OperatorStore', uses: OPERATOR_STORE, wrapped: (world: World): object => world.operator },
   { port: 'HistoryStore', uses: HISTORY_STORE, wrapped: (world: World): object => world.history },
   { port: 'MemoryStore', uses: MEMORY_STORE, wrapped: (world: World): object => world.memory },
+  { port: 'ModelChoiceStore', uses: MODEL_CHOICE_STORE, wrapped: (world: World): object => world.models },
 ] as const;
 
 describe('every write of every store port, wrapped with the configured secrets (DESIGN §7.6)', () => {
@@ -212,6 +224,7 @@ describe('every write of every store port, wrapped with the configured secrets (
       operator: redactingOperatorStore(file.operator, secrets),
       history: redactingHistoryStore(file.history, secrets),
       memory: redactingMemoryStore(file.memory, secrets),
+      models: redactingModelChoiceStore(file.models, secrets),
       backupPath: join(temp.path(), 'data', 'backup.sqlite3'),
     };
     const written: string[] = [];

@@ -1,10 +1,11 @@
 import { isAdmin } from '../../tools/permissions.js';
 import { modelsAt, overrideAt, overrideLabel } from '../channel_overrides.js';
 import type { ConversationDeps } from '../conversation_deps.js';
+import { chosenModelIn } from '../model_choice.js';
 import { modelHealthLines } from './model_health.js';
 import { channelKey, type Inbound, type InboundMessage, postNotice } from '../transport.js';
 import { parkedCallLines, savedRequestLines } from './saved_requests.js';
-import { helpText, queuedLineText, queuedText, settingsHereText, stoppingText, TEXTS, unknownCommandText, workingText } from './texts.js';
+import { chosenModelText, helpText, queuedLineText, queuedText, settingsHereText, stoppingText, TEXTS, unknownCommandText, workingText } from './texts.js';
 import type { RunningTurn } from '../turns/turn_runner.js';
 
 /**
@@ -35,24 +36,30 @@ export function unknownCommand(origin: InboundMessage, command: string, deps: Pi
  * `/status`: what runs in the channel (its phase and for how long) and the messages `waiting`
  * behind it (how many, and the first words of each); the asker's saved requests
  * there, each with its short id for `/resume`, why it stopped, how long ago and when it expires;
- * their calls awaiting an operator's verdict; any model that is overloaded or failing (with
- * fallbacks: every model of the channel and its breaker's state); and, when
- * `overrides` are configured, which entry applies here.
+ * their calls awaiting an operator's verdict; the model an admin chose for the channel, if one
+ * is in use; any model that is overloaded or failing (with fallbacks: every model of the channel,
+ * in the order they are tried, and its breaker's state); and, when `overrides` are configured,
+ * which entry applies here.
  */
 export async function statusCommand(
   origin: InboundMessage,
   running: ReadonlyMap<string, RunningTurn>,
   waiting: readonly InboundMessage[],
-  deps: Pick<ConversationDeps, 'config' | 'store' | 'operator' | 'sink' | 'recovery' | 'clock' | 'provider' | 'fallbacks'>,
+  deps: Pick<ConversationDeps, 'config' | 'store' | 'operator' | 'models' | 'sink' | 'recovery' | 'clock' | 'logger' | 'provider' | 'fallbacks'>,
 ): Promise<void> {
   const turn = running.get(channelKey(origin));
   const now = deps.clock.monotonicNow();
+  const chosen = await chosenModelIn(origin, deps);
+  const route = modelsAt(deps, overrideAt(deps.config.overrides, origin.channelId, origin.place), chosen);
+  // A choice the configuration no longer offers here is not in use.
+  const inUse = route?.find((model) => model.model === chosen)?.model;
   const lines = [
     turn === undefined ? TEXTS.nothingRunning : workingText(turn.turnId, now - turn.startedAt, turn.phase.describe()),
     ...(waiting.length === 0 ? [] : [queuedText(waiting.length), ...waiting.map((message) => queuedLineText(message.text))]),
     ...(await savedRequestLines(origin, deps)),
     ...(await parkedCallLines(origin, deps)),
-    ...modelHealthLines(deps.recovery, modelsAt(deps, overrideAt(deps.config.overrides, origin.channelId, origin.place))),
+    ...(inUse === undefined ? [] : [chosenModelText(inUse)]),
+    ...modelHealthLines(deps.recovery, route),
     ...settingsLines(origin, deps),
   ];
   postNotice(deps.sink, origin, null, 'status', lines.join('\n'));
@@ -67,14 +74,15 @@ function settingsLines(origin: InboundMessage, deps: Pick<ConversationDeps, 'con
 }
 
 const RESUME = /^(?:resume|continue|\/resume)(?:\s+(\S+))?$/i;
+const MODEL = /^\/model(?:\s+(.+))?$/is;
 
 /** A line shaped as a command: a slash and a word, alone or before a space (`/etc/passwd` is a path, not a command). */
 const COMMAND_SHAPED = /^\/([A-Za-z][\w-]*)(?:\s|$)/;
 
 /**
  * The commands people type as text, for the transports that take text (the console, Discord
- * messages): `/help`, `/stop`, `/status`, `/resume [turn]`, and the words `resume` and
- * `continue`; any other `/word` is an unknown command. The conversation itself only ever sees
+ * messages): `/help`, `/stop`, `/status`, `/resume [turn]`, the admins' `/model [name]`, and the
+ * words `resume` and `continue`; any other `/word` is an unknown command. The conversation itself only ever sees
  * the typed result.
  */
 export function inboundFromText(message: InboundMessage): Inbound {
@@ -83,6 +91,8 @@ export function inboundFromText(message: InboundMessage): Inbound {
   if (lowered === '/help') return { kind: 'help', origin: message };
   if (lowered === '/stop') return { kind: 'stop', origin: message };
   if (lowered === '/status') return { kind: 'status', origin: message };
+  const model = MODEL.exec(text);
+  if (model !== null) return { kind: 'model', origin: message, model: model[1] };
   const resume = RESUME.exec(text);
   if (resume !== null) return { kind: 'resume', origin: message, turnId: resume[1], spoken: lowered.startsWith('continue') };
   const command = COMMAND_SHAPED.exec(text);

@@ -13,13 +13,14 @@ import { turnStoreTimings } from '../../turn_state/store_options.js';
 import { modelsAt, overrideAt } from '../channel_overrides.js';
 import { routeBreakers } from '../../recovery/model_route.js';
 import { operatorCommand } from '../operators/operator_commands.js';
+import { modelCommand } from '../model_choice.js';
 import { postResolved, resolvedNotice } from '../operators/resolution_notices.js';
 import { TurnRunner, type TurnRun } from './turn_runner.js';
 import type { TurnRecord } from '../../turn_state/turn_types.js';
 
 /**
  * The transport-neutral intake (DESIGN §2, §8): transports hand it typed commands; `/stop`,
- * `/status` and the admins' `/turns` and `/resolve` are answered at once, messages and resumes wait for their channel's lane and run
+ * `/status` and the admins' `/model`, `/turns` and `/resolve` are answered at once, messages and resumes wait for their channel's lane and run
  * one at a time, and a turn suspended by an overload is watched for an automatic resume.
  */
 export class Intake {
@@ -43,7 +44,11 @@ export class Intake {
     this.#auto = new AutoResumer((target) => this.#autoResume(target));
   }
 
-  /** Takes one command: `/help`, an unknown one, `/stop`, `/status`, `/turns` and `/resolve` at once, anything else in its channel's lane; one too long for `chat.max_message_chars` not at all. */
+  /**
+   * Takes one command: `/help`, an unknown one, `/stop`, `/status`, `/model`, `/turns` and
+   * `/resolve` at once, anything else in its channel's lane; one too long for
+   * `chat.max_message_chars` not at all.
+   */
   submit(inbound: Inbound): void {
     if (!this.#accepting) return;
     const { origin } = inbound;
@@ -57,6 +62,8 @@ export class Intake {
         return stopCommand(origin, this.#runner.running, this.deps);
       case 'status':
         return this.#answering(statusCommand(origin, this.#runner.running, this.#lanes.waitingIn(channelKey(origin)), this.deps));
+      case 'model':
+        return this.#answering(modelCommand(inbound, this.deps));
       case 'turns':
       case 'resolve':
         return this.#answering(operatorCommand(inbound, this.deps, () => this.#announceNow(origin.source)));

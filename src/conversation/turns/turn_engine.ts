@@ -34,15 +34,16 @@ export function newRunCounting(deps: Pick<ConversationDeps, 'clock' | 'recovery'
 
 /**
  * The engine's dependencies for a run of a turn answering `message`, on the models of the place
- * it was said (its `overrides` entry's, else every configured one): its streamed text and its
+ * it was said (its `overrides` entry's, else every configured one), `chosen` first when an admin
+ * chose one of them for the channel (DESIGN §5.4): its streamed text and its
  * waits for the model go to the channel, marked with `streaming.turnId`, as does what its tools do
  * once they run for a while ({@link ToolProgress}), and the first model event
  * calls `streaming.firstAnswer`; the run counts into `counting.stats` and follows its phase in
  * `counting.phase`.
  * @throws when no model is configured.
  */
-export function engineDeps(deps: ConversationDeps, message: InboundMessage, streaming: Streaming, counting: RunCounting): RunDeps {
-  const route = modelsAt(deps, overrideAt(deps.config.overrides, message.channelId, message.place));
+export function engineDeps(deps: ConversationDeps, message: InboundMessage, streaming: Streaming, counting: RunCounting, chosen: string | undefined): RunDeps {
+  const route = modelsAt(deps, overrideAt(deps.config.overrides, message.channelId, message.place), chosen);
   if (route === undefined) throw new Error('no model is configured');
   const [provider, ...fallbacks] = route;
   const progress = new ToolProgress(deps.clock, counting.phase, (text) =>

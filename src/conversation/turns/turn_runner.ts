@@ -17,6 +17,7 @@ import type { TurnPhase } from './turn_phase.js';
 import { engineDeps, newRunCounting, type RunCounting, type Streaming } from './turn_engine.js';
 import { earliestTry, routeBreakers } from '../../recovery/model_route.js';
 import { modelsAt, overrideAt } from '../channel_overrides.js';
+import { chosenModelIn } from '../model_choice.js';
 
 /** A turn in progress in a channel: whom it answers, how /stop reaches it, and where it stands since when (monotonic). */
 export interface RunningTurn {
@@ -58,6 +59,7 @@ export class TurnRunner {
     if (deps.provider === undefined) return this.#noModel(message, kept);
     const controller = new AbortController();
     const counting = newRunCounting(this.deps);
+    const chosen = await chosenModelIn(message, deps);
     const history = await this.#orDropped(kept, () => loadHistory(deps.history, channelKey(message), deps.config.llm.vision));
     // A shutdown that began meanwhile leaves the message in the inbox, for the next start.
     if (this.shutdown.aborted) return undefined;
@@ -66,7 +68,7 @@ export class TurnRunner {
     if (admitted.kind === 'notice') return this.#answered(message, kept, admitted.notice, admitted.text, admitted.turn);
     const { turn, durability } = admitted;
     deps.faults.reach('after_admission', 0);
-    return this.#run(message, turn.turnId, controller, counting, async (engine) => {
+    return this.#run(message, turn.turnId, controller, counting, chosen, async (engine) => {
       try {
         const entry = { role: 'user', text: message.text, authorId: message.authorId, messageId: message.messageId } as const;
         const named = message.names === undefined ? entry : { ...entry, authorName: message.names.user };
@@ -89,9 +91,10 @@ export class TurnRunner {
     const controller = new AbortController();
     const streaming: Streaming = { turnId: '', firstAnswer: undefined, quiet: false };
     const counting = newRunCounting(this.deps);
-    const attempt = await resumeCommand(origin, turnId, spoken, controller.signal, { ...deps, engine: engineDeps(this.deps, origin, streaming, counting) });
+    const chosen = await chosenModelIn(origin, deps);
+    const attempt = await resumeCommand(origin, turnId, spoken, controller.signal, { ...deps, engine: engineDeps(this.deps, origin, streaming, counting, chosen) });
     if (attempt.kind === 'not_a_resume') return this.message(origin);
-    return this.#resumed(origin, attempt, 'requester', controller, streaming, counting);
+    return this.#resumed(origin, attempt, 'requester', controller, streaming, counting, chosen);
   }
 
   /**
@@ -106,8 +109,9 @@ export class TurnRunner {
     const controller = new AbortController();
     const streaming: Streaming = { turnId: turn.turnId, firstAnswer: undefined, quiet: true };
     const counting = newRunCounting(this.deps);
-    const attempt = await resumeTurn(turn, original, 'automatic', controller.signal, { ...deps, engine: engineDeps(this.deps, answerTo, streaming, counting) });
-    return this.#resumed(answerTo, attempt, 'automatic', controller, streaming, counting);
+    const chosen = await chosenModelIn(answerTo, deps);
+    const attempt = await resumeTurn(turn, original, 'automatic', controller.signal, { ...deps, engine: engineDeps(this.deps, answerTo, streaming, counting, chosen) });
+    return this.#resumed(answerTo, attempt, 'automatic', controller, streaming, counting, chosen);
   }
 
   /**
@@ -122,12 +126,21 @@ export class TurnRunner {
     const controller = new AbortController();
     const streaming: Streaming = { turnId: turn.turnId, firstAnswer: undefined, quiet: false };
     const counting = newRunCounting(this.deps);
-    const attempt = await resumeTurn(turn, original, 'restart', controller.signal, { ...deps, engine: engineDeps(this.deps, original, streaming, counting) });
+    const chosen = await chosenModelIn(original, deps);
+    const attempt = await resumeTurn(turn, original, 'restart', controller.signal, { ...deps, engine: engineDeps(this.deps, original, streaming, counting, chosen) });
     if (attempt.kind === 'notice' && attempt.notice === 'in_progress') return undefined;
-    return this.#resumed(original, attempt, 'restart', controller, streaming, counting);
+    return this.#resumed(original, attempt, 'restart', controller, streaming, counting, chosen);
   }
 
-  async #resumed(answerTo: InboundMessage, attempt: ResumeAttempt, askedBy: ResumeAsker, controller: AbortController, streaming: Streaming, counting: RunCounting): Promise<TurnRun | undefined> {
+  async #resumed(
+    answerTo: InboundMessage,
+    attempt: ResumeAttempt,
+    askedBy: ResumeAsker,
+    controller: AbortController,
+    streaming: Streaming,
+    counting: RunCounting,
+    chosen: string | undefined,
+  ): Promise<TurnRun | undefined> {
     const { deps } = this;
     switch (attempt.kind) {
       case 'not_a_resume':
@@ -151,7 +164,7 @@ export class TurnRunner {
           if (quiet) this.#active(answerTo, turnId);
           postNotice(deps.sink, answerTo, turnId, 'resumed', askedBy === 'restart' ? TEXTS.continuingAfterRestart : TEXTS.continuing);
         };
-        return this.#run(answerTo, turnId, controller, counting, () => attempt.continued, quiet ? (ending) => !answered && this.#stillOverloaded(answerTo, turnId, ending) : undefined);
+        return this.#run(answerTo, turnId, controller, counting, chosen, () => attempt.continued, quiet ? (ending) => !answered && this.#stillOverloaded(answerTo, turnId, ending) : undefined);
       }
       default:
         return assertNever(attempt);
@@ -159,15 +172,17 @@ export class TurnRunner {
   }
 
   /**
-   * Runs a turn as the channel's running one (so /stop reaches it), logs one `turn finished` line
-   * with what the run used, and delivers how it ended — unless `silent(ending)` took care of it.
-   * A run that may end silently shows the turn working only once the model answers.
+   * Runs a turn as the channel's running one (so /stop reaches it), on the channel's models with
+   * `chosen` first, logs one `turn finished` line with what the run used, and delivers how it
+   * ended — unless `silent(ending)` took care of it. A run that may end silently shows the turn
+   * working only once the model answers.
    */
   async #run(
     message: InboundMessage,
     turnId: string,
     controller: AbortController,
     counting: RunCounting,
+    chosen: string | undefined,
     work: (engine: RunDeps) => Promise<TurnEnding>,
     silent?: (ending: TurnEnding) => boolean,
   ): Promise<TurnRun> {
@@ -178,7 +193,7 @@ export class TurnRunner {
     if (silent === undefined) this.#active(message, turnId);
     let ending: TurnEnding;
     try {
-      ending = await work(engineDeps(this.deps, message, { turnId, firstAnswer: undefined, quiet: false }, counting));
+      ending = await work(engineDeps(this.deps, message, { turnId, firstAnswer: undefined, quiet: false }, counting, chosen));
     } finally {
       this.running.delete(channelKey(message));
     }

@@ -4,6 +4,7 @@ import type { Logger } from '../../core/logger.js';
 import { isTurnStateUnavailable } from '../errors.js';
 import type { HistoryStore } from '../history_store.js';
 import { MAX_NOTE_LENGTH, noteLength, type MemoryStore } from '../memory_store.js';
+import type { ModelChoiceStore } from '../model_choice_store.js';
 import type { BackupCopy, OperatorStore } from '../operator_store.js';
 import type { TurnStoreTimings } from '../store_options.js';
 import { reportSweep } from '../sweep_report.js';
@@ -16,6 +17,7 @@ import { now, type Op } from './instructions.js';
 import { opsOfTurn } from './ledger.js';
 import { checkpoint, complete, finish, heartbeat, moveLeasedOp, recordModelTurn, setRecoveryDeadline, suspend } from './lease_writes.js';
 import { recallNotes, rememberNote } from './memory.js';
+import { chooseModel, chosenModel, clearModel } from './model_choices.js';
 import { census, listTurns, rowProblems, turnDetail } from './operator_reads.js';
 import { pendingReplies, recordReplyDelivery } from './replies.js';
 import { markResolutionTold, parkForResolution, recordVerdict, resolvedUntold } from './resolution.js';
@@ -69,6 +71,7 @@ export interface DurablePorts {
   readonly operator: OperatorStore;
   readonly history: HistoryStore;
   readonly memory: MemoryStore;
+  readonly models: ModelChoiceStore;
 }
 
 /**
@@ -146,8 +149,8 @@ export function durableStore(runner: StoreRunner, options: DurableStoreOptions):
   return { turns, operator, ...keptStores(runner) };
 }
 
-/** The conversation history and the memory notes over `runner`: what even a store in memory keeps. */
-export function keptStores(runner: StoreRunner): { readonly history: HistoryStore; readonly memory: MemoryStore } {
+/** The conversation history, the memory notes and the channels' chosen models over `runner`: what even a store in memory keeps. */
+export function keptStores(runner: StoreRunner): Pick<DurablePorts, 'history' | 'memory' | 'models'> {
   const history: HistoryStore = {
     append: (channel, entry) => runner.write('append history', appendHistory(channel, entry), 'alone'),
     read: (channel) => runner.read('read history', readHistory(channel)),
@@ -167,7 +170,12 @@ export function keptStores(runner: StoreRunner): { readonly history: HistoryStor
       return runner.read('recall notes', recallNotes(request));
     },
   };
-  return { history, memory };
+  const models: ModelChoiceStore = {
+    chosen: (channel) => runner.read('read chosen model', chosenModel(channel)),
+    choose: (channel, model, chosenBy) => runner.write('choose model', chooseModel(channel, model, chosenBy), 'alone'),
+    clear: (channel) => runner.write('clear chosen model', clearModel(channel), 'alone'),
+  };
+  return { history, memory, models };
 }
 
 function* loadResumable(turnId: string) {

@@ -38,7 +38,7 @@ export function pgPortsOn(pool: pg.Pool, options: PgPortsOptions): DurablePorts 
   return durableStore(new PgRunner(pool, options.instanceId), { ...options, ownerlessAtStart: { kind: 'own', instanceId: options.instanceId } });
 }
 
-/** The conversation history and memory notes alone on `pool`, as a process that takes no lease uses them. */
+/** The conversation history, memory notes and chosen models alone on `pool`, as a process that takes no lease uses them. */
 export function pgKeptStoresOn(pool: pg.Pool): ReturnType<typeof keptStores> {
   return keptStores(new PgRunner(pool, 'kept'));
 }

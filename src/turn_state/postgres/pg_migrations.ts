@@ -28,7 +28,9 @@ const FIRST_MEMORY_SCOPES = ['user', 'channel'];
  * process of each lease and the registry of processes; blobs as rows instead of files; and an
  * admission order (`admitted`) where SQLite has its rowid. Version 2 is SQLite's version 8: a
  * pending reply keeps the model that wrote it. Version 3 is SQLite's version 11: the turns whose
- * requester is still to be told of a verdict are indexed apart.
+ * requester is still to be told of a verdict are indexed apart. Version 4 is SQLite's version 12:
+ * a history entry keeps its author's name. Version 5 is SQLite's version 13: the model an admin
+ * chose for a channel with /model.
  */
 export const PG_MIGRATIONS: readonly string[] = [
   `
@@ -189,6 +191,15 @@ export const PG_MIGRATIONS: readonly string[] = [
   // Version 4 is SQLite's version 12 (DESIGN §4.2): a history entry keeps how the transport named its author when the message was said.
   `
   ALTER TABLE history_entries ADD COLUMN author_name TEXT;
+  `,
+  // Version 5 is SQLite's version 13 (DESIGN §5.4): the model an admin chose for a channel with /model.
+  `
+  CREATE TABLE channel_models (
+    channel TEXT PRIMARY KEY,
+    model TEXT NOT NULL,
+    chosen_by TEXT NOT NULL,
+    chosen_at BIGINT NOT NULL
+  );
   `,
 ];
 

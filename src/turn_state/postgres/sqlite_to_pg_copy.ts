@@ -224,6 +224,7 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   },
   { name: 'history_blob_refs', columns: ['entry_id', 'digest'], order: 'entry_id, digest' },
   { name: 'memory_notes', columns: ['id', 'idempotency_key', 'scope', 'owner_id', 'text', 'created_at'], order: 'id', identity: { column: 'id', autoincrement: false } },
+  { name: 'channel_models', columns: ['channel', 'model', 'chosen_by', 'chosen_at'], order: 'channel' },
 ];
 
 /** The SQLite expression of a column. */

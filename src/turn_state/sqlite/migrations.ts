@@ -300,6 +300,15 @@ export const TURN_STORE_MIGRATIONS: readonly string[] = [
   `,
   resolvedUntoldIndexed,
   historyKeepsAuthorNames,
+  // Version 13 (DESIGN §5.4): the model an admin chose for a channel with /model, one row per channel.
+  `
+  CREATE TABLE channel_models (
+    channel TEXT PRIMARY KEY,
+    model TEXT NOT NULL,
+    chosen_by TEXT NOT NULL,
+    chosen_at INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  `,
 ];
 
 /** Brings `db` to the newest of `migrations`; `what` names the store in the errors. */

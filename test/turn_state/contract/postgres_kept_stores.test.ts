@@ -6,10 +6,11 @@ import { callsAfter, useMigratedPgSchema } from '../../support/postgres_schema.j
 import { describeHistoryStoreContract } from './history_store_contract.js';
 import type { KeptHarness, MakeKeptHarness } from './kept_contract_harness.js';
 import { describeMemoryStoreContract } from './memory_store_contract.js';
+import { describeModelChoiceContract } from './model_choice_contract.js';
 
 const migratedSchema = useMigratedPgSchema();
 
-/** The history and memory ports on this file's schema, emptied for the test, the database's clock following the test's. */
+/** The history, memory and chosen-model ports on this file's schema, emptied for the test, the database's clock following the test's. */
 const postgresHarness: MakeKeptHarness = async () => {
   const clock = new ManualClock();
   const { connection, pool: first, followed } = await migratedSchema(clock);
@@ -17,7 +18,7 @@ const postgresHarness: MakeKeptHarness = async () => {
   const sync = (): Promise<void> => followed.sync();
   const storesOn = (on: pg.Pool) => {
     const kept = pgKeptStoresOn(on);
-    return { history: callsAfter(kept.history, sync), memory: callsAfter(kept.memory, sync) };
+    return { history: callsAfter(kept.history, sync), memory: callsAfter(kept.memory, sync), models: callsAfter(kept.models, sync) };
   };
   let stores = storesOn(pool);
   const harness: KeptHarness = {
@@ -26,6 +27,9 @@ const postgresHarness: MakeKeptHarness = async () => {
     },
     get memory() {
       return stores.memory;
+    },
+    get models() {
+      return stores.models;
     },
     clock,
     durable: true,
@@ -44,3 +48,4 @@ const postgresHarness: MakeKeptHarness = async () => {
 
 describeHistoryStoreContract('PostgreSQL', postgresHarness);
 describeMemoryStoreContract('PostgreSQL', postgresHarness);
+describeModelChoiceContract('PostgreSQL', postgresHarness);

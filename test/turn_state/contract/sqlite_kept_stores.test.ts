@@ -9,6 +9,7 @@ import { TEST_TIMINGS } from '../../support/turn_store.js';
 import { describeHistoryStoreContract } from './history_store_contract.js';
 import type { KeptHarness, MakeKeptHarness } from './kept_contract_harness.js';
 import { describeMemoryStoreContract } from './memory_store_contract.js';
+import { describeModelChoiceContract } from './model_choice_contract.js';
 
 const tmp = useTempDir();
 
@@ -26,6 +27,9 @@ function sqliteHarness(enabled: boolean): MakeKeptHarness {
       get memory() {
         return store.memory;
       },
+      get models() {
+        return store.models;
+      },
       clock,
       durable: store.turns.durable,
       reopen: async () => {
@@ -40,5 +44,7 @@ function sqliteHarness(enabled: boolean): MakeKeptHarness {
 
 describeHistoryStoreContract('SQLite file', sqliteHarness(true));
 describeMemoryStoreContract('SQLite file', sqliteHarness(true));
+describeModelChoiceContract('SQLite file', sqliteHarness(true));
 describeHistoryStoreContract('SQLite in memory (store off)', sqliteHarness(false));
 describeMemoryStoreContract('SQLite in memory (store off)', sqliteHarness(false));
+describeModelChoiceContract('SQLite in memory (store off)', sqliteHarness(false));
