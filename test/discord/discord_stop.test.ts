@@ -52,9 +52,9 @@ describe('/stop while a write runs, on the local Discord', () => {
     await fake.whenRequests(2);
     const messages = (fake.requests[1]?.body as { messages: { role: string; content: unknown }[] }).messages.filter((m) => m.role !== 'system');
     expect(messages).toEqual([
-      { role: 'user', content: 'open a ticket: the printer is on fire' },
+      { role: 'user', content: '[alice]: open a ticket: the printer is on fire' },
       { role: 'assistant', content: 'Stopped.\n`save_note` finished before stopping: Ticket T-1 was created' },
-      { role: 'user', content: 'did the ticket get opened?' },
+      { role: 'user', content: '[alice]: did the ticket get opened?' },
     ]);
   });
 

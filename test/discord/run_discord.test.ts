@@ -27,7 +27,7 @@ describe('the Discord adapter in-process', { timeout: 60_000 }, () => {
 
   /** Runs the program's main function on Discord; `stop()` sends it SIGTERM. */
   function run(extra = ''): InProcessBot {
-    const recovery = 'llm_recovery:\n  generation_deadline_seconds: 0.2\n  backoff_base_seconds: 0.01\n  backoff_cap_seconds: 0.02\nturn_state:\n  auto_resume: false\n';
+    const recovery = 'llm_recovery:\n  generation_deadline_seconds: 0.2\n  backoff_base_seconds: 0.01\n  backoff_cap_seconds: 0.02\nturn_state:\n  auto_resume: false\n  continue_after_restart: false\n';
     temp.write('config.yml', discordConfigYaml(discord, fake.baseUrl, `${recovery}${extra}`));
     return runDiscordBot(temp.path());
   }
@@ -189,9 +189,9 @@ describe('the Discord adapter in-process', { timeout: 60_000 }, () => {
       const stop = await discord.dispatchInteraction({ name: 'stop' });
       const ack = await discord.whenRequest((r) => r.method === 'PATCH' && r.path.endsWith(`/${stop.token}/messages/@original`));
       expect(ack.body).toMatchObject({ content: 'ℹ️ Stopping… `save_note` is already running and will finish first.' });
-      expect(posts().some((post) => post.content === 'ℹ️ Stopped.')).toBe(false);
+      expect(posts().some((post) => post.content.startsWith('ℹ️ Stopped.'))).toBe(false);
       released.resolve();
-      await discord.whenRequest(() => posts().some((post) => post.content === 'ℹ️ Stopped.'));
+      await discord.whenRequest(() => posts().some((post) => post.content === 'ℹ️ Stopped.\n`save_note` finished before stopping: released'));
       expect(target.requests).toHaveLength(1);
       expect(fake.requests).toHaveLength(1);
       bot.stop();
