@@ -17,11 +17,15 @@ export interface LogDestination {
   close(): void;
 }
 
+/** The one short line the terminal shows for the warnings and errors logged since the person last sent a line. */
+export const LOGGED_POINTER = `-- [log] a warning or error was logged: see ${CONSOLE_LOG_FILE}\n`;
+
 /**
  * Log lines go to stderr, except for the text console on a terminal, where they would break into
- * the conversation: there they go to {@link CONSOLE_LOG_FILE} (created 0600 in a 0700 directory,
- * like the store), and only WARN and above show on the terminal too, between lines of the
- * conversation, never inside one. The terminal is told once where the log is.
+ * the conversation: there they go to {@link CONSOLE_LOG_FILE} only (created 0600 in a 0700
+ * directory, like the store). The terminal is told once where the log is, and a warning or an
+ * error shows there as {@link LOGGED_POINTER}, between lines of the conversation: once for the
+ * first, then at most once more after each line the person sends, however many are logged.
  */
 export function logDestination(
   choice: AdapterChoice,
@@ -34,17 +38,20 @@ export function logDestination(
   createPrivateFile(path);
   const file = pino.destination({ dest: path, append: true, sync: true });
   const screen = new ConsoleScreen(io.stdout, io.stderr);
-  const terminal = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      screen.aside(chunk.toString('utf8'));
+  let pointed = false;
+  screen.onTyped(() => (pointed = false));
+  const pointer = new Writable({
+    write(_chunk: Buffer, _encoding, done) {
+      if (!pointed) screen.aside(LOGGED_POINTER);
+      pointed = true;
       done();
     },
   });
-  screen.aside(`holdfast: the log is in ${CONSOLE_LOG_FILE}; warnings and errors show here too\n`);
+  screen.aside(`holdfast: the log is in ${CONSOLE_LOG_FILE}; a warning or error logged shows one line here pointing at it\n`);
   return {
     outputs: [
       { stream: file, isTTY: false },
-      { stream: terminal, isTTY: true, minLevel: 'warn' },
+      { stream: pointer, isTTY: false, minLevel: 'warn' },
     ],
     screen,
     close: () => file.end(),

@@ -1,7 +1,9 @@
-import type { Readable } from 'node:stream';
+import { createInterface } from 'node:readline';
+import { Writable, type Readable } from 'node:stream';
 import type { IdFactory } from '../core/ids.js';
 import type { InboundMessage, MessageNames } from '../conversation/transport.js';
 import { BoundedLines } from './bounded_lines.js';
+import { PROMPT, type ConsoleOutput, type ConsoleScreen } from './console_screen.js';
 
 /** The console's one channel and one author. */
 export const CONSOLE_CHANNEL = 'console';
@@ -28,11 +30,8 @@ export function consoleMessageIds(ids: IdFactory): () => string {
  * reject it as too long.
  */
 export function readConsoleLines(input: Readable, ids: IdFactory, maxMessageChars: number, submit: (message: InboundMessage) => void): Promise<void> {
-  const nextId = consoleMessageIds(ids);
+  const hand = handOn(ids, submit);
   const lines = new BoundedLines(maxMessageChars + 1);
-  const hand = (texts: readonly string[]): void => {
-    for (const text of texts) submit({ source: 'console', channelId: CONSOLE_CHANNEL, authorId: CONSOLE_AUTHOR, authorRoleIds: [], messageId: nextId(), text, names: CONSOLE_NAMES });
-  };
   return new Promise((resolve, reject) => {
     input.setEncoding('utf8');
     input.on('data', (chunk: string) => hand(lines.push(chunk)));
@@ -43,4 +42,66 @@ export function readConsoleLines(input: Readable, ids: IdFactory, maxMessageChar
     input.once('close', resolve);
     input.once('error', reject);
   });
+}
+
+/** A terminal the person types on: it can be put in raw mode, so that the console, not the terminal, echoes what is typed. */
+export interface TerminalInput extends Readable {
+  readonly isTTY: true;
+  setRawMode(raw: boolean): unknown;
+}
+
+/** Whether `input` is a terminal the console can read in raw mode. */
+export function isTerminalInput(input: Readable): input is TerminalInput {
+  return (input as Partial<TerminalInput>).isTTY === true && typeof (input as Partial<TerminalInput>).setRawMode === 'function';
+}
+
+/** What reads a terminal: stopping it lets the terminal go back to how it was. */
+export interface TerminalReading {
+  readonly done: Promise<void>;
+  stop(): void;
+}
+
+/**
+ * Reads lines from a terminal in raw mode with readline, which echoes and edits what the person
+ * types on the input line `screen` keeps below the conversation; each line ended with Enter is
+ * handed on as {@link readConsoleLines} hands on a line, once `screen` was told it was typed.
+ * Ctrl-D on an empty line ends the input, and Ctrl-C interrupts the program, as both do when the
+ * terminal reads lines itself.
+ */
+export function readTerminalLines(
+  input: TerminalInput,
+  output: ConsoleOutput,
+  screen: ConsoleScreen,
+  ids: IdFactory,
+  maxMessageChars: number,
+  submit: (message: InboundMessage) => void,
+): TerminalReading {
+  const hand = handOn(ids, submit);
+  const echo = Object.defineProperty(
+    new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        output.write(chunk.toString('utf8'));
+        done();
+      },
+    }),
+    'columns',
+    { get: () => output.columns },
+  );
+  const lines = createInterface({ input, output: echo, prompt: PROMPT, terminal: true });
+  screen.attach(lines);
+  lines.on('line', (line: string) => {
+    screen.typed(line);
+    hand(new BoundedLines(maxMessageChars + 1).push(`${line}\n`));
+  });
+  lines.on('SIGINT', () => process.kill(process.pid, 'SIGINT'));
+  const done = new Promise<void>((resolve) => lines.once('close', resolve));
+  return { done, stop: () => lines.close() };
+}
+
+/** Hands each text on to `submit` as a message from the console user, with the next of this run's ids. */
+function handOn(ids: IdFactory, submit: (message: InboundMessage) => void): (texts: readonly string[]) => void {
+  const nextId = consoleMessageIds(ids);
+  return (texts) => {
+    for (const text of texts) submit({ source: 'console', channelId: CONSOLE_CHANNEL, authorId: CONSOLE_AUTHOR, authorRoleIds: [], messageId: nextId(), text, names: CONSOLE_NAMES });
+  };
 }

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { IdFactory } from '../core/ids.js';
 import { inboundFromText } from '../conversation/notices/channel_commands.js';
 import { everyChannelOf, type Transport } from '../conversation/transport.js';
-import { readConsoleLines } from './console_adapter.js';
+import { isTerminalInput, readConsoleLines, readTerminalLines, type TerminalReading } from './console_adapter.js';
 import { ConsoleScreen, type ConsoleOutput } from './console_screen.js';
 import { jsonLinesSink, textSink } from './console_sink.js';
 import { consoleMessageSource } from './console_source.js';
@@ -22,12 +22,14 @@ export interface ConsoleTransportOptions {
 /**
  * The terminal as a transport: each line of `input` is a message or a typed command from the
  * console user; the bot's answers go to `output` as text or as JSON lines. Its input ends with
- * the end of `input`.
+ * the end of `input`. In text mode with both ends on a terminal, the input is read in raw mode
+ * (see {@link readTerminalLines}), so that what the person types stays on its own line.
  */
 export function consoleTransport(options: ConsoleTransportOptions): Transport {
   const screen = options.mode === 'text' ? (options.screen ?? new ConsoleScreen(options.output)) : undefined;
   const sink = screen === undefined ? jsonLinesSink(options.output) : textSink(screen);
   let reading = false;
+  let terminal: TerminalReading | undefined;
   return {
     ...everyChannelOf('console'),
     connect() {
@@ -37,8 +39,14 @@ export function consoleTransport(options: ConsoleTransportOptions): Transport {
     async listen(submit) {
       reading = true;
       try {
+        if (screen?.isTTY === true && isTerminalInput(options.input)) {
+          terminal = readTerminalLines(options.input, options.output, screen, options.ids, options.maxMessageChars, (message) => submit(inboundFromText(message)));
+          await terminal.done;
+          return;
+        }
+        screen?.attach();
         await readConsoleLines(options.input, options.ids, options.maxMessageChars, (message) => {
-          screen?.typed();
+          screen?.typed(message.text);
           submit(inboundFromText(message));
         });
       } finally {
@@ -47,10 +55,12 @@ export function consoleTransport(options: ConsoleTransportOptions): Transport {
     },
     stopInput() {
       reading = false;
+      terminal?.stop();
       options.input.destroy();
     },
     connected: () => reading,
     close: () => {
+      terminal?.stop();
       screen?.close();
       return Promise.resolve();
     },

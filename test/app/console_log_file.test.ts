@@ -16,7 +16,7 @@ const CONFIG = 'llm:\n  model: gpt-4.1-mini\nlogging:\n  format: json\n';
 describe('the text console started in a terminal', () => {
   const temp = useTempDir();
 
-  it('logs to data/holdfast.log, private to the user, and keeps only warnings on the terminal, apart from the conversation', async () => {
+  it('logs to data/holdfast.log, private to the user, and shows one line on the terminal pointing at it for the warnings, not the warnings', async () => {
     temp.write('config.yml', CONFIG);
     const run = terminalIo(temp.path());
     expect(await runCli([], run.io)).toBe(0);
@@ -29,8 +29,9 @@ describe('the text console started in a terminal', () => {
       .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(logged.map((line) => line['msg'])).toContain('configuration loaded; starting the console adapter (no discord.token is configured)');
     expect(logged.filter((line) => line['level'] === 40).map((line) => line['msg'])).toEqual([expect.stringMatching(/^no API key for https:\/\/api\.openai\.com\/v1/)]);
-    expect(run.stderr()).toContain('holdfast: the log is in data/holdfast.log; warnings and errors show here too\n');
-    expect(run.stderr()).toContain('no API key for https://api.openai.com/v1');
+    expect(run.stderr()).toBe(
+      'holdfast: the log is in data/holdfast.log; a warning or error logged shows one line here pointing at it\n-- [log] a warning or error was logged: see data/holdfast.log\n',
+    );
     expect(run.stderr()).not.toContain('configuration loaded');
     expect(run.stdout()).toMatch(/^Holdfast is ready\.[^\n]*\n$/);
   });
