@@ -27,7 +27,8 @@ describe('the Discord adapter in-process', { timeout: 60_000 }, () => {
 
   /** Runs the program's main function on Discord; `stop()` sends it SIGTERM. */
   function run(extra = ''): InProcessBot {
-    const recovery = 'llm_recovery:\n  generation_deadline_seconds: 0.2\n  backoff_base_seconds: 0.01\n  backoff_cap_seconds: 0.02\nturn_state:\n  auto_resume: false\n  continue_after_restart: false\n';
+    const recovery =
+      'llm_recovery:\n  generation_deadline_seconds: 0.2\n  backoff_base_seconds: 0.01\n  backoff_cap_seconds: 0.02\nturn_state:\n  auto_resume: false\n  continue_after_restart: false\n';
     temp.write('config.yml', discordConfigYaml(discord, fake.baseUrl, `${recovery}${extra}`));
     return runDiscordBot(temp.path());
   }
