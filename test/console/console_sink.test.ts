@@ -85,6 +85,24 @@ describe('the console output', () => {
   });
 });
 
+describe('the console, while tools run', () => {
+  it('shows what the tools do as one status line each time it changes, ending a streamed line first; the JSON lines carry none of it', async () => {
+    const out = capture();
+    const json = capture();
+    const working = (text: string) => ({ type: 'working', channelId: 'console', inReplyTo: 'm', turn: 't1', text }) as const;
+    for (const target of [textSink(new ConsoleScreen(out)), jsonLinesSink(json)]) {
+      target.post({ type: 'delta', channelId: 'console', inReplyTo: 'm', turn: 't1', text: 'Let me look.' });
+      target.post(working('running lookup…'));
+      target.post(working('running lookup…'));
+      target.post(working('running lookup, weather…'));
+      target.post({ type: 'delta', channelId: 'console', inReplyTo: 'm', turn: 't1', text: 'Found it.' });
+      await target.deliver(reply('t1', 'Found it.'), () => Promise.resolve());
+    }
+    expect(out.text()).toBe('bot> Let me look.\n… running lookup…\n… running lookup, weather…\nbot> Found it.\n');
+    expect(json.text()).toBe('{"type":"message","turn":"t1","kind":"reply","text":"Found it."}\n');
+  });
+});
+
 /** What `write` prints through a text sink into a real stream, read back once the stream ends. */
 async function printed(write: (sink: ReturnType<typeof textSink>) => Promise<void>): Promise<string> {
   const out = new PassThrough();

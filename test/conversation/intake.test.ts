@@ -31,6 +31,20 @@ describe('the intake pipeline', () => {
   const notices = (): string[] => harness.current.notices();
   const replies = (): string[] => harness.current.replies();
 
+  it('answers /help and an unknown /command itself, the admins’ commands listed to an admin alone, and asks the model nothing', async () => {
+    const bot = intake();
+    bot.submit(inboundFromText(message('/help')));
+    bot.submit(inboundFromText(message('/help', 'admin')));
+    bot.submit(inboundFromText(message('/frobnicate now')));
+    await bot.idle();
+    const [member, admin, unknown] = events.flatMap((e) => (e.type === 'message' && e.kind === 'notice' ? [e] : []));
+    expect(member).toMatchObject({ notice: 'status', text: expect.stringMatching(/^Commands:\n• `\/help`: this list\n/) as unknown });
+    expect(member?.text).not.toMatch(/Admins:/);
+    expect(admin?.text).toMatch(/\nAdmins: `\/model` lists the models used here/);
+    expect(unknown).toMatchObject({ notice: 'rejected', text: 'Unknown command `/frobnicate` — /help lists them.' });
+    expect(fake.requests).toEqual([]);
+  });
+
   it('answers, keeps the exchange in the history, and never runs the same message twice', async () => {
     fake.enqueue(chatText('Hi Ada.'));
     const bot = intake();
