@@ -4,6 +4,10 @@ import type { Logger } from '../core/logger.js';
 import { redactingSink } from '../conversation/notices/redacting_sink.js';
 import type { Transport } from '../conversation/transport.js';
 import type { FaultInjector } from '../engine/fault_points.js';
+import type { RecoveryRuntime } from '../recovery/generate_with_recovery.js';
+import { routeBreakers } from '../recovery/model_route.js';
+import { watchRouteHealth } from '../recovery/route_health.js';
+import { modelsAt, type ConfiguredModels } from '../conversation/channel_overrides.js';
 import { intakeFor, type BotServices } from './bot_services.js';
 import { keepHouse } from './housekeeping.js';
 import { tellReclaimed } from './interrupted_notices.js';
@@ -27,7 +31,8 @@ export interface BotRun {
 /**
  * Runs the bot on one transport, the same way for every transport: connect, hand its commands
  * to the conversation, keep house, catch up on what the last process left unsaid, interrupted
- * (continued by itself with `turn_state.continue_after_restart`) and queued unanswered (before anything new), tell verdicts recorded anywhere within seconds, and run until
+ * (continued by itself with `turn_state.continue_after_restart`) and queued unanswered (before anything new), tell verdicts recorded anywhere within seconds, show
+ * whether the models are overloaded where the transport can (Discord's presence), and run until
  * the input ends (then the queued turns finish or suspend) or SIGINT/SIGTERM arrives (then
  * intake stops and running turns are suspended with reason `shutdown`, their work kept).
  * @throws whatever `transport.connect()` throws (a refused Discord login).
@@ -55,6 +60,7 @@ export async function runBot(transport: Transport, run: BotRun): Promise<void> {
   // Verdicts given while the bot was stopped are told at once.
   await announce();
   const verdicts = watchVerdicts(clock, VERDICT_WATCH_INTERVAL_MS, stopRounds.signal, () => intake.announceResolutions(transport.source), logger);
+  const health = showRouteHealth(transport, services, stopRounds.signal);
   const ended = await Promise.race([
     transport
       .listen(
@@ -73,6 +79,17 @@ export async function runBot(transport: Transport, run: BotRun): Promise<void> {
     await intake.close();
   }
   stopRounds.abort();
-  await Promise.all([housekeeping, verdicts, caughtUp]);
+  await Promise.all([housekeeping, verdicts, health, caughtUp]);
   await transport.close();
+}
+
+/**
+ * Shows on `transport`, where it has a place for it, whether every model of the default route
+ * (`llm`, then `llm.fallbacks`: the route of a place no override names) is refused by its
+ * breaker, at each change until `signal` aborts. Nothing without a model.
+ */
+export async function showRouteHealth(transport: Transport, services: ConfiguredModels & { readonly recovery: RecoveryRuntime }, signal: AbortSignal): Promise<void> {
+  const route = modelsAt(services, undefined);
+  if (route === undefined || transport.showHealth === undefined) return;
+  await watchRouteHealth(routeBreakers(route, services.recovery.breakers), services.recovery.clock, signal, (health) => transport.showHealth?.(health));
 }

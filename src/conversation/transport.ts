@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { TurnStatus } from '../turn_state/turn_types.js';
 import type { MessageAttachment } from './history/message_attachment.js';
 import { marked } from '../core/marked.js';
+import type { RouteHealth } from '../recovery/route_health.js';
 
 /**
  * Where a message was said, beyond its channel, as far as the transport knows: on Discord, the
@@ -238,6 +239,12 @@ export interface Transport extends ServedChannels {
   stopInput(): void;
   /** Whether it is connected now (Discord: the gateway is ready; the console: its input is being read), for the readiness check. */
   connected(): boolean;
+  /**
+   * Shows everyone whether the models of the default route are all refused by their breakers,
+   * where the transport has a place for it (Discord: the bot's presence); called at each change
+   * once connected. A transport without one leaves it out.
+   */
+  showHealth?(health: RouteHealth): void;
   /** Disconnects, after the conversation has shut down. */
   close(): Promise<void>;
 }

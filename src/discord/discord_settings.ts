@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { ids, optionalSecret } from '../config/schema_parts.js';
 
+/** The longest custom status Discord shows. */
+const DISCORD_STATUS_MAX_CHARS = 128;
+
 /** `discord.shards` given as a mapping: the shard ids this process runs, of how many in all. */
 const shardSplit = z
   .strictObject({
@@ -62,6 +65,16 @@ export const discordSection = z
       .default(100)
       .describe(
         'The largest text attachment (`.txt`, `.md`, `.json`, `.csv`, source code, …) whose content is given to the model, in kilobytes (KiB); a larger one is left out and the model is told so.',
+      ),
+    status_message: z
+      .string()
+      .trim()
+      .min(1, 'leave it out for no status')
+      .max(DISCORD_STATUS_MAX_CHARS, `Discord shows a status of at most ${DISCORD_STATUS_MAX_CHARS} characters`)
+      .optional()
+      .describe(
+        'The bot’s status beside its name (its custom status), up to 128 characters. While every model of the default route is refused by its breaker ' +
+          'the status says `model overloaded — requests are saved` instead, and returns once one admits calls again. Absent: no status but that one.',
       ),
   })
   .describe('The Discord adapter.');

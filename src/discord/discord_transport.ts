@@ -7,6 +7,7 @@ import { inboundFromText } from '../conversation/notices/channel_commands.js';
 import type { Inbound, InboundMessage, MessageChange, Transport } from '../conversation/transport.js';
 import { speakerOf, type AccessPolicy } from './access_policy.js';
 import { attachmentSettings, withAttachments } from './attachments.js';
+import { BotPresence } from './bot_presence.js';
 import { CommandAnswers } from './command_answers.js';
 import type { DiscordSettings } from './discord_settings.js';
 import { discordSink } from './discord_sink.js';
@@ -42,7 +43,8 @@ export interface DiscordTransportOptions {
 /**
  * Discord as a transport: the discord.js client against `discord.api_url`; messages that address
  * the bot (DESIGN §2, mention policy) become typed commands, with their attachments downloaded
- * first and each channel's messages kept in order; the slash commands arrive typed. A message
+ * first and each channel's messages kept in order; the slash commands arrive typed. The bot's
+ * presence shows `discord.status_message`, or that the model is overloaded. A message
  * from someone the access rules do not let in is ignored before anything is downloaded, kept or
  * answered; their slash command is refused to them alone.
  */
@@ -63,6 +65,7 @@ export function discordTransport(options: DiscordTransportOptions): Transport {
     ...shardOptions(discord.shards),
     rest: { globalRequestsPerSecond: discord.requests_per_second, ...(discord.api_url === undefined ? {} : { api: discord.api_url }) },
   });
+  const presence = new BotPresence(client, discord.status_message);
   let bot: Client<true> | undefined;
   let serves: ((channelId: string) => Promise<boolean>) | undefined;
   return {
@@ -136,6 +139,7 @@ export function discordTransport(options: DiscordTransportOptions): Transport {
     stopInput: () => stopping.abort(),
     // The client stays "ready" through a dropped gateway connection; its shards say whether they are up.
     connected: () => client.isReady() && client.ws.shards.every((shard) => shard.status === Status.Ready),
+    showHealth: (health) => presence.show(health),
     async close() {
       stopping.abort();
       await client.destroy();

@@ -40,7 +40,7 @@ export class ModelCapacityBreaker {
   readonly key: string;
   #state: BreakerState = { kind: 'closed', failedGenerations: 0 };
   #cooldownMs: number;
-  /** Wakes the callers of {@link whenAdmits} at each transition. */
+  /** Wakes the callers of {@link whenAdmits}, and calls the listeners of {@link onChange}, at each transition. */
   readonly #changed = new Set<() => void>();
 
   constructor(
@@ -104,6 +104,16 @@ export class ModelCapacityBreaker {
       if (wakeAt === undefined || now >= until) return;
       await this.#changeOr(Math.min(wakeAt, until) - now, signal);
     }
+  }
+
+  /**
+   * Calls `listener` at each transition from now on, until the returned function is called. A
+   * cooldown's end is a transition only once something reads the breaker at or after it.
+   */
+  onChange(listener: () => void): () => void {
+    const wake = (): void => listener();
+    this.#changed.add(wake);
+    return () => this.#changed.delete(wake);
   }
 
   /**

@@ -27,3 +27,18 @@ describe('discord.shards', () => {
     expect(configProblems(shards('{ ids: [0], count: 2, total: 2 }'))).toEqual(['c.yml:2:33: discord.shards.total: unknown key (expected one of: ids, count)']);
   });
 });
+
+describe('discord.status_message', () => {
+  const status = (value: string): string => `discord:\n  status_message: ${JSON.stringify(value)}\n`;
+
+  it('is absent by default, and takes a status of up to 128 characters', () => {
+    expect(parseConfigText('', 'c.yml', {}).discord.status_message).toBeUndefined();
+    expect(parseConfigText(status('Ask me about dairy'), 'c.yml', {}).discord.status_message).toBe('Ask me about dairy');
+    expect(parseConfigText(status('x'.repeat(128)), 'c.yml', {}).discord.status_message).toHaveLength(128);
+  });
+
+  it('refuses a longer or empty status, naming the key', () => {
+    expect(configProblems(status('x'.repeat(129)))).toEqual([expect.stringMatching(/^c\.yml:2:19: discord\.status_message: Discord shows a status of at most 128 characters/)]);
+    expect(configProblems(status(' '))).toEqual(['c.yml:2:19: discord.status_message: leave it out for no status; got ""']);
+  });
+});

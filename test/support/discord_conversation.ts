@@ -13,6 +13,7 @@ import { ManualClock } from './manual_clock.js';
 /** The conversation on the local Discord: its intake, and how to close both. */
 export interface DiscordConversation {
   readonly intake: Intake;
+  readonly transport: Transport;
   close(): Promise<void>;
 }
 
@@ -36,15 +37,20 @@ export function localDiscordTransport(discord: FakeDiscord, settings: Record<str
  * dependencies `deps` makes from the transport's sink and message source. Unlike the whole
  * program, the conversation runs on whatever clocks `deps` names, so a test can drive a long
  * outage with a manual clock; the transport's own waits (typing, delivery retries) run on a
- * manual clock of their own that nothing advances.
+ * manual clock of their own that nothing advances. `settings` are added to its `discord` section.
  */
-export async function discordConversation(discord: FakeDiscord, deps: (sink: ReplySink, source: MessageSource) => ConversationDeps): Promise<DiscordConversation> {
-  const transport = localDiscordTransport(discord);
+export async function discordConversation(
+  discord: FakeDiscord,
+  deps: (sink: ReplySink, source: MessageSource) => ConversationDeps,
+  settings: Record<string, unknown> = {},
+): Promise<DiscordConversation> {
+  const transport = localDiscordTransport(discord, settings);
   const { sink, messages } = await transport.connect();
   const intake = new Intake(deps(sink, messages));
   void transport.listen((inbound) => intake.submit(inbound));
   return {
     intake,
+    transport,
     async close() {
       transport.stopInput();
       await intake.shutdown();

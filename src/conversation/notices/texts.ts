@@ -185,6 +185,8 @@ export const TEXTS = {
   storeOff: 'The bot keeps no turns right now (its store is off), so there is nothing to look at or resolve.',
   nothingNeedsAttention: 'Nothing needs attention.',
   commandFailed: 'Something went wrong inside the bot while answering this. The operators can find the details in the log.',
+  // The bot's status beside its name while every model of the default route is refused by its breaker.
+  modelOverloaded: 'model overloaded — requests are saved',
 } as const;
 
 /** A message of the requester's that is waiting for an operator's verdict, found again at admission. */

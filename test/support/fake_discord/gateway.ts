@@ -6,7 +6,7 @@ import { guildCreatePayload } from './guild.js';
 import { identifiedShard, receives, sameShard, type Shard } from './shards.js';
 
 /** Gateway opcodes the fake speaks. */
-const Op = { Dispatch: 0, Heartbeat: 1, Identify: 2, Hello: 10, HeartbeatAck: 11 } as const;
+const Op = { Dispatch: 0, Heartbeat: 1, Identify: 2, PresenceUpdate: 3, Hello: 10, HeartbeatAck: 11 } as const;
 
 /** Discord's close codes the fake uses: a refused token; a shard that is no shard, or already connected. */
 const Close = { AuthenticationFailed: 4004, InvalidShard: 4010 } as const;
@@ -19,10 +19,29 @@ export interface Identify {
   readonly shard: Shard | undefined;
 }
 
-/** A frame from the client; only IDENTIFY's `d` is read. */
+/** What a client sent in a PRESENCE_UPDATE (op 3), and on which shard's connection. */
+export interface PresenceUpdate {
+  readonly shard: Shard;
+  readonly status: string;
+  readonly activities: readonly PresenceActivity[];
+}
+
+/** One activity of a presence as the client sent it; a custom status carries its text in `state`. */
+export interface PresenceActivity {
+  readonly type: number;
+  readonly name: string;
+  readonly state?: string;
+}
+
+/** A frame from the client; IDENTIFY's and PRESENCE_UPDATE's `d` are read. */
 interface GatewayFrame {
   readonly op: number;
-  readonly d?: IdentifyData | null;
+  readonly d?: (IdentifyData & PresenceData) | null;
+}
+
+interface PresenceData {
+  readonly status?: unknown;
+  readonly activities?: unknown;
 }
 
 interface IdentifyData {
@@ -47,6 +66,8 @@ export interface GatewayOptions {
   readonly token: string;
   readonly url: () => string;
   readonly onIdentify: (identify: Identify) => void;
+  /** Called with each PRESENCE_UPDATE of an identified connection. */
+  readonly onPresence: (presence: PresenceUpdate) => void;
   /** Called after each connection it accepts. */
   readonly onConnection: () => void;
 }
@@ -54,7 +75,7 @@ export interface GatewayOptions {
 /**
  * The WebSocket half of the fake: HELLO, heartbeats, IDENTIFY → READY + a GUILD_CREATE for each
  * guild of the identified shard, and each guild's dispatches to the connection of the shard that
- * owns it (direct messages to shard 0). A second IDENTIFY of a shard already connected is
+ * owns it (direct messages to shard 0). A PRESENCE_UPDATE is recorded with the shard it came on. A second IDENTIFY of a shard already connected is
  * refused with close code 4010, which discord.js does not retry.
  */
 export class FakeGateway {
@@ -108,6 +129,9 @@ export class FakeGateway {
       socket.send(JSON.stringify({ op: Op.HeartbeatAck, d: null, s: null, t: null }));
     } else if (frame.op === Op.Identify) {
       this.#identify(socket, frame.d ?? {});
+    } else if (frame.op === Op.PresenceUpdate) {
+      const session = this.#sessions.find((s) => s.socket === socket);
+      if (session !== undefined) this.#options.onPresence(presenceOf(session.shard, frame.d ?? {}));
     }
   }
 
@@ -135,6 +159,10 @@ export class FakeGateway {
     session.seq += 1;
     session.socket.send(JSON.stringify({ op: Op.Dispatch, t: event, s: session.seq, d: data }));
   }
+}
+
+function presenceOf(shard: Shard, data: PresenceData): PresenceUpdate {
+  return { shard, status: typeof data.status === 'string' ? data.status : '', activities: Array.isArray(data.activities) ? (data.activities as PresenceActivity[]) : [] };
 }
 
 function rawText(raw: RawData): string {

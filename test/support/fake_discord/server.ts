@@ -5,7 +5,7 @@ import { ATTACHMENTS_PATH, AttachmentStore } from './attachments.js';
 import { FailureQueue, failureReply, type Failure } from './failures.js';
 import { SnowflakeCounter, member, messagePayload, user, type MessageJson, type UserJson } from './fixtures.js';
 import { createWorld, guildOf, type World } from './world.js';
-import { FakeGateway, type Identify } from './gateway.js';
+import { FakeGateway, type Identify, type PresenceUpdate } from './gateway.js';
 import { userRoles } from './guild.js';
 import { notFound, parseBody, readBody, writeReply, type HttpReply } from './http.js';
 import { interactionPayload } from './interactions.js';
@@ -19,7 +19,7 @@ export type { AttachmentFile } from './attachments.js';
 export type { Failure } from './failures.js';
 export type { AttachmentJson, MessageJson, MessageReferenceJson, UserJson } from './fixtures.js';
 export type { Guild, GuildChannel, PlaceChannel, World } from './world.js';
-export type { Identify } from './gateway.js';
+export type { Identify, PresenceActivity, PresenceUpdate } from './gateway.js';
 export type { CommandOptionJson } from './interactions.js';
 export type { ReceivedRequest, RecordedRequest } from './requests.js';
 import { guildShard } from './shards.js';
@@ -52,6 +52,8 @@ export class FakeDiscord {
 
   /** Every IDENTIFY, in arrival order. */
   readonly identifies: Identify[] = [];
+  /** Every PRESENCE_UPDATE (op 3) of an identified connection, in arrival order. */
+  readonly presences: PresenceUpdate[] = [];
   /** The bot, the guilds, their channels, the first guild's category and thread, the role and user, and the user's DM channel. */
   readonly world: World;
   readonly #recommendedShards: number;
@@ -65,6 +67,7 @@ export class FakeDiscord {
   readonly #gateway: FakeGateway;
   readonly #changes: UserMessageChanges;
   readonly #gatewayConditions = new Conditions();
+  readonly #presenceConditions = new Conditions();
   #port = 0;
 
   private constructor(token: string, options: FakeDiscordOptions) {
@@ -78,6 +81,10 @@ export class FakeDiscord {
       token,
       url: () => this.gatewayUrl,
       onIdentify: (identify) => this.identifies.push(identify),
+      onPresence: (presence) => {
+        this.presences.push(presence);
+        this.#presenceConditions.changed();
+      },
       onConnection: () => this.#gatewayConditions.changed(),
     });
     this.#changes = new UserMessageChanges(this.world, this.#messages, this.#gateway);
@@ -224,6 +231,11 @@ export class FakeDiscord {
   /** Resolves once the gateway accepted `count` connections in all. */
   whenGatewayConnections(count: number): Promise<void> {
     return this.#gatewayConditions.when(() => this.#gateway.connections >= count);
+  }
+
+  /** Resolves once the gateway received `count` presence updates in all. */
+  whenPresences(count: number): Promise<void> {
+    return this.#presenceConditions.when(() => this.presences.length >= count);
   }
 
   /** Closes every socket and the server. */
