@@ -17,7 +17,7 @@ describe('the holdfast program', { timeout: 30_000 }, () => {
       `holdfast: ${bad}:2:10: discord.token: environment variable DISCORD_TOKEN is not set`,
       `holdfast: ${bad}:3:3: discord.tokn: unknown key (expected one of: token, api_url, channels, guild_ids, ` +
         `shards, edit_interval_ms, requests_per_second, delivery_backoff_seconds, delivery_deadline_seconds, ` +
-        `max_attachment_mb, max_text_attachment_kb)`,
+        `max_attachment_mb, max_text_attachment_kb, status_message)`,
       `holdfast: ${bad}:5:10: logging.level: expected one of "fatal", "error", "warn", "info", "debug", "trace", "silent"; got 7`,
     ]);
   });
