@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { capturedIo } from '../support/captured_io.js';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/app/run.js';
+import { logDestination } from '../../src/app/log_destination.js';
 import { useTempDir } from '../support/temp_dir.js';
 
 /** The program's io with stderr a terminal, as when a person starts the bot in one. */
@@ -34,6 +35,25 @@ describe('the text console started in a terminal', () => {
     );
     expect(run.stderr()).not.toContain('configuration loaded');
     expect(run.stdout()).toMatch(/^Holdfast is ready\.[^\n]*\n$/);
+  });
+
+  it('points at the log once for any number of warnings until the person sends a line, then once more', () => {
+    const run = terminalIo(temp.path());
+    const destination = logDestination({ kind: 'console', mode: 'text', reason: 'requested' }, run.io);
+    const warnings = destination.outputs.find((output) => output.minLevel === 'warn')?.stream;
+    if (warnings === undefined || destination.screen === undefined) throw new Error('no terminal destination');
+    warnings.write('{"level":40,"msg":"first"}\n');
+    warnings.write('{"level":50,"msg":"second"}\n');
+    destination.screen.typed('hello');
+    warnings.write('{"level":40,"msg":"third"}\n');
+    destination.close();
+    expect(
+      run
+        .stderr()
+        .split('\n')
+        .filter((line) => line.startsWith('-- [log]')),
+    ).toEqual(['-- [log] a warning or error was logged: see data/holdfast.log', '-- [log] a warning or error was logged: see data/holdfast.log']);
+    expect(run.stderr()).not.toMatch(/first|second|third/);
   });
 
   it('keeps logging to stderr with --jsonl, a terminal or not', async () => {

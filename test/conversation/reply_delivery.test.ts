@@ -2,7 +2,7 @@ import { noTurnStore } from '../../src/turn_state/no_store.js';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { everyChannelOf, ReplyUndeliverable, type FinalReply, type ReplySink } from '../../src/conversation/transport.js';
-import { deliverPendingReplies, deliverReply } from '../../src/conversation/turns/reply_delivery.js';
+import { deliverPendingReplies, deliverReply, replyAuthorship, replyNotes } from '../../src/conversation/turns/reply_delivery.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';
 import { useTempDir } from '../support/temp_dir.js';
 import { admissionFor, admitNew, openTestStore } from '../support/turn_store.js';
@@ -107,5 +107,14 @@ describe('final reply delivery', () => {
     const reply: FinalReply = { channelId: 'c', inReplyTo: 'm', turn: 'no-store', text: 'Hi.', partsDelivered: 0, redelivery: false };
     expect(await deliverReply(noTurnStore(), sink, reply, silent)).toBe('delivered');
     expect(sink.asked).toHaveLength(1);
+  });
+});
+
+describe('the lines below a reply', () => {
+  it('puts how long the model thought below the fallback’s note, or alone, and adds nothing without it', () => {
+    const byFallback = replyAuthorship({ model: 'local-llama', fallback: true }, '-# answered by <model>');
+    expect(replyNotes(byFallback, '-# thought for 12 s')).toEqual({ model: 'local-llama', note: '-# answered by local-llama\n-# thought for 12 s' });
+    expect(replyNotes(replyAuthorship({ model: 'main', fallback: false }, '-# answered by <model>'), '-# thought for 3 s')).toEqual({ model: 'main', note: '-# thought for 3 s' });
+    expect(replyNotes(byFallback, undefined)).toBe(byFallback);
   });
 });

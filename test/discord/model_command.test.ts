@@ -54,6 +54,17 @@ describe('the admins’ /model on Discord', { timeout: 60_000 }, () => {
     expect(posts(world.discord).map((post) => post.content)).toEqual(['Answered.']);
   });
 
+  it('names the chosen model in /status, refuses a model the channel does not have, and goes back to the configured order on `default`', async () => {
+    await started();
+    expect(await model([option('name', 'FAST-MODEL')])).toMatch(/uses `fast-model`/);
+    const status = await world.discord.dispatchInteraction({ name: 'status' });
+    const answer = await world.discord.whenRequest((r) => r.method === 'PATCH' && r.path.endsWith(`/${status.token}/messages/@original`));
+    expect((answer.body as { content: string }).content).toContain('Model here: `fast-model`, chosen by an admin (`/model default` goes back to the configured order).');
+    expect(await model([option('name', 'gpt-nine')])).toBe('ℹ️ There is no model `gpt-nine` here: the models of this channel are `test-model` and `fast-model`.');
+    expect(await model([option('name', 'default')])).toMatch(/^ℹ️ This channel is back to the configured order: `test-model`/);
+    expect(await modelAsked('which model are you?')).toBe('test-model');
+  });
+
   it('refuses /model to anyone not in permissions.admins, to them alone or in the channel when typed, and keeps the channel’s model', async () => {
     await started();
     expect(await model([option('name', 'fast-model')], NOT_AN_ADMIN)).toBe(REFUSED);
