@@ -20,7 +20,8 @@ export const USAGE = `Usage: holdfast [options]
        holdfast migrate --to postgres         copy a stopped bot's store into PostgreSQL
 
 Runs the Holdfast chat bot: on Discord when discord.token is configured, else in this terminal.
-The operator commands work beside the running bot; each takes --config PATH and --help.
+The operator commands work beside the running bot; each takes --config PATH (before or after
+its name) and --help.
 
 Options:
   --config PATH   the configuration file (default: $HOLDFAST_CONFIG, else ./config.yml if it exists)

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Clock } from '../core/clock.js';
 import { EXIT } from './exit_status.js';
-import { isOperatorCommand } from './operator/operator_args.js';
+import { commandFirst, isOperatorCommand } from './operator/operator_args.js';
 import { runOperatorCommand } from './operator/operator_command.js';
 import type { Environment } from '../config/interpolate.js';
 import { loadConfig } from './config_schema.js';
@@ -49,7 +49,8 @@ export interface CliIo {
  * stack trace, with status 2.
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
-  if (isOperatorCommand(argv)) return runOperatorCommand(argv, io, io.clock ?? new SystemClock());
+  const operator = commandFirst(argv);
+  if (isOperatorCommand(operator)) return runOperatorCommand(operator, io, io.clock ?? new SystemClock());
   const parsed = parseCliArgs(argv);
   if (!parsed.ok) {
     io.stderr.write(`holdfast: ${parsed.error}\nTry 'holdfast --help' for the options.\n`);

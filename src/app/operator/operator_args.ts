@@ -31,6 +31,25 @@ export function isOperatorCommand(argv: readonly string[]): boolean {
   return OPERATOR_COMMANDS.some((name) => name === argv[0]);
 }
 
+/** The subcommands of `turns`: options given before the command go after them. */
+const TURNS_SUBCOMMANDS: ReadonlySet<string> = new Set(['list', 'show', 'resolve']);
+
+/**
+ * `argv` with an operator command's options given before its name moved after it, so that
+ * `holdfast --config FILE doctor` means `holdfast doctor --config FILE` (and `holdfast --config
+ * FILE turns list` means `holdfast turns list --config FILE`). Only options may come before the
+ * command, `--config` with its value; anything else leaves `argv` as it is, for the bot's own
+ * arguments.
+ */
+export function commandFirst(argv: readonly string[]): readonly string[] {
+  let at = 0;
+  while (at < argv.length && (argv[at] ?? '').startsWith('-') && argv[at] !== '--') at += argv[at] === '--config' ? 2 : 1;
+  if (at === 0 || at >= argv.length || !isOperatorCommand(argv.slice(at))) return argv;
+  const command = argv.slice(at);
+  const head = command[0] === 'turns' && TURNS_SUBCOMMANDS.has(command[1] ?? '') ? 2 : 1;
+  return [...command.slice(0, head), ...argv.slice(0, at), ...command.slice(head)];
+}
+
 /** The short names `--status` takes besides the statuses themselves. */
 const STATUS_SHORT_NAMES: Readonly<Record<string, TurnStatus>> = {
   completed: 'TERMINAL_COMPLETED',
