@@ -91,7 +91,7 @@ export const NO_OPERATOR_STORE: OperatorStore = {
   turnsWithPrefix: () => Promise.resolve([]),
   turnDetail: () => Promise.resolve(undefined),
   resolveCall: () => Promise.resolve({ kind: 'refused', reason: 'turn_not_found', op: undefined }),
-  census: () => Promise.resolve({ active: 0, suspended: 0, awaitingResolution: 0, callsAwaitingVerdict: 0, repliesPending: 0, strandedCalls: 0 }),
+  census: () => Promise.resolve({ active: 0, suspended: 0, awaitingResolution: 0, callsAwaitingVerdict: 0, repliesPending: 0, strandedCalls: 0, expiredLeases: 0 }),
   checkIntegrity: () => Promise.resolve([]),
   backup: () => Promise.reject(new TurnStateUnavailable('backup', 'durability is off: there is no store to copy')),
 };

@@ -69,6 +69,8 @@ export interface StoreCensus {
   readonly repliesPending: number;
   /** Calls still marked RUNNING in a turn that is not running (DESIGN §9.3): their effect may have happened, and nothing will settle them. */
   readonly strandedCalls: number;
+  /** Turns ACTIVE past their lease's end: no process kept them alive, and none has taken them over yet (the next sweep, or start, suspends them). */
+  readonly expiredLeases: number;
 }
 
 /**

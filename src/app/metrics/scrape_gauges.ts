@@ -9,7 +9,7 @@ export interface ScrapeSources {
   readonly breakers: ModelBreakerRegistry;
 }
 
-const NOTHING_STORED: StoreCensus = { active: 0, suspended: 0, awaitingResolution: 0, callsAwaitingVerdict: 0, repliesPending: 0, strandedCalls: 0 };
+const NOTHING_STORED: StoreCensus = { active: 0, suspended: 0, awaitingResolution: 0, callsAwaitingVerdict: 0, repliesPending: 0, strandedCalls: 0, expiredLeases: 0 };
 
 /**
  * Adds to `registry` the gauges computed when Prometheus scrapes: live turns by state, calls

@@ -30,11 +30,14 @@ export interface DoctorSubject {
 }
 
 /**
- * `holdfast doctor`: checks what the configuration needs to answer (a model), runs the store's
- * integrity check and counts what waits for someone — replies not yet delivered, calls awaiting a
- * verdict, suspended turns. It contacts neither the model provider nor any tool. A store not
- * created yet, or switched off, is a note, not a problem. Status 0 when healthy, 1 when something
- * needs attention; with `--json`, `{"healthy","problems","notes","census"}`.
+ * `holdfast doctor`, for a person and for monitoring: checks what the configuration needs to
+ * answer (a model), runs the store's integrity check and counts what waits for someone. It
+ * contacts neither the model provider nor any tool. Status 0 when healthy; 1 when an operator is
+ * needed — calls awaiting a verdict, a lease past its end that no process took over, calls
+ * stranded RUNNING, replies not yet delivered, an integrity error, no store at the configured
+ * path (named: a doctor run from another folder than the bot's looks elsewhere). Turns suspended
+ * for their requesters' `resume` are information, as is a store switched off. With `--json`,
+ * `{"healthy","problems","notes","census"}`.
  */
 export async function doctor(subject: DoctorSubject, json: boolean, out: (text: string) => void): Promise<ExitStatus> {
   const report = await examine(subject);
@@ -61,7 +64,7 @@ async function examine({ config, store, clock, logger }: DoctorSubject): Promise
       notes.push('turn_state.enabled is false: nothing is kept on disk, and an interrupted reply is lost');
       return { problems, notes, census: null, integrity: null };
     case 'missing':
-      notes.push(`the store ${store.path} does not exist yet: the bot creates it at its first start`);
+      problems.push(`no store at ${store.path}: the bot creates it at its first start; a bot that already ran keeps it elsewhere (check turn_state.db_path and the folder it is relative to)`);
       return { problems, notes, census: null, integrity: null };
     case 'unusable':
       problems.push(`the store ${store.path} cannot be used: ${store.cause}`);
@@ -73,6 +76,7 @@ async function examine({ config, store, clock, logger }: DoctorSubject): Promise
       problems.push(...censusProblems(census));
       if (census.strandedCalls > 0) problems.push(await strandedProblem(store.operator, census.strandedCalls));
       if (census.active > 0) notes.push(`${census.active} turn(s) running`);
+      if (census.suspended > 0) notes.push(`${census.suspended} turn(s) suspended, waiting for their requester's resume: holdfast turns list --status suspended`);
       return { problems, notes, census, integrity };
     }
     default:
@@ -85,7 +89,12 @@ function censusProblems(census: StoreCensus): string[] {
   if (census.callsAwaitingVerdict > 0) {
     problems.push(`${census.callsAwaitingVerdict} call(s) of ${census.awaitingResolution} turn(s) await an operator's verdict: holdfast turns list --status awaiting_resolution`);
   }
-  if (census.suspended > 0) problems.push(`${census.suspended} turn(s) suspended, waiting for their requester's resume: holdfast turns list --status suspended`);
+  if (census.expiredLeases > 0) {
+    problems.push(
+      `${census.expiredLeases} turn(s) ACTIVE past the end of their lease, with no process keeping them: ` +
+        'start the bot (it suspends them) or check the process that runs them: holdfast turns list --status active',
+    );
+  }
   if (census.repliesPending > 0) problems.push(`${census.repliesPending} reply(ies) not yet delivered; the running bot posts them (a stopped one at its next start): holdfast turns list`);
   return problems;
 }

@@ -88,6 +88,7 @@ export function censusJson(census: StoreCensus): Record<string, number> {
     calls_awaiting_verdict: census.callsAwaitingVerdict,
     replies_pending: census.repliesPending,
     stranded_calls: census.strandedCalls,
+    expired_leases: census.expiredLeases,
   };
 }
 

@@ -5,7 +5,7 @@
 import type { StoreCensus, TurnDetail, TurnFilter, TurnOverview } from '../operator_store.js';
 import type { ReplyState } from '../reply_types.js';
 import { turnFromRow, type TurnRow } from '../turn_rows.js';
-import { dialect, query, queryOne, type Op } from './instructions.js';
+import { dialect, now, query, queryOne, type Op } from './instructions.js';
 import { opsOfTurn } from './ledger.js';
 import { replyDelivery } from './replies.js';
 import { turnById } from './turn_reads.js';
@@ -56,17 +56,27 @@ interface CensusRow {
   readonly calls_awaiting_verdict: number;
   readonly replies_pending: number;
   readonly stranded_calls: number;
+  readonly expired_leases: number;
 }
 
-/** The counts an operator watches, in one statement: live turns by status, calls awaiting a verdict, replies not yet delivered, calls stranded RUNNING. */
+/**
+ * The counts an operator watches, in one statement: live turns by status, calls awaiting a
+ * verdict, replies not yet delivered, calls stranded RUNNING, and leases past their end (judged by
+ * the store's now, as every expiry is: DESIGN §7.7).
+ */
 export function* census(): Op<StoreCensus> {
-  const row = yield* queryOne<CensusRow>(`SELECT
+  const at = yield* now();
+  const row = yield* queryOne<CensusRow>(
+    `SELECT
     (SELECT COUNT(*) FROM turns WHERE status = 'ACTIVE') AS active,
     (SELECT COUNT(*) FROM turns WHERE status = 'SUSPENDED') AS suspended,
     (SELECT COUNT(*) FROM turns WHERE status = 'AWAITING_RESOLUTION') AS awaiting_resolution,
     (SELECT COUNT(*) FROM ops WHERE state = 'MANUAL_RESOLUTION_REQUIRED') AS calls_awaiting_verdict,
     (SELECT COUNT(*) FROM replies WHERE state = 'pending') AS replies_pending,
-    (SELECT COUNT(*) FROM ops JOIN turns ON turns.turn_id = ops.turn_id WHERE ops.state = 'RUNNING' AND turns.status <> 'ACTIVE') AS stranded_calls`);
+    (SELECT COUNT(*) FROM ops JOIN turns ON turns.turn_id = ops.turn_id WHERE ops.state = 'RUNNING' AND turns.status <> 'ACTIVE') AS stranded_calls,
+    (SELECT COUNT(*) FROM turns WHERE status = 'ACTIVE' AND lease_expires_at <= @now) AS expired_leases`,
+    { now: at },
+  );
   if (row === undefined) throw new Error('the census statement answered no row');
   return {
     active: row.active,
@@ -75,6 +85,7 @@ export function* census(): Op<StoreCensus> {
     callsAwaitingVerdict: row.calls_awaiting_verdict,
     repliesPending: row.replies_pending,
     strandedCalls: row.stranded_calls,
+    expiredLeases: row.expired_leases,
   };
 }
 

@@ -60,10 +60,10 @@ describe('holdfast doctor', () => {
       'calls awaiting a verdict: 2',
       'replies not yet delivered: 1',
       "problem: 2 call(s) of 1 turn(s) await an operator's verdict: holdfast turns list --status awaiting_resolution",
-      "problem: 1 turn(s) suspended, waiting for their requester's resume: holdfast turns list --status suspended",
       'problem: 1 reply(ies) not yet delivered; the running bot posts them (a stopped one at its next start): holdfast turns list',
       'note: 1 turn(s) running',
-      'needs attention: 3 problem(s)',
+      "note: 1 turn(s) suspended, waiting for their requester's resume: holdfast turns list --status suspended",
+      'needs attention: 2 problem(s)',
       '',
     ]);
 
@@ -73,11 +73,10 @@ describe('holdfast doctor', () => {
       healthy: false,
       problems: [
         "2 call(s) of 1 turn(s) await an operator's verdict: holdfast turns list --status awaiting_resolution",
-        "1 turn(s) suspended, waiting for their requester's resume: holdfast turns list --status suspended",
         '1 reply(ies) not yet delivered; the running bot posts them (a stopped one at its next start): holdfast turns list',
       ],
-      notes: ['1 turn(s) running'],
-      census: { active: 1, suspended: 1, awaiting_resolution: 1, calls_awaiting_verdict: 2, replies_pending: 1, stranded_calls: 0 },
+      notes: ['1 turn(s) running', "1 turn(s) suspended, waiting for their requester's resume: holdfast turns list --status suspended"],
+      census: { active: 1, suspended: 1, awaiting_resolution: 1, calls_awaiting_verdict: 2, replies_pending: 1, stranded_calls: 0, expired_leases: 0 },
     });
   });
 
@@ -127,17 +126,49 @@ describe('holdfast doctor', () => {
     }
   });
 
-  it('is healthy with a note on a fresh install whose store does not exist yet, and does not create it', async () => {
+  it('needs attention, with status 1, when there is no store at the configured path, naming it, and does not create it', async () => {
     const config = configWithModel();
     const run = await runCliIn(temp.path(), ['doctor', '--json', '--config', config]);
-    expect(run.status).toBe(0);
+    expect(run.status).toBe(1);
     expect(JSON.parse(run.stdout)).toEqual({
-      healthy: true,
-      problems: [],
-      notes: [`the store ${storePathIn(temp.path())} does not exist yet: the bot creates it at its first start`],
+      healthy: false,
+      problems: [
+        `no store at ${storePathIn(temp.path())}: the bot creates it at its first start; a bot that already ran keeps it elsewhere (check turn_state.db_path and the folder it is relative to)`,
+      ],
+      notes: [],
       census: null,
     });
     expect(existsSync(join(temp.path(), 'data'))).toBe(false);
+  });
+
+  it('is healthy, with status 0, when the only turns wait for their requesters to type resume', async () => {
+    const config = configWithModel();
+    const clock = new ManualClock();
+    const store = storeIn(temp.path(), clock);
+    const suspended = await store.turns.admit(admissionFor('m-1'));
+    if (suspended.disposition !== 'admitted') throw new Error('not admitted');
+    await store.turns.suspend(suspended.lease, 'shutdown');
+    await store.close();
+    const run = await runCliIn(temp.path(), ['doctor', '--json', '--config', config], { clock });
+    expect(run.status).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ healthy: true, problems: [], notes: ["1 turn(s) suspended, waiting for their requester's resume: holdfast turns list --status suspended"] });
+  });
+
+  it('needs attention, with status 1, for a turn ACTIVE past its lease that no process took over', async () => {
+    const config = configWithModel();
+    const clock = new ManualClock();
+    const store = storeIn(temp.path(), clock);
+    await store.turns.admit(admissionFor('m-1'));
+    await store.close();
+    await clock.advance(31_000);
+    const run = await runCliIn(temp.path(), ['doctor', '--json', '--config', config], { clock });
+    expect(run.status).toBe(1);
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      problems: [
+        '1 turn(s) ACTIVE past the end of their lease, with no process keeping them: start the bot (it suspends them) or check the process that runs them: holdfast turns list --status active',
+      ],
+      census: { active: 1, expired_leases: 1 },
+    });
   });
 
   it('is healthy with a note when the store is switched off', async () => {
