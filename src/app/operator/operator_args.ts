@@ -43,10 +43,11 @@ const TURNS_SUBCOMMANDS: ReadonlySet<string> = new Set(['list', 'show', 'resolve
  */
 export function commandFirst(argv: readonly string[]): readonly string[] {
   let at = 0;
-  while (at < argv.length && (argv[at] ?? '').startsWith('-') && argv[at] !== '--') at += argv[at] === '--config' ? 2 : 1;
-  if (at === 0 || at >= argv.length || !isOperatorCommand(argv.slice(at))) return argv;
+  for (let token = argv[at]; token !== undefined && token !== '--' && token.startsWith('-'); token = argv[at]) at += token === '--config' ? 2 : 1;
   const command = argv.slice(at);
-  const head = command[0] === 'turns' && TURNS_SUBCOMMANDS.has(command[1] ?? '') ? 2 : 1;
+  if (at === 0 || !isOperatorCommand(command)) return argv;
+  const subcommand = command[1];
+  const head = command[0] === 'turns' && subcommand !== undefined && TURNS_SUBCOMMANDS.has(subcommand) ? 2 : 1;
   return [...command.slice(0, head), ...argv.slice(0, at), ...command.slice(head)];
 }
 

@@ -35,5 +35,7 @@ describe('an operator command’s options before its name', () => {
     expect(commandFirst(['--config', 'doctor'])).toEqual(['--config', 'doctor']);
     expect(commandFirst(['--console', '--config', 'c.yml'])).toEqual(['--console', '--config', 'c.yml']);
     expect(commandFirst(['hello', 'doctor'])).toEqual(['hello', 'doctor']);
+    expect(commandFirst(['--config', 'c.yml', 'turns'])).toEqual(['turns', '--config', 'c.yml']);
+    expect(commandFirst(['--config', 'c.yml', '--', 'doctor'])).toEqual(['--config', 'c.yml', '--', 'doctor']);
   });
 });
