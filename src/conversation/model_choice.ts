@@ -7,7 +7,8 @@
 import { isAdmin } from '../tools/permissions.js';
 import { modelsAt, overrideAt, type AppliedOverride } from './channel_overrides.js';
 import type { ConversationDeps } from './conversation_deps.js';
-import { adminsOnlyText, modelChosenText, modelDefaultText, modelsHereText, noSuchModelText, TEXTS } from './notices/texts.js';
+import { TEXTS } from './notices/texts.js';
+import { adminsOnlyText, modelChosenText, modelDefaultText, modelsHereText, noSuchModelText } from './notices/command_texts.js';
 import { channelKey, type Inbound, type InboundMessage, postNotice } from './transport.js';
 
 /** An admin's `/model`, as a transport hands it over. */

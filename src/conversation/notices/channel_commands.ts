@@ -5,7 +5,8 @@ import { chosenModelIn } from '../model_choice.js';
 import { modelHealthLines } from './model_health.js';
 import { channelKey, type Inbound, type InboundMessage, postNotice } from '../transport.js';
 import { parkedCallLines, savedRequestLines } from './saved_requests.js';
-import { chosenModelText, helpText, queuedLineText, queuedText, settingsHereText, stoppingText, TEXTS, unknownCommandText, workingText } from './texts.js';
+import { queuedLineText, queuedText, settingsHereText, stoppingText, TEXTS, workingText } from './texts.js';
+import { chosenModelText, helpText, unknownCommandText } from './command_texts.js';
 import type { RunningTurn } from '../turns/turn_runner.js';
 
 /**

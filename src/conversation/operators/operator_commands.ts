@@ -6,7 +6,8 @@ import type { TurnRecord } from '../../turn_state/turn_types.js';
 import { attentionAnswer, type AttentionItem } from './attention_list.js';
 import type { ConversationDeps } from '../conversation_deps.js';
 import { type ChannelScope, type Inbound, type InboundMessage, postNotice } from '../transport.js';
-import { adminsOnlyText, notRecordedText, TEXTS } from '../notices/texts.js';
+import { TEXTS } from '../notices/texts.js';
+import { adminsOnlyText, notRecordedText } from '../notices/command_texts.js';
 import { verdictPhrase } from './resolution_notices.js';
 import { findTurn, giveVerdict, turnsToShow, type VerdictAttempt } from './operator_actions.js';
 
