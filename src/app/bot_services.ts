@@ -61,7 +61,7 @@ export interface ServiceInstruments {
 const UNINSTRUMENTED: ServiceInstruments = { turnStore: (store) => store, provider: (provider) => provider };
 
 /**
- * Opens everything the bot needs, relative to `cwd`: the store `turn_state.backend` names (turns,
+ * Opens everything the bot needs, relative paths against `cwd` (the configuration file's folder): the store `turn_state.backend` names (turns,
  * history, memory notes) — the SQLite file held by this process until `close`, or the PostgreSQL
  * database shared with the bot's other processes (DESIGN §7.7) — writing none of `secrets`. A store that is off or cannot open leaves
  * durability off and history and notes in memory, loudly; a missing model leaves `provider`

@@ -6,7 +6,7 @@ import type { LogOutput } from '../core/logger.js';
 import { createPrivateFile, makePrivateDirectory } from '../turn_state/private_files.js';
 import type { AdapterChoice } from './adapter_choice.js';
 
-/** Where the text console on a terminal writes its log, relative to the working directory. */
+/** Where the text console on a terminal writes its log, relative to the configuration file's folder (the current folder without a file). */
 export const CONSOLE_LOG_FILE = 'data/holdfast.log';
 
 /** Where the log lines go, the terminal the console shares with them, and how to let the file go at the end. */

@@ -16,6 +16,7 @@ import { configuredSecrets, logRedactor } from './config_secrets.js';
 import { missingApiKeys } from './missing_api_key.js';
 import { logDestination } from './log_destination.js';
 import { openBotServices } from './bot_services.js';
+import { storeLeftBehind } from './store_left_behind.js';
 import { faultHookFrom } from './fault_hook.js';
 import { runBot, type SignalSource } from './lifecycle.js';
 import { consoleTransport } from '../console/console_transport.js';
@@ -75,9 +76,14 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return EXIT.usage;
   }
   const { config, source } = loaded;
+  const leftBehind = storeLeftBehind(loaded, io.cwd, 'store');
+  if (leftBehind !== undefined) {
+    io.stderr.write(`holdfast: ${leftBehind}\n`);
+    return EXIT.usage;
+  }
   const secrets = configuredSecrets(loaded);
   const choice = chooseAdapter(args, config);
-  const logs = logDestination(choice, io);
+  const logs = logDestination(choice, { ...io, cwd: loaded.baseDir });
   const logger = createLogger(config.logging, logs.outputs, logRedactor(secrets));
   logger.info({ config: source.kind === 'file' ? source.path : 'defaults', adapter: choice }, `configuration loaded; starting ${describeAdapterChoice(choice)}`);
   for (const keyMissing of missingApiKeys(loaded)) logger.warn({ base_url: keyMissing.baseUrl, unset: keyMissing.unset }, keyMissing.message);
@@ -86,7 +92,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   const metrics = BotMetrics.of(config.metrics, clock);
   let services;
   try {
-    services = await openBotServices(config, io.cwd, clock, logger, secrets, metrics?.instruments, choice.kind === 'discord' ? describeShards(config.discord.shards) : null);
+    services = await openBotServices(config, loaded.baseDir, clock, logger, secrets, metrics?.instruments, choice.kind === 'discord' ? describeShards(config.discord.shards) : null);
   } catch (error) {
     if (!isStoreInUseError(error)) throw error;
     logs.close();

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { interpolateEnvironment, type Environment, type FilledString } from './interpolate.js';
 import { ConfigError, formatKeyPath } from './problems.js';
 import type { z } from 'zod';
@@ -22,6 +22,12 @@ export interface LoadedConfig<T> {
   readonly source: ConfigSource;
   /** The strings `${VAR}` references filled in, and with which values: what must be kept secret is among them. */
   readonly filled: readonly FilledString[];
+  /**
+   * The folder the configuration's relative paths (`turn_state.db_path`, an MCP server's `cwd`) are
+   * resolved against: the configuration file's, so that a service manager or a container starting
+   * the program elsewhere finds the same files; without a file, the current folder.
+   */
+  readonly baseDir: string;
 }
 
 /** `--config PATH`, else `HOLDFAST_CONFIG`, else `./config.yml` if it exists, else defaults. */
@@ -39,7 +45,7 @@ export function resolveConfigSource(options: LoadConfigOptions): ConfigSource {
  */
 export function loadConfigWith<S extends z.ZodType>(schema: S, options: LoadConfigOptions): LoadedConfig<z.output<S>> {
   const source = resolveConfigSource(options);
-  if (source.kind === 'defaults') return { ...parseWith(schema, '', '(defaults)', options.env), source };
+  if (source.kind === 'defaults') return { ...parseWith(schema, '', '(defaults)', options.env), source, baseDir: options.cwd };
   let text: string;
   try {
     text = readFileSync(source.path, 'utf8');
@@ -47,7 +53,7 @@ export function loadConfigWith<S extends z.ZodType>(schema: S, options: LoadConf
     const reason = error instanceof Error ? error.message : String(error);
     throw new ConfigError([{ kind: 'unreadable_file', file: source.path, message: `cannot read the configuration file (named by ${source.chosenBy}): ${reason}` }]);
   }
-  return { ...parseWith(schema, text, source.path, options.env), source };
+  return { ...parseWith(schema, text, source.path, options.env), source, baseDir: dirname(source.path) };
 }
 
 /**
@@ -58,7 +64,7 @@ export function parseConfigWith<S extends z.ZodType>(schema: S, text: string, fi
   return parseWith(schema, text, file, env).config;
 }
 
-function parseWith<S extends z.ZodType>(schema: S, text: string, file: string, env: Environment): Omit<LoadedConfig<z.output<S>>, 'source'> {
+function parseWith<S extends z.ZodType>(schema: S, text: string, file: string, env: Environment): Omit<LoadedConfig<z.output<S>>, 'source' | 'baseDir'> {
   const parsed = parseYamlSource(text, file);
   if ('problems' in parsed) throw new ConfigError(parsed.problems);
   const { source } = parsed;

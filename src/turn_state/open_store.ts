@@ -15,7 +15,7 @@ import type { TurnStateSettings } from './turn_state_settings.js';
 
 /** What opening the store needs beside its settings. */
 interface StoreDeps {
-  /** The directory `turn_state.db_path` is relative to: the bot's working directory. */
+  /** The directory `turn_state.db_path` is relative to: the configuration file's folder. */
   readonly cwd: string;
   readonly clock: Clock;
   readonly ids: IdFactory;

@@ -42,7 +42,7 @@ export const turnStateSection = z
       .default('data/turn_state/turns.sqlite3')
       .describe(
         'The one SQLite file that holds everything the bot keeps: turns, transcripts, the tool-call ledger, replies, ' +
-          'conversation history and memory notes; relative to the working directory. Blobs live in a folder beside it.',
+          'conversation history and memory notes; relative to the configuration file’s folder (the current folder without a file). Blobs live in a folder beside it.',
       ),
     lease_ttl_seconds: seconds('How long a turn owner’s lease lasts without a heartbeat (heartbeats come every third of it)', 30),
     housekeeping_interval_seconds: seconds('How often the expired-lease and retention sweeps run', 300),

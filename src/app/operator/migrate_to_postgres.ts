@@ -8,7 +8,8 @@ import { EXIT, type ExitStatus } from '../exit_status.js';
 /** What `holdfast migrate --to postgres` works with. */
 export interface MigrateRequest {
   readonly config: Config;
-  readonly cwd: string;
+  /** The folder `turn_state.db_path` is relative to: the configuration file's. */
+  readonly baseDir: string;
   readonly clock: Clock;
   readonly logger: Logger;
   /** Removes the configured secrets from a message. */
@@ -35,12 +36,12 @@ export async function migrateToPostgres(request: MigrateRequest): Promise<ExitSt
     request.err('holdfast: migrate --to postgres needs turn_state.postgres in the configuration: the url (and schema) of the database to copy into\n');
     return EXIT.usage;
   }
-  const dbPath = resolve(request.cwd, request.config.turn_state.db_path);
+  const dbPath = resolve(request.baseDir, request.config.turn_state.db_path);
   const { schema } = postgres;
   const migration = await copyStoreToPostgres(dbPath, { url: postgres.url, poolSize: POOL_SIZE, schema }, request.clock.now());
   switch (migration.kind) {
     case 'missing':
-      request.err(`holdfast: the store ${dbPath} does not exist: there is nothing to copy (is this the bot's configuration and working directory?)\n`);
+      request.err(`holdfast: the store ${dbPath} does not exist: there is nothing to copy (is this the bot's configuration?)\n`);
       return EXIT.usage;
     case 'in_use': {
       const { holder } = migration;

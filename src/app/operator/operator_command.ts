@@ -20,6 +20,7 @@ import { TOPIC_COMMAND } from './operator_usage.js';
 import { turnsList } from './turns_list.js';
 import { turnsResolve } from './turns_resolve.js';
 import { turnsShow } from './turns_show.js';
+import { storeLeftBehind } from '../store_left_behind.js';
 
 /** What an operator command reads and writes. */
 export interface OperatorIo {
@@ -59,14 +60,19 @@ export async function runOperatorCommand(argv: readonly string[], io: OperatorIo
     for (const problem of error.problems) io.stderr.write(`holdfast: ${formatConfigProblem(problem)}\n`);
     return EXIT.usage;
   }
+  const leftBehind = storeLeftBehind(loaded, io.cwd, command.kind === 'migrate' ? 'migrate' : 'store');
+  if (leftBehind !== undefined) {
+    io.stderr.write(`holdfast: ${leftBehind}\n`);
+    return EXIT.usage;
+  }
   const secrets = configuredSecrets(loaded);
   const logger = createLogger(loaded.config.logging, { stream: io.stderr, isTTY: io.stderr.isTTY === true }, logRedactor(secrets));
   if (command.kind === 'migrate') {
     const out = (text: string): unknown => io.stdout.write(text);
     const err = (text: string): unknown => io.stderr.write(text);
-    return migrateToPostgres({ config: loaded.config, cwd: io.cwd, clock, logger, redact: (text) => secrets.redact(text), out, err });
+    return migrateToPostgres({ config: loaded.config, baseDir: loaded.baseDir, clock, logger, redact: (text) => secrets.redact(text), out, err });
   }
-  const store = await openStore(loaded.config.turn_state, { mode: 'operator', cwd: io.cwd, clock, ids: new RandomIds(), logger, secrets });
+  const store = await openStore(loaded.config.turn_state, { mode: 'operator', cwd: loaded.baseDir, clock, ids: new RandomIds(), logger, secrets });
   try {
     if (command.kind === 'doctor') return await doctor({ config: loaded.config, source: loaded.source, store, clock, logger }, command.json, (text) => io.stdout.write(text));
     return await onStore(command, store, io, clock.now());
@@ -89,7 +95,7 @@ function onStore(command: Exclude<OperatorCommand, { kind: 'doctor' | 'migrate' 
     case 'disabled':
       return fail(EXIT.usage, 'turn_state.enabled is false in the configuration: there is no store');
     case 'missing':
-      return fail(EXIT.usage, `the store ${store.path} does not exist (the bot creates it at its first start; is this the bot's configuration and working directory?)`);
+      return fail(EXIT.usage, `the store ${store.path} does not exist (the bot creates it at its first start; is this the bot's configuration?)`);
     case 'unusable':
       return fail(EXIT.failure, `the store ${store.path} cannot be used: ${store.cause}`);
     case 'opened':

@@ -20,7 +20,7 @@ const server = z
       .record(z.string(), z.string())
       .optional()
       .describe('A stdio server: environment variables set for it, beside HOME, PATH, SHELL, TERM, USER and LOGNAME; put secrets in the environment, e.g. `${GITHUB_TOKEN}`.'),
-    cwd: z.string().min(1).optional().describe('A stdio server: its working directory, relative to the bot’s; the bot’s own when absent.'),
+    cwd: z.string().min(1).optional().describe('A stdio server: its working directory, relative to the configuration file’s folder; that folder when absent.'),
     url: z
       .string()
       .refine((url) => URL.canParse(url) && /^https?:\/\//i.test(url), 'expected an http(s) URL')

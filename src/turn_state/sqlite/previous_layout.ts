@@ -9,7 +9,7 @@ import { userOwnerWithSource } from './migrations.js';
 /** What the previous layout kept in a file of its own. */
 export type PreviousFileKind = 'history' | 'memory';
 
-/** Where the previous layout kept each file by default, relative to the working directory. */
+/** Where the previous layout kept each file by default, relative to the folder `turn_state.db_path` is relative to. */
 export const PREVIOUS_LAYOUT_FILES: Readonly<Record<PreviousFileKind, string>> = {
   history: 'data/history/history.sqlite3',
   memory: 'data/memory/memory.sqlite3',

@@ -60,7 +60,7 @@ describe('the operator commands on a PostgreSQL store', () => {
     const run = await runCliIn(temp.path(), ['turns', 'list', '--config', configFor(connection)]);
 
     expect(run.status).toBe(2);
-    expect(run.stderr).toBe(`holdfast: the store ${where(connection)} does not exist (the bot creates it at its first start; is this the bot's configuration and working directory?)\n`);
+    expect(run.stderr).toBe(`holdfast: the store ${where(connection)} does not exist (the bot creates it at its first start; is this the bot's configuration?)\n`);
     const store = await storeOn(connection);
     expect(await store.operator?.listTurns({})).toEqual([]);
     await store.close();

@@ -142,7 +142,7 @@ describe('holdfast turns list', () => {
   it('exits 2 naming the store file when it does not exist, and does not create it', async () => {
     const run = await runCliIn(temp.path(), ['turns', 'list']);
     expect(run.status).toBe(2);
-    expect(run.stderr).toBe(`holdfast: the store ${storePathIn(temp.path())} does not exist (the bot creates it at its first start; is this the bot's configuration and working directory?)\n`);
+    expect(run.stderr).toBe(`holdfast: the store ${storePathIn(temp.path())} does not exist (the bot creates it at its first start; is this the bot's configuration?)\n`);
     expect(run.stdout).toBe('');
     expect(existsSync(join(temp.path(), 'data'))).toBe(false);
   });
