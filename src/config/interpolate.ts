@@ -26,6 +26,8 @@ export interface Interpolated {
   readonly problems: readonly ConfigProblem[];
   /** Every string that held a reference, so that no message quotes a value the environment supplied. */
   readonly filled: readonly FilledString[];
+  /** The missing variables the caller let pass (see `needed`), each filled in as the empty string. */
+  readonly excused: readonly ConfigProblem[];
 }
 
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -34,14 +36,16 @@ const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
  * Replaces `${VAR}` in every string of a parsed configuration tree with the environment's value.
  * `${VAR:-fallback}` uses the fallback when VAR is unset or empty; `$${` stands for a literal `${`.
  * A missing variable or a malformed reference is a problem naming the key path; keys are left as
- * they are.
+ * they are. A missing variable at a path `needed` says is not needed (an operator command reads
+ * the store's settings, not the Discord token) is excused instead: it stands as the empty string.
  */
-export function interpolateEnvironment(tree: unknown, env: Environment): Interpolated {
+export function interpolateEnvironment(tree: unknown, env: Environment, needed: (path: KeyPath) => boolean = () => true): Interpolated {
   const problems: ConfigProblem[] = [];
+  const excused: ConfigProblem[] = [];
   const filled: FilledString[] = [];
   const walk = (node: unknown, path: KeyPath): unknown => {
     if (typeof node === 'string') {
-      const findings: Findings = { problems, variables: [], unset: [], referenced: false };
+      const findings: Findings = { problems: needed(path) ? problems : excused, variables: [], unset: [], referenced: false };
       const value = interpolateString(node, path, env, findings);
       if (findings.referenced) filled.push({ path, template: node, variables: findings.variables, unset: findings.unset });
       return value;
@@ -53,10 +57,10 @@ export function interpolateEnvironment(tree: unknown, env: Environment): Interpo
     return node;
   };
   const value = walk(tree, []);
-  return { value, problems, filled };
+  return { value, problems, filled, excused };
 }
 
-/** What the interpolation of one string found: what went wrong, the variables it used or found empty, and whether it held a reference. */
+/** What the interpolation of one string found: what went wrong (or was excused), the variables it used or found empty, and whether it held a reference. */
 interface Findings {
   readonly problems: ConfigProblem[];
   readonly variables: FilledVariable[];

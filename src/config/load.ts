@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { interpolateEnvironment, type Environment, type FilledString } from './interpolate.js';
-import { ConfigError, formatKeyPath } from './problems.js';
+import { ConfigError, formatKeyPath, type ConfigProblem, type KeyPath } from './problems.js';
 import type { z } from 'zod';
 import { validateConfigTree } from './validate.js';
 import { parseYamlSource } from './yaml_source.js';
@@ -14,6 +14,13 @@ export interface LoadConfigOptions {
   readonly configPath?: string | undefined;
   readonly env: Environment;
   readonly cwd: string;
+  /**
+   * The top-level sections the caller uses; absent, all. A `${VAR}` elsewhere may be unset (it
+   * stands as the empty string, and is listed in `excused`), so that an operator command runs
+   * without the Discord token or an API key; where the empty string breaks the schema, the
+   * missing variable is named as usual.
+   */
+  readonly sections?: ReadonlySet<string>;
 }
 
 /** A configuration as `schema` validated it, and where it came from. */
@@ -28,6 +35,8 @@ export interface LoadedConfig<T> {
    * the program elsewhere finds the same files; without a file, the current folder.
    */
   readonly baseDir: string;
+  /** The unset variables that `sections` let pass, each with its key path. */
+  readonly excused: readonly ConfigProblem[];
 }
 
 /** `--config PATH`, else `HOLDFAST_CONFIG`, else `./config.yml` if it exists, else defaults. */
@@ -45,7 +54,7 @@ export function resolveConfigSource(options: LoadConfigOptions): ConfigSource {
  */
 export function loadConfigWith<S extends z.ZodType>(schema: S, options: LoadConfigOptions): LoadedConfig<z.output<S>> {
   const source = resolveConfigSource(options);
-  if (source.kind === 'defaults') return { ...parseWith(schema, '', '(defaults)', options.env), source, baseDir: options.cwd };
+  if (source.kind === 'defaults') return { ...parseWith(schema, '', '(defaults)', options), source, baseDir: options.cwd };
   let text: string;
   try {
     text = readFileSync(source.path, 'utf8');
@@ -53,7 +62,7 @@ export function loadConfigWith<S extends z.ZodType>(schema: S, options: LoadConf
     const reason = error instanceof Error ? error.message : String(error);
     throw new ConfigError([{ kind: 'unreadable_file', file: source.path, message: `cannot read the configuration file (named by ${source.chosenBy}): ${reason}` }]);
   }
-  return { ...parseWith(schema, text, source.path, options.env), source, baseDir: dirname(source.path) };
+  return { ...parseWith(schema, text, source.path, options), source, baseDir: dirname(source.path) };
 }
 
 /**
@@ -61,10 +70,10 @@ export function loadConfigWith<S extends z.ZodType>(schema: S, options: LoadConf
  * @throws {ConfigError} listing every problem found.
  */
 export function parseConfigWith<S extends z.ZodType>(schema: S, text: string, file: string, env: Environment): z.output<S> {
-  return parseWith(schema, text, file, env).config;
+  return parseWith(schema, text, file, { env }).config;
 }
 
-function parseWith<S extends z.ZodType>(schema: S, text: string, file: string, env: Environment): Omit<LoadedConfig<z.output<S>>, 'source' | 'baseDir'> {
+function parseWith<S extends z.ZodType>(schema: S, text: string, file: string, options: Pick<LoadConfigOptions, 'env' | 'sections'>): Omit<LoadedConfig<z.output<S>>, 'source' | 'baseDir'> {
   const parsed = parseYamlSource(text, file);
   if ('problems' in parsed) throw new ConfigError(parsed.problems);
   const { source } = parsed;
@@ -72,12 +81,22 @@ function parseWith<S extends z.ZodType>(schema: S, text: string, file: string, e
   if (tree !== undefined && (typeof tree !== 'object' || tree === null || Array.isArray(tree))) {
     throw new ConfigError([source.locate({ kind: 'not_a_mapping', path: [], message: 'expected a mapping of section names to settings' })]);
   }
-  const interpolated = interpolateEnvironment(tree, env);
+  const { sections } = options;
+  const needed = sections === undefined ? undefined : (path: KeyPath): boolean => typeof path[0] !== 'string' || sections.has(path[0]);
+  const interpolated = interpolateEnvironment(tree, options.env, needed);
   const validated = validateConfigTree(schema, interpolated.value, interpolated.filled);
-  if (validated.ok && interpolated.problems.length === 0) return { config: validated.config, filled: interpolated.filled };
+  if (validated.ok && interpolated.problems.length === 0) return { config: validated.config, filled: interpolated.filled, excused: interpolated.excused };
+  // An excused variable whose empty string breaks the schema, there or in what holds it, is missing after all.
+  const invalidAt = validated.ok ? [] : validated.problems.map((problem) => problem.path ?? []);
+  const breaks = (problem: ConfigProblem): boolean => invalidAt.some((path) => isPrefix(path, problem.path ?? []));
+  const missing: ConfigProblem[] = [...interpolated.problems, ...interpolated.excused.filter(breaks)];
   // A value whose reference failed is reported once, for the reference, not again for its type.
-  const referenced = new Set(interpolated.problems.map((problem) => formatKeyPath(problem.path ?? [])));
+  const referenced = new Set(missing.map((problem) => formatKeyPath(problem.path ?? [])));
   const invalid = validated.ok ? [] : validated.problems.filter((problem) => !referenced.has(formatKeyPath(problem.path ?? [])));
-  const located = [...interpolated.problems, ...invalid].map((problem) => source.locate(problem));
+  const located = [...missing, ...invalid].map((problem) => source.locate(problem));
   throw new ConfigError(located.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0)));
+}
+
+function isPrefix(prefix: KeyPath, path: KeyPath): boolean {
+  return prefix.length <= path.length && prefix.every((segment, index) => segment === path[index]);
 }

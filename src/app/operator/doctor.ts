@@ -2,7 +2,7 @@ import { assertNever } from '../../core/assert_never.js';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import type { ConfigSource } from '../../config/load.js';
-import { isConfigError } from '../../config/problems.js';
+import { formatKeyPath, isConfigError, type ConfigProblem } from '../../config/problems.js';
 import { createProvider } from '../../llm/create_provider.js';
 import type { OperatorStore, StoreCensus } from '../../turn_state/operator_store.js';
 import { shortTurnId } from '../../engine/call_label.js';
@@ -24,6 +24,8 @@ export interface DoctorReport {
 export interface DoctorSubject {
   readonly config: Config;
   readonly source: ConfigSource;
+  /** The variables the bot reads and doctor does not, unset where doctor ran. */
+  readonly excused: readonly ConfigProblem[];
   readonly store: StoreAccess;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -50,9 +52,9 @@ export async function doctor(subject: DoctorSubject, json: boolean, out: (text: 
   return healthy ? EXIT.ok : EXIT.failure;
 }
 
-async function examine({ config, store, clock, logger }: DoctorSubject): Promise<DoctorReport> {
+async function examine({ config, excused, store, clock, logger }: DoctorSubject): Promise<DoctorReport> {
   const problems: string[] = [];
-  const notes: string[] = [];
+  const notes = excused.map((problem) => `${formatKeyPath(problem.path ?? [])}: ${problem.message} here; the bot needs it where it runs`);
   try {
     createProvider(config.llm, { clock, logger });
   } catch (error) {

@@ -22,6 +22,12 @@ import { turnsResolve } from './turns_resolve.js';
 import { turnsShow } from './turns_show.js';
 import { storeLeftBehind } from '../store_left_behind.js';
 
+/**
+ * The sections of the configuration the operator commands use: a variable only the bot's other
+ * sections read (the Discord token, an API key, a tool's header) need not be set to run them.
+ */
+const OPERATOR_SECTIONS: ReadonlySet<string> = new Set(['turn_state', 'logging']);
+
 /** What an operator command reads and writes. */
 export interface OperatorIo {
   readonly stdout: { write(text: string): unknown };
@@ -54,7 +60,7 @@ export async function runOperatorCommand(argv: readonly string[], io: OperatorIo
   const { command } = parsed;
   let loaded: LoadedConfig<Config>;
   try {
-    loaded = loadConfig({ configPath: command.configPath, env: io.env, cwd: io.cwd });
+    loaded = loadConfig({ configPath: command.configPath, env: io.env, cwd: io.cwd, sections: OPERATOR_SECTIONS });
   } catch (error) {
     if (!isConfigError(error)) throw error;
     for (const problem of error.problems) io.stderr.write(`holdfast: ${formatConfigProblem(problem)}\n`);
@@ -74,7 +80,7 @@ export async function runOperatorCommand(argv: readonly string[], io: OperatorIo
   }
   const store = await openStore(loaded.config.turn_state, { mode: 'operator', cwd: loaded.baseDir, clock, ids: new RandomIds(), logger, secrets });
   try {
-    if (command.kind === 'doctor') return await doctor({ config: loaded.config, source: loaded.source, store, clock, logger }, command.json, (text) => io.stdout.write(text));
+    if (command.kind === 'doctor') return await doctor({ config: loaded.config, source: loaded.source, excused: loaded.excused, store, clock, logger }, command.json, (text) => io.stdout.write(text));
     return await onStore(command, store, io, clock.now());
   } catch (error) {
     if (!isTurnStateUnavailable(error)) throw error;
