@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { parseConfigText, renderConfigJsonSchema } from '../../src/app/config_schema.js';
 import { CONFIG_SCHEMA_FILE } from '../../src/config/json_schema.js';
 
@@ -33,4 +34,55 @@ describe('config.example.yml', () => {
   it('is a valid configuration', () => {
     expect(() => parseConfigText(example, 'config.example.yml', { DISCORD_TOKEN: 'token-from-env' })).not.toThrow();
   });
+
+  it('mentions every key of config.schema.json, set or in a comment', () => {
+    const mentioned = keyPaths(parse(uncommented(example)) as unknown);
+    const unmentioned = schemaKeyPaths(JSON.parse(read(CONFIG_SCHEMA_FILE)) as SchemaNode).filter((key) => !mentioned.some((path) => matches(key, path)));
+    expect(unmentioned).toEqual([]);
+  });
+
+  it('is still a valid configuration when every setting in a comment is uncommented, its tools needing no variable set', () => {
+    const keys = { OPENAI_KEY_1: 'key-1', OPENAI_KEY_2: 'key-2', FALLBACK_KEY_1: 'key-3' };
+    expect(() => parseConfigText(uncommented(example), 'config.example.yml (uncommented)', keys)).not.toThrow();
+  });
 });
+
+/** The example with each commented setting (`# key: …`, `# - key: …`) made a setting, at the indentation it is written at. */
+function uncommented(text: string): string {
+  return text.replace(/^(\s*)# ((?:\s*- )?\s*[A-Za-z_]\w*:(?: |$))/gm, '$1$2');
+}
+
+/** The key paths of a parsed configuration: `llm.fallbacks[].model`, `permissions.tools.open_ticket.allow_roles`. */
+function keyPaths(node: unknown, prefix = ''): string[] {
+  if (Array.isArray(node)) return node.flatMap((item) => keyPaths(item, `${prefix}[]`));
+  if (typeof node !== 'object' || node === null) return [];
+  return Object.entries(node).flatMap(([key, value]) => {
+    const path = prefix === '' ? key : `${prefix}.${key}`;
+    return [path, ...keyPaths(value, path)];
+  });
+}
+
+interface SchemaNode {
+  readonly properties?: Readonly<Record<string, SchemaNode>>;
+  readonly items?: SchemaNode;
+  readonly additionalProperties?: SchemaNode | boolean;
+  readonly anyOf?: readonly SchemaNode[];
+  readonly oneOf?: readonly SchemaNode[];
+}
+
+/** Every key the schema allows, a record's own names written `*`: `permissions.tools.*.allow_roles`. */
+function schemaKeyPaths(node: SchemaNode, prefix = ''): string[] {
+  const forms = [...(node.anyOf ?? []), ...(node.oneOf ?? [])].flatMap((form) => schemaKeyPaths(form, prefix));
+  const properties = Object.entries(node.properties ?? {}).flatMap(([key, child]) => {
+    const path = prefix === '' ? key : `${prefix}.${key}`;
+    return [path, ...schemaKeyPaths(child, path)];
+  });
+  const items = node.items === undefined ? [] : schemaKeyPaths(node.items, `${prefix}[]`);
+  const record = typeof node.additionalProperties === 'object' ? schemaKeyPaths(node.additionalProperties, `${prefix}.*`) : [];
+  return [...new Set([...forms, ...properties, ...items, ...record])];
+}
+
+function matches(schemaPath: string, path: string): boolean {
+  const pattern = schemaPath.replace(/[.[\]]/g, (char) => `\\${char}`).replaceAll('*', '[^.]+');
+  return new RegExp(`^${pattern}$`).test(path);
+}
