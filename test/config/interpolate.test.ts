@@ -17,7 +17,7 @@ describe('interpolateEnvironment', () => {
 
   it('reads $${ as a literal ${ and a lone $ as itself', () => {
     const result = interpolateEnvironment({ a: 'cost $5, literal $${REGION}' }, env);
-    expect(result).toEqual({ value: { a: 'cost $5, literal ${REGION}' }, problems: [], filled: [] });
+    expect(result).toEqual({ value: { a: 'cost $5, literal ${REGION}' }, problems: [], filled: [], excused: [] });
   });
 
   it('keeps an empty variable that is set, since ${VAR} only fails when VAR is unset', () => {
@@ -40,6 +40,13 @@ describe('interpolateEnvironment', () => {
       { kind: 'missing_env', path: ['discord', 'token'], message: 'environment variable NO_TOKEN is not set' },
       { kind: 'missing_env', path: ['tools', 'http', 0, 'url'], message: 'environment variable NO_URL is not set' },
     ]);
+  });
+
+  it('excuses a missing variable where the caller does not need it, filling in the empty string', () => {
+    const result = interpolateEnvironment({ discord: { token: '${NO_TOKEN}' }, turn_state: { db_path: '${NO_PATH}' } }, env, (path) => path[0] === 'turn_state');
+    expect(result.value).toEqual({ discord: { token: '' }, turn_state: { db_path: '' } });
+    expect(result.problems).toEqual([{ kind: 'missing_env', path: ['turn_state', 'db_path'], message: 'environment variable NO_PATH is not set' }]);
+    expect(result.excused).toEqual([{ kind: 'missing_env', path: ['discord', 'token'], message: 'environment variable NO_TOKEN is not set' }]);
   });
 
   it('rejects malformed references with what was expected', () => {
