@@ -43,7 +43,7 @@ export function parseYamlSource(text: string, file: string): { source: YamlSourc
     return { problems: [{ kind: 'yaml_alias', file, message: `YAML aliases cannot be expanded (at most ${MAX_ALIAS_COUNT} uses): ${reason}` }] };
   }
   const locate = (problem: ConfigProblem): ConfigProblem => {
-    const at = problem.kind === 'unknown_key' || problem.kind === 'removed_key' ? 'key' : 'value';
+    const at = problem.kind === 'unknown_key' || problem.kind === 'removed_key' || problem.kind === 'llmcord_key' ? 'key' : 'value';
     const offset = problem.path === undefined ? undefined : offsetOf(doc, problem.path, at);
     if (offset === undefined) return { ...problem, file };
     return { ...problem, file, ...position(lineCounter, offset) };

@@ -1,6 +1,19 @@
 import { setMaxListeners } from 'node:events';
 import { TEXTS } from '../conversation/notices/texts.js';
-import { Client, Events, GatewayCloseCodes, GatewayIntentBits, Options, Partials, Status, type Message, type OmitPartialGroupDMChannel, type PartialMessage } from 'discord.js';
+import {
+  Client,
+  Events,
+  GatewayCloseCodes,
+  GatewayIntentBits,
+  OAuth2Scopes,
+  Options,
+  Partials,
+  PermissionFlagsBits,
+  Status,
+  type Message,
+  type OmitPartialGroupDMChannel,
+  type PartialMessage,
+} from 'discord.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { inboundFromText } from '../conversation/notices/channel_commands.js';
@@ -133,6 +146,8 @@ export function discordTransport(options: DiscordTransportOptions): Transport {
       });
       await registerSlashCommands(bot, discord.guild_ids);
       logger.info({ user: user.tag }, 'connected to Discord');
+      const invite = bot.generateInvite({ scopes: [OAuth2Scopes.Bot, OAuth2Scopes.ApplicationsCommands], permissions: INVITE_PERMISSIONS });
+      logger.info({ invite }, `to add the bot to a server, open ${invite}`);
       await new Promise<void>((resolve) => stopping.signal.addEventListener('abort', () => resolve(), { once: true }));
     },
     serves: (channelId) => serves?.(channelId) ?? Promise.resolve(false),
@@ -146,6 +161,12 @@ export function discordTransport(options: DiscordTransportOptions): Transport {
     },
   };
 }
+
+/**
+ * What the bot needs in a channel, asked for by its invite URL: to see it, read its history (the
+ * conversation and replies to the bot), and post and edit its replies there and in its threads.
+ */
+const INVITE_PERMISSIONS = [PermissionFlagsBits.ViewChannel, PermissionFlagsBits.ReadMessageHistory, PermissionFlagsBits.SendMessages, PermissionFlagsBits.SendMessagesInThreads];
 
 /** Why logging in failed: a shard Discord refused (another process runs it, DESIGN §7.7), else what discord.js said. */
 function loginFailure(error: unknown, refusedShard: number | undefined, shardCount: number): string {

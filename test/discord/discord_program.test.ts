@@ -177,6 +177,24 @@ describe('the bot on Discord, against a local Discord and the real discord.js cl
     expect(fake.requests).toHaveLength(1);
   });
 
+  it('logs at start the URL that adds the bot to a server, with the scopes and permissions it needs', async () => {
+    const running = await connected();
+    await running.stderrHas('to add the bot to a server');
+    const line = running
+      .stderr()
+      .split('\n')
+      .find((text) => text.includes('"invite"'));
+    const invite = new URL((JSON.parse(line ?? '{}') as { invite?: string }).invite ?? '');
+    // Discord's own at https://discord.com/api/oauth2/authorize; here the local Discord's.
+    expect(invite.pathname).toBe('/api/oauth2/authorize');
+    expect(Object.fromEntries(invite.searchParams)).toEqual({
+      client_id: discord.world.applicationId,
+      scope: 'bot applications.commands',
+      // View Channel, Send Messages, Read Message History, Send Messages in Threads
+      permissions: String(1024 + 2048 + 65536 + 274877906944),
+    });
+  });
+
   it('exits 2 with a clear message when Discord refuses the token', async () => {
     bot = startBot(config('wrong-token'), temp.path());
     expect(await bot.exited).toBe(2);
