@@ -42,10 +42,18 @@ export function createLogger(options: LoggerOptions, output: LogOutput | readonl
       level: options.level,
       timestamp: stdTimeFunctions.isoTime,
       // The finished line is redacted, so child bindings and serialized errors are covered too.
-      hooks: { streamWrite: (line) => `${JSON.stringify(redactSensitiveKeys(JSON.parse(line), (text) => redactor.redact(text)))}\n` },
+      hooks: { streamWrite: (line) => `${JSON.stringify(redactSensitiveKeys(JSON.parse(line, rounded), (text) => redactor.redact(text)))}\n` },
     },
     destinations.length === 1 && only !== undefined && only.level === 'trace' ? only.stream : pino.multistream(destinations),
   );
+}
+
+/** Significant digits a fraction keeps in a log line: a duration of `1580.0017500000104` ms is logged as `1580`. */
+const LOGGED_DIGITS = 6;
+
+/** A JSON reviver: every number that is not whole, to {@link LOGGED_DIGITS} significant digits. */
+function rounded(_key: string, value: unknown): unknown {
+  return typeof value === 'number' && !Number.isInteger(value) ? Number(value.toPrecision(LOGGED_DIGITS)) : value;
 }
 
 /** `output`'s stream, human-readable when `format` (or a terminal, under `auto`) asks for it. */

@@ -24,6 +24,12 @@ describe('createLogger', () => {
     expect(JSON.parse(lines[0] ?? '')).toMatchObject({ level: 30, msg: 'turn admitted', turn: 't-1', time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as unknown });
   });
 
+  it('rounds fractions to six significant digits, at any depth, and leaves whole numbers as they are', () => {
+    const { logger, text } = capture({ level: 'info', format: 'json' });
+    logger.info({ duration_ms: 1580.0017500000104, waits: { first_s: 0.1 + 0.2, ratio: 2 / 3 }, bytes: 123456789012 }, 'took a while');
+    expect(JSON.parse(text())).toMatchObject({ duration_ms: 1580, waits: { first_s: 0.3, ratio: 0.666667 }, bytes: 123456789012 });
+  });
+
   it('drops lines below the configured level', () => {
     const { logger, text } = capture({ level: 'warn', format: 'json' });
     logger.info('not shown');
