@@ -5,7 +5,7 @@ import { noticeText } from './notice_text.js';
 import { TerminalText, terminalSafe } from './terminal_text.js';
 
 /**
- * The JSON-lines interface (a public, stable contract documented in README.md): one JSON object
+ * The JSON-lines interface (a public, stable contract documented in docs/guide.md): one JSON object
  * a line on stdout — `ready`, `message` (reply or notice; a reply names its `model` when the bot
  * has fallback models) and `turn` (status changes). Streamed
  * deltas, waits for the model and updates of an earlier notice are not part of it.

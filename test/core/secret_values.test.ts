@@ -28,7 +28,7 @@ describe('SecretValues', () => {
     expect(secrets.redact('short')).toBe('short');
   });
 
-  it('keeps a secret one character shorter than the threshold and redacts one exactly at it (README: values under 8 characters)', () => {
+  it('keeps a secret one character shorter than the threshold and redacts one exactly at it (docs: values under 8 characters)', () => {
     expect(MIN_SECRET_LENGTH).toBe(8);
     const under = 'seven-7';
     const at = 'eight-88';

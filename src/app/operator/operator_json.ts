@@ -6,7 +6,7 @@ import type { TurnRecord } from '../../turn_state/turn_types.js';
 
 /**
  * The JSON documents of the operator commands (`--json`): stable, snake_case keys, times as ISO
- * 8601 strings in UTC, absent values as `null`. README.md documents each shape.
+ * 8601 strings in UTC, absent values as `null`. docs/operations.md documents each shape.
  */
 
 /** An epoch-milliseconds time as ISO 8601 UTC, or `null`. */
