@@ -29,6 +29,8 @@ export interface ProgramOptions {
   readonly deadlineMs?: number;
   /** What {@link runProgram} types into the program's stdin before closing it (nothing by default). */
   readonly stdin?: string;
+  /** The executable {@link runProgram} runs instead of `node dist/main.js`: an installed `holdfast`. */
+  readonly command?: string;
 }
 
 /** The end of an output, for a failure message. */
@@ -60,7 +62,8 @@ export function withDeadline<T>(promise: Promise<T>, deadlineMs: number, fail: (
  */
 export function runProgram(args: readonly string[], options: ProgramOptions): Promise<ProgramRun> {
   const deadlineMs = options.deadlineMs ?? WAIT_DEADLINE_MS;
-  const child = spawn(process.execPath, [PROGRAM, ...args], {
+  const [file, argv] = options.command === undefined ? [process.execPath, [PROGRAM, ...args]] : [options.command, [...args]];
+  const child = spawn(file, argv, {
     cwd: options.cwd,
     env: options.env ?? { PATH: process.env['PATH'] },
     stdio: ['pipe', 'pipe', 'pipe'],
