@@ -106,6 +106,7 @@ interface ComposeService {
   readonly volumes?: string[];
   readonly stop_grace_period?: string;
   readonly depends_on?: Record<string, { condition: string; required?: boolean }>;
+  readonly logging?: { readonly driver: string; readonly options?: Record<string, string> };
 }
 
 describe('compose.yaml', () => {
@@ -143,6 +144,11 @@ describe('compose.yaml', () => {
 
   it('gives the bot longer to stop than its shutdown takes', () => {
     expect(seconds(bot?.stop_grace_period ?? '10s')).toBeGreaterThan(shutdownGraceSeconds());
+  });
+
+  it('rotates the bot’s log by size, as docs/operations.md says', () => {
+    expect(bot?.logging).toEqual({ driver: 'json-file', options: { 'max-size': '50m', 'max-file': '5' } });
+    expect(read('docs/operations.md')).toContain('compose.yaml rotates at 50 MB, keeping 5 files');
   });
 });
 
