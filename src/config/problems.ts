@@ -1,7 +1,18 @@
 import { marked } from '../core/marked.js';
 
 /** The kinds of thing that can be wrong with a configuration. */
-export const CONFIG_PROBLEM_KINDS = ['unreadable_file', 'yaml_syntax', 'yaml_alias', 'not_a_mapping', 'missing_env', 'bad_reference', 'unknown_key', 'removed_key', 'llmcord_key', 'invalid_value'] as const;
+export const CONFIG_PROBLEM_KINDS = [
+  'unreadable_file',
+  'yaml_syntax',
+  'yaml_alias',
+  'not_a_mapping',
+  'missing_env',
+  'bad_reference',
+  'unknown_key',
+  'removed_key',
+  'llmcord_key',
+  'invalid_value',
+] as const;
 export type ConfigProblemKind = (typeof CONFIG_PROBLEM_KINDS)[number];
 
 /** A key path into the configuration: `['tools', 'http', 0, 'name']`. */
