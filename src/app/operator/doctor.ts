@@ -1,9 +1,5 @@
 import { assertNever } from '../../core/assert_never.js';
-import type { Clock } from '../../core/clock.js';
-import type { Logger } from '../../core/logger.js';
 import type { ConfigSource } from '../../config/load.js';
-import { isConfigError } from '../../config/problems.js';
-import { createProvider } from '../../llm/create_provider.js';
 import type { OperatorStore, StoreCensus } from '../../turn_state/operator_store.js';
 import { shortTurnId } from '../../engine/call_label.js';
 import type { Config } from '../config_schema.js';
@@ -25,8 +21,6 @@ export interface DoctorSubject {
   readonly config: Config;
   readonly source: ConfigSource;
   readonly store: StoreAccess;
-  readonly clock: Clock;
-  readonly logger: Logger;
 }
 
 /**
@@ -50,15 +44,10 @@ export async function doctor(subject: DoctorSubject, json: boolean, out: (text: 
   return healthy ? EXIT.ok : EXIT.failure;
 }
 
-async function examine({ config, store, clock, logger }: DoctorSubject): Promise<DoctorReport> {
+async function examine({ config, store }: DoctorSubject): Promise<DoctorReport> {
   const problems: string[] = [];
   const notes: string[] = [];
-  try {
-    createProvider(config.llm, { clock, logger });
-  } catch (error) {
-    if (!isConfigError(error)) throw error;
-    problems.push('no model is configured (llm.model): every message is answered with what to configure');
-  }
+  if (config.llm.model === undefined) problems.push('no model is configured (llm.model): every message is answered with what to configure');
   switch (store.kind) {
     case 'disabled':
       notes.push('turn_state.enabled is false: nothing is kept on disk, and an interrupted reply is lost');
