@@ -7,7 +7,7 @@ const span = (bytes: readonly [number, number] | undefined): string => (bytes ==
 const fixed = (value: number | undefined, digits: number): string => (value === undefined ? '–' : value.toFixed(digits));
 
 /** A Markdown table: a header row, a separator, and the rows, each column as wide as its widest cell. */
-function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
   const line = (cells: readonly string[]): string => `| ${cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(' | ')} |`;
   return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');

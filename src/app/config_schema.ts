@@ -3,7 +3,7 @@ import { loadConfigWith, parseConfigWith, type LoadConfigOptions, type LoadedCon
 import { renderJsonSchema } from '../config/json_schema.js';
 import { chatSection } from '../conversation/chat_settings.js';
 import { overridesSection, unknownOverrideModels, unknownOverrideTools } from '../conversation/overrides_settings.js';
-import { loggingSection } from '../core/logger.js';
+import { loggingSection } from '../core/logging_settings.js';
 import { accessSection } from '../discord/access_settings.js';
 import { discordSection } from '../discord/discord_settings.js';
 import type { Environment } from '../config/interpolate.js';

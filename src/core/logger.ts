@@ -1,17 +1,10 @@
+import { createRequire } from 'node:module';
 import { pino, stdTimeFunctions, type DestinationStream, type Logger } from 'pino';
-import { PinoPretty } from 'pino-pretty';
+import type { PinoPretty } from 'pino-pretty';
+import type { LogFormat, LogLevel } from './logging_settings.js';
 import type { Redactor } from './secret_values.js';
 import { redactSensitiveKeys } from './sensitive_keys.js';
-import { z } from 'zod';
 export type { Logger } from 'pino';
-
-/** Log levels, most severe first; `silent` logs nothing. */
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
-
-/** `json`: one JSON object a line; `pretty`: human-readable; `auto`: pretty on a terminal, else JSON. */
-export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
-export type LogFormat = (typeof LOG_FORMATS)[number];
 
 export interface LoggerOptions {
   readonly level: LogLevel;
@@ -59,18 +52,10 @@ function rounded(_key: string, value: unknown): unknown {
 /** `output`'s stream, human-readable when `format` (or a terminal, under `auto`) asks for it. */
 function formatted(format: LogFormat, output: LogOutput): DestinationStream {
   const pretty = format === 'pretty' || (format === 'auto' && output.isTTY);
-  return pretty ? PinoPretty({ destination: output.stream, colorize: output.isTTY, sync: true, translateTime: 'SYS:HH:MM:ss.l' }) : output.stream;
+  return pretty ? prettyFormatter()({ destination: output.stream, colorize: output.isTTY, sync: true, translateTime: 'SYS:HH:MM:ss.l' }) : output.stream;
 }
 
-/** The `logging` section. */
-export const loggingSection = z
-  .strictObject({
-    level: z.enum(LOG_LEVELS).default('info').describe('The least severe level that is logged.'),
-    format: z.enum(LOG_FORMATS).default('auto').describe('`json`: one JSON object a line; `pretty`: human-readable; `auto`: pretty when stderr is a terminal, else JSON.'),
-  })
-  .describe(
-    'Logs go to stderr (the text console on a terminal writes them to data/holdfast.log and shows one line pointing there when a warning or error is logged); stdout belongs to the console adapter.',
-  );
-
-/** The validated section, defaults filled in. */
-export type LoggingSettings = z.output<typeof loggingSection>;
+/** pino-pretty, loaded the first time a line is formatted for people: JSON logs never pay for it. */
+function prettyFormatter(): typeof PinoPretty {
+  return (createRequire(import.meta.url)('pino-pretty') as { PinoPretty: typeof PinoPretty }).PinoPretty;
+}

@@ -22,6 +22,7 @@ import { speakerOf, type AccessPolicy } from './access_policy.js';
 import { attachmentSettings, withAttachments } from './attachments.js';
 import { BotPresence } from './bot_presence.js';
 import { CommandAnswers } from './command_answers.js';
+import { DiscordLoginError } from './discord_login_error.js';
 import type { DiscordSettings } from './discord_settings.js';
 import { discordSink } from './discord_sink.js';
 import { discordMessageSource } from './discord_source.js';
@@ -36,11 +37,6 @@ export const MESSAGES_CACHED_PER_CHANNEL = 20;
 
 /** The close code of a shard Discord refused: no shard of the count, or one already connected. */
 const INVALID_SHARD: number = GatewayCloseCodes.InvalidShard;
-
-/** Logging in to Discord failed (a refused token or shard, an unreachable API): the program exits 2, like any other configuration problem. */
-export class DiscordLoginError extends Error {
-  override readonly name = 'DiscordLoginError';
-}
 
 export interface DiscordTransportOptions {
   readonly discord: DiscordSettings;

@@ -6,7 +6,6 @@ import type { Logger } from '../core/logger.js';
 import type { Redactor } from '../core/secret_values.js';
 import { causeOf, isStoreInUseError } from './errors.js';
 import type { OpenedStore, StoreAccess } from './opened_store.js';
-import { openPgForOperator, openPostgresStore } from './postgres/open_pg_store.js';
 import { redactingOperatorStore } from './redacting_stores.js';
 import { memoryOnlyStore, openFileForOperator, openSqliteStore } from './sqlite/open_store.js';
 import { lockStoreFile, type StoreLock } from './sqlite/store_lock.js';
@@ -41,7 +40,8 @@ export interface OperatorStoreDeps extends StoreDeps {
  * process: the SQLite file, taken for this process first so that a second bot process is refused,
  * or the PostgreSQL database, shared with the bot's other processes; when it cannot open, the bot
  * still answers without durability, keeping history and notes in memory — said loudly. For an
- * operator's command: the store as the command finds it (see {@link StoreAccess}).
+ * operator's command: the store as the command finds it (see {@link StoreAccess}). The PostgreSQL
+ * driver is loaded only for the PostgreSQL backend.
  * @throws {StoreInUseError} when another bot process holds the SQLite file.
  */
 export function openStore(settings: TurnStateSettings, deps: BotStoreDeps): Promise<OpenedStore>;
@@ -55,6 +55,7 @@ async function openForBot(settings: TurnStateSettings, deps: BotStoreDeps): Prom
   const timings = turnStoreTimings(settings);
   if (settings.backend === 'postgres' && settings.postgres !== undefined && settings.enabled) {
     const { url, pool_size: poolSize, schema } = settings.postgres;
+    const { openPostgresStore } = await import('./postgres/open_pg_store.js');
     try {
       const opened = await openPostgresStore({ connection: { url, poolSize, schema }, clock: deps.clock, ids: deps.ids, logger, shards: deps.shards, ...timings });
       logger.info({ schema, instance: opened.instanceId }, 'the store is the PostgreSQL database, shared with the other processes of this bot');
@@ -81,7 +82,7 @@ async function openForOperator(settings: TurnStateSettings, deps: OperatorStoreD
   const options = { clock: deps.clock, ids: deps.ids, logger: deps.logger, ...turnStoreTimings(settings) };
   const access =
     settings.backend === 'postgres' && settings.postgres !== undefined
-      ? await openPgForOperator({ url: settings.postgres.url, poolSize: 2, schema: settings.postgres.schema }, options)
+      ? await (await import('./postgres/open_pg_store.js')).openPgForOperator({ url: settings.postgres.url, poolSize: 2, schema: settings.postgres.schema }, options)
       : openFileForOperator({ ...options, dbPath: resolve(deps.cwd, settings.db_path) });
   switch (access.kind) {
     case 'opened':

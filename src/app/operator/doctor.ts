@@ -1,9 +1,6 @@
 import { assertNever } from '../../core/assert_never.js';
-import type { Clock } from '../../core/clock.js';
-import type { Logger } from '../../core/logger.js';
 import type { ConfigSource } from '../../config/load.js';
-import { formatKeyPath, isConfigError, type ConfigProblem } from '../../config/problems.js';
-import { createProvider } from '../../llm/create_provider.js';
+import { formatKeyPath, type ConfigProblem } from '../../config/problems.js';
 import type { OperatorStore, StoreCensus } from '../../turn_state/operator_store.js';
 import { shortTurnId } from '../../engine/call_label.js';
 import type { Config } from '../config_schema.js';
@@ -27,8 +24,6 @@ export interface DoctorSubject {
   /** The variables the bot reads and doctor does not, unset where doctor ran. */
   readonly excused: readonly ConfigProblem[];
   readonly store: StoreAccess;
-  readonly clock: Clock;
-  readonly logger: Logger;
 }
 
 /**
@@ -52,15 +47,10 @@ export async function doctor(subject: DoctorSubject, json: boolean, out: (text: 
   return healthy ? EXIT.ok : EXIT.failure;
 }
 
-async function examine({ config, excused, store, clock, logger }: DoctorSubject): Promise<DoctorReport> {
+async function examine({ config, excused, store }: DoctorSubject): Promise<DoctorReport> {
   const problems: string[] = [];
   const notes = excused.map((problem) => `${formatKeyPath(problem.path ?? [])}: ${problem.message} here; the bot needs it where it runs`);
-  try {
-    createProvider(config.llm, { clock, logger });
-  } catch (error) {
-    if (!isConfigError(error)) throw error;
-    problems.push('no model is configured (llm.model): every message is answered with what to configure');
-  }
+  if (config.llm.model === undefined) problems.push('no model is configured (llm.model): every message is answered with what to configure');
   switch (store.kind) {
     case 'disabled':
       notes.push('turn_state.enabled is false: nothing is kept on disk, and an interrupted reply is lost');

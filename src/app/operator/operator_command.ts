@@ -8,18 +8,12 @@ import { isTurnStateUnavailable } from '../../turn_state/errors.js';
 import { loadConfig, type Config } from '../config_schema.js';
 import { configuredSecrets, logRedactor } from '../config_secrets.js';
 import { EXIT, type ExitStatus } from '../exit_status.js';
-import { backup } from './backup.js';
-import { doctor } from './doctor.js';
-import { migrateToPostgres } from './migrate_to_postgres.js';
 import { parseOperatorArgs, type OperatorCommand } from './operator_args.js';
 import type { OperatorContext } from './operator_context.js';
 import type { StoreAccess } from '../../turn_state/opened_store.js';
 import { openStore } from '../../turn_state/open_store.js';
 import { RandomIds } from '../../core/ids.js';
 import { TOPIC_COMMAND } from './operator_usage.js';
-import { turnsList } from './turns_list.js';
-import { turnsResolve } from './turns_resolve.js';
-import { turnsShow } from './turns_show.js';
 import { storeLeftBehind } from '../store_left_behind.js';
 
 /**
@@ -39,7 +33,7 @@ export interface OperatorIo {
 /**
  * `holdfast turns …`, `holdfast doctor` and `holdfast backup`: parses the command, loads the
  * configuration, opens the store beside the running bot (no lock, no sweep) and runs the command;
- * `holdfast migrate` opens the store its own way.
+ * `holdfast migrate` opens the store its own way. Each command's module is loaded when it runs.
  * Returns the exit status: bad arguments, bad configuration and a store that is off or does not
  * exist are status 2, one problem a line.
  */
@@ -76,11 +70,15 @@ export async function runOperatorCommand(argv: readonly string[], io: OperatorIo
   if (command.kind === 'migrate') {
     const out = (text: string): unknown => io.stdout.write(text);
     const err = (text: string): unknown => io.stderr.write(text);
+    const { migrateToPostgres } = await import('./migrate_to_postgres.js');
     return migrateToPostgres({ config: loaded.config, baseDir: loaded.baseDir, clock, logger, redact: (text) => secrets.redact(text), out, err });
   }
   const store = await openStore(loaded.config.turn_state, { mode: 'operator', cwd: loaded.baseDir, clock, ids: new RandomIds(), logger, secrets });
   try {
-    if (command.kind === 'doctor') return await doctor({ config: loaded.config, source: loaded.source, excused: loaded.excused, store, clock, logger }, command.json, (text) => io.stdout.write(text));
+    if (command.kind === 'doctor') {
+      const { doctor } = await import('./doctor.js');
+      return await doctor({ config: loaded.config, source: loaded.source, excused: loaded.excused, store }, command.json, (text) => io.stdout.write(text));
+    }
     return await onStore(command, store, io, clock.now());
   } catch (error) {
     if (!isTurnStateUnavailable(error)) throw error;
@@ -91,8 +89,8 @@ export async function runOperatorCommand(argv: readonly string[], io: OperatorIo
   }
 }
 
-/** A command that needs the store: refused with status 2 when there is none, 1 when it cannot be used. */
-function onStore(command: Exclude<OperatorCommand, { kind: 'doctor' | 'migrate' }>, store: StoreAccess, io: OperatorIo, now: number): Promise<ExitStatus> {
+/** A command that needs the store, its module loaded now: refused with status 2 when there is none, 1 when it cannot be used. */
+async function onStore(command: Exclude<OperatorCommand, { kind: 'doctor' | 'migrate' }>, store: StoreAccess, io: OperatorIo, now: number): Promise<ExitStatus> {
   const fail = (status: ExitStatus, message: string): Promise<ExitStatus> => {
     io.stderr.write(`holdfast: ${message}\n`);
     return Promise.resolve(status);
@@ -112,13 +110,13 @@ function onStore(command: Exclude<OperatorCommand, { kind: 'doctor' | 'migrate' 
   const context: OperatorContext = { operator: store.operator, now, out: (text) => io.stdout.write(text), err: (text) => io.stderr.write(text) };
   switch (command.kind) {
     case 'turns_list':
-      return turnsList(context, command);
+      return (await import('./turns_list.js')).turnsList(context, command);
     case 'turns_show':
-      return turnsShow(context, command);
+      return (await import('./turns_show.js')).turnsShow(context, command);
     case 'turns_resolve':
-      return turnsResolve(context, command);
+      return (await import('./turns_resolve.js')).turnsResolve(context, command);
     case 'backup':
-      return backup(context, { path: command.path, cwd: io.cwd, storePath: store.path });
+      return (await import('./backup.js')).backup(context, { path: command.path, cwd: io.cwd, storePath: store.path });
     default:
       return assertNever(command);
   }

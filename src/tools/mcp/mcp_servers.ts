@@ -1,5 +1,5 @@
 import type { Tool } from '../tool.js';
-import { ManagedServer, type ServerDeps } from './managed_server.js';
+import type { ManagedServer, ServerDeps } from './managed_server.js';
 import type { McpServerSettings } from './mcp_settings.js';
 
 /**
@@ -16,8 +16,11 @@ export class McpServers {
   /**
    * Starts every server at once and waits until each has listed its tools or failed (within its
    * `timeout_seconds`); one that fails is logged and started again later, and the bot runs on.
+   * The MCP SDK is loaded only when there is a server to start.
    */
   static async start(settings: readonly McpServerSettings[], deps: ServerDeps): Promise<McpServers> {
+    if (settings.length === 0) return new McpServers([]);
+    const { ManagedServer } = await import('./managed_server.js');
     const servers = settings.map((entry) => new ManagedServer(entry, deps));
     await Promise.all(servers.map((server) => server.revive()));
     return new McpServers(servers);
