@@ -13,7 +13,8 @@ WORKDIR /src
 COPY package.json package-lock.json ./
 # No scripts yet: prepare would build before the sources are here, and the build needs no native module.
 RUN npm ci --ignore-scripts --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json config.schema.json config.example.yml README.md ./
+COPY tsconfig.json config.schema.json config.example.yml README.md ./
+COPY scripts/build.ts ./scripts/build.ts
 COPY src ./src
 RUN npm pack --pack-destination /tmp && mv /tmp/holdfast-*.tgz /tmp/holdfast.tgz
 

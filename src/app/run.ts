@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { Clock } from '../core/clock.js';
 import { EXIT } from './exit_status.js';
 import { commandFirst, isOperatorCommand } from './operator/operator_args.js';
@@ -54,7 +54,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   return runBotProcess(args, io);
 }
 
+/** The version in the package's manifest: the nearest package.json above this module, as built (dist/) or as the sources are run (src/app/). */
 function packageVersion(): string {
-  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return manifest.version;
+  for (let folder = new URL('./', import.meta.url); ; folder = new URL('../', folder)) {
+    const path = new URL('package.json', folder);
+    if (existsSync(path)) return (JSON.parse(readFileSync(path, 'utf8')) as { version: string }).version;
+    if (folder.pathname === '/') throw new Error(`no package.json above ${import.meta.url}`);
+  }
 }

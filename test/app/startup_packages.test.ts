@@ -50,7 +50,7 @@ describe('what the program loads: the Discord transport, PostgreSQL, MCP and met
     const config = temp.write('console/config.yml', 'logging:\n  level: warn\n');
     const bot = track(startJsonLinesProgram(['--config', config], { cwd: dir, env: recorder.env }));
     await bot.waitFor((event) => event['type'] === 'ready', 'the bot to be ready');
-    expect(recorder.packages()).toEqual(expect.arrayContaining(['better-sqlite3', 'zod']));
+    expect(recorder.packages()).toContain('better-sqlite3');
     expect(heavyIn(recorder)).toEqual([]);
   });
 

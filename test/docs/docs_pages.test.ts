@@ -37,7 +37,7 @@ interface ShellRun {
 function checkoutIn(dir: string): void {
   copyFileSync(join(root, 'package.json'), join(dir, 'package.json'));
   copyFileSync(join(root, 'config.example.yml'), join(dir, 'config.example.yml'));
-  for (const name of ['node_modules', 'dist', 'src', 'tsconfig.json', 'tsconfig.build.json']) symlinkSync(join(root, name), join(dir, name));
+  for (const name of ['node_modules', 'dist', 'src', 'scripts', 'tsconfig.json']) symlinkSync(join(root, name), join(dir, name));
   mkdirSync(join(dir, 'home'));
 }
 

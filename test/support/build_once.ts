@@ -1,5 +1,4 @@
 import { execFileSync } from 'node:child_process';
-import { createRequire } from 'node:module';
 
 /**
  * Builds dist/ once before the suite, so tests that run the real program run the current code.
@@ -7,6 +6,5 @@ import { createRequire } from 'node:module';
  */
 export default function buildOnce(): void {
   if (process.env['HOLDFAST_SKIP_BUILD'] === '1') return;
-  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  execFileSync(process.execPath, [tsc, '-b', 'tsconfig.build.json'], { stdio: 'inherit' });
+  execFileSync(process.execPath, ['--import', 'tsx', 'scripts/build.ts'], { stdio: 'inherit' });
 }

@@ -8,7 +8,7 @@ import { isStoreInUseError, type StoreInUseError } from '../../src/turn_state/er
 import { lockStoreFile, storeLockFiles, type StoreLock } from '../../src/turn_state/sqlite/store_lock.js';
 import { useTempDir } from '../support/temp_dir.js';
 
-const BUILT_LOCK = new URL('../../dist/turn_state/sqlite/store_lock.js', import.meta.url).href;
+const LOCK_SOURCE = new URL('../../src/turn_state/sqlite/store_lock.ts', import.meta.url).href;
 const NOW = Date.UTC(2026, 2, 1, 12, 0, 0);
 
 /** What `lockStoreFile` threw, failing the test when it took the file instead. */
@@ -25,8 +25,9 @@ function refusal(dbPath: string): StoreInUseError {
 /** Another process that takes the store file and holds it until killed. */
 async function holderProcess(dbPath: string): Promise<ChildProcess> {
   const code =
-    `import { lockStoreFile } from ${JSON.stringify(BUILT_LOCK)};\nlockStoreFile(${JSON.stringify(dbPath)}, ` + `Date.now());\nprocess.stdout.write('held\\n');\nsetInterval(() => undefined, 60_000);`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+    `import { lockStoreFile } from ${JSON.stringify(LOCK_SOURCE)};\nlockStoreFile(${JSON.stringify(dbPath)}, ` +
+    `Date.now());\nprocess.stdout.write('held\\n');\nsetInterval(() => undefined, 60_000);`;
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
     child.stdout.once('data', () => resolve());
     child.once('exit', (status) => reject(new Error(`the holder process exited (${String(status)}) before it took the file`)));
