@@ -82,19 +82,22 @@ function parseWith<S extends z.ZodType>(schema: S, text: string, file: string, o
     throw new ConfigError([source.locate({ kind: 'not_a_mapping', path: [], message: 'expected a mapping of section names to settings' })]);
   }
   const { sections } = options;
-  const needed = sections === undefined ? undefined : (path: KeyPath): boolean => typeof path[0] !== 'string' || sections.has(path[0]);
+  const needed = sections === undefined ? undefined : (path: KeyPath): boolean => sections.has(String(path[0]));
   const interpolated = interpolateEnvironment(tree, options.env, needed);
   const validated = validateConfigTree(schema, interpolated.value, interpolated.filled);
   if (validated.ok && interpolated.problems.length === 0) return { config: validated.config, filled: interpolated.filled, excused: interpolated.excused };
   // An excused variable whose empty string breaks the schema, there or in what holds it, is missing after all.
-  const invalidAt = validated.ok ? [] : validated.problems.map((problem) => problem.path ?? []);
-  const breaks = (problem: ConfigProblem): boolean => invalidAt.some((path) => isPrefix(path, problem.path ?? []));
+  const invalid = validated.ok ? [] : validated.problems;
+  const breaks = (problem: ConfigProblem): boolean => invalid.some((other) => isPrefix(pathOf(other), pathOf(problem)));
   const missing: ConfigProblem[] = [...interpolated.problems, ...interpolated.excused.filter(breaks)];
   // A value whose reference failed is reported once, for the reference, not again for its type.
-  const referenced = new Set(missing.map((problem) => formatKeyPath(problem.path ?? [])));
-  const invalid = validated.ok ? [] : validated.problems.filter((problem) => !referenced.has(formatKeyPath(problem.path ?? [])));
-  const located = [...missing, ...invalid].map((problem) => source.locate(problem));
+  const referenced = new Set(missing.map((problem) => formatKeyPath(pathOf(problem))));
+  const located = [...missing, ...invalid.filter((problem) => !referenced.has(formatKeyPath(pathOf(problem))))].map((problem) => source.locate(problem));
   throw new ConfigError(located.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0)));
+}
+
+function pathOf(problem: ConfigProblem): KeyPath {
+  return problem.path ?? [];
 }
 
 function isPrefix(prefix: KeyPath, path: KeyPath): boolean {
