@@ -10,7 +10,7 @@ import type { Config } from './config_schema.js';
  * every saved turn behind, so the program exits with status 2 naming both paths instead. `undefined`
  * when nothing was left behind: the store is where the path points, or nowhere, or the path is
  * absolute, or the configuration file sits in the current folder, or the SQLite file is not what
- * the program opens (`for: 'store'` with the store off or on PostgreSQL; `migrate` reads the file
+ * the program opens (`use: 'store'` with the store off or on PostgreSQL; `migrate` reads the file
  * whatever the backend).
  */
 export function storeLeftBehind({ config, source, baseDir }: Pick<LoadedConfig<Config>, 'config' | 'source' | 'baseDir'>, cwd: string, use: 'store' | 'migrate'): string | undefined {

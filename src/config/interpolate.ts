@@ -45,7 +45,7 @@ export function interpolateEnvironment(tree: unknown, env: Environment, needed: 
   const filled: FilledString[] = [];
   const walk = (node: unknown, path: KeyPath): unknown => {
     if (typeof node === 'string') {
-      const findings: Findings = { problems: needed(path) ? problems : excused, variables: [], unset: [], referenced: false };
+      const findings: Findings = { problems, missing: needed(path) ? problems : excused, variables: [], unset: [], referenced: false };
       const value = interpolateString(node, path, env, findings);
       if (findings.referenced) filled.push({ path, template: node, variables: findings.variables, unset: findings.unset });
       return value;
@@ -60,9 +60,11 @@ export function interpolateEnvironment(tree: unknown, env: Environment, needed: 
   return { value, problems, filled, excused };
 }
 
-/** What the interpolation of one string found: what went wrong (or was excused), the variables it used or found empty, and whether it held a reference. */
+/** What the interpolation of one string found: what went wrong, the variables it used or found empty, and whether it held a reference. */
 interface Findings {
   readonly problems: ConfigProblem[];
+  /** Where a missing variable goes: among the problems, or the excused when the caller does not need the string. */
+  readonly missing: ConfigProblem[];
   readonly variables: FilledVariable[];
   readonly unset: string[];
   referenced: boolean;
@@ -107,7 +109,7 @@ function resolveReference(reference: string, path: KeyPath, env: Environment, fi
   if (value === undefined || value === '') findings.unset.push(name);
   if (separator !== -1 && (value === undefined || value === '')) return reference.slice(separator + 2);
   if (value === undefined) {
-    findings.problems.push({ kind: 'missing_env', path, message: `environment variable ${name} is not set` });
+    findings.missing.push({ kind: 'missing_env', path, message: `environment variable ${name} is not set` });
     return '';
   }
   findings.variables.push({ name, value });

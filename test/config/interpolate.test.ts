@@ -49,6 +49,12 @@ describe('interpolateEnvironment', () => {
     expect(result.excused).toEqual([{ kind: 'missing_env', path: ['discord', 'token'], message: 'environment variable NO_TOKEN is not set' }]);
   });
 
+  it('never excuses a malformed reference, needed or not', () => {
+    const result = interpolateEnvironment({ discord: { token: '${not a name}' } }, env, () => false);
+    expect(result.problems).toEqual([{ kind: 'bad_reference', path: ['discord', 'token'], message: '"${not a name}" is not a variable reference (expected ${NAME} or ${NAME:-default})' }]);
+    expect(result.excused).toEqual([]);
+  });
+
   it('rejects malformed references with what was expected', () => {
     const result = interpolateEnvironment({ a: '${not a name}', b: 'x ${OPEN' }, env);
     expect(result.problems).toEqual([
