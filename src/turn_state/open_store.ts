@@ -8,7 +8,7 @@ import { isUnreachableAtStart, reachAtStart, type StartupRetry } from '../core/s
 import { causeOf, isStoreInUseError, StoreRefusedError } from './errors.js';
 import type { OpenedStore, StoreAccess } from './opened_store.js';
 import { redactingOperatorStore } from './redacting_stores.js';
-import { memoryOnlyStore, openFileForOperator, openSqliteStore } from './sqlite/open_store.js';
+import { openFileForOperator } from './sqlite/operator_file.js';
 import { lockStoreFile, type StoreLock } from './sqlite/store_lock.js';
 import { turnStoreTimings } from './store_options.js';
 import type { TurnStateSettings } from './turn_state_settings.js';
@@ -44,7 +44,8 @@ export interface OperatorStoreDeps extends StoreDeps {
  * or the PostgreSQL database, shared with the bot's other processes, tried again while it cannot
  * be reached; when it cannot open otherwise, the bot still answers without durability, keeping
  * history and notes in memory — said loudly. For an operator's command: the store as the command
- * finds it (see {@link StoreAccess}). The PostgreSQL driver is loaded only for the PostgreSQL backend.
+ * finds it (see {@link StoreAccess}). Each loads only what it opens: the PostgreSQL driver only for
+ * the PostgreSQL backend, an operator's command only the operators' port.
  * @throws {StoreInUseError} when another bot process holds the SQLite file.
  * @throws {StoreRefusedError} when the database server refuses the user, the password or the database.
  * @throws {UnreachableAtStartError} when the database could not be reached for `startup_timeout_seconds`.
@@ -58,6 +59,8 @@ export function openStore(settings: TurnStateSettings, deps: BotStoreDeps | Oper
 async function openForBot(settings: TurnStateSettings, deps: BotStoreDeps): Promise<OpenedStore> {
   const logger = deps.logger.child({ component: 'turn_state' });
   const timings = turnStoreTimings(settings);
+  // The bot's SQLite store, and the in-memory one any backend falls back to.
+  const { memoryOnlyStore, openSqliteStore } = await import('./sqlite/open_store.js');
   if (settings.backend === 'postgres' && settings.postgres !== undefined && settings.enabled) {
     const { url, pool_size: poolSize, schema } = settings.postgres;
     const connection = { url, poolSize, schema };
