@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 import { runCli, EXIT } from './app/run.js';
 
+let status: number;
 try {
-  process.exitCode = await runCli(process.argv.slice(2), {
+  status = await runCli(process.argv.slice(2), {
     stdin: process.stdin,
     stdout: process.stdout,
     stderr: process.stderr,
@@ -12,5 +13,8 @@ try {
   });
 } catch (error) {
   process.stderr.write(`holdfast: unexpected failure: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exitCode = EXIT.failure;
+  status = EXIT.failure;
 }
+// The program is over once runCli returns: what a library left running (discord.js retries a gateway it was told to stop) must not keep the process alive.
+await Promise.all([process.stdout, process.stderr].map((stream) => new Promise<void>((resolve) => stream.write('', () => resolve()))));
+process.exit(status);

@@ -30,9 +30,14 @@ Options:
   -h, --help      print this help and exit
   -v, --version   print the version and exit
 
-Exit status: 0 on success, 1 on a runtime failure, 2 for bad arguments or configuration;
-the operator commands also exit 3 for a turn or call that does not exist, a verdict not allowed
-or a migration refused, and doctor 1 when something needs attention.
+Exit status of the bot: 0 when it stopped (its input ended, SIGINT, SIGTERM); 1 on a runtime
+failure, or when Discord or its PostgreSQL store stayed out of reach for startup_timeout_seconds
+(start it again later); 2 for what a person must fix: bad arguments or configuration, a token or
+shard Discord refuses, a database that refuses the user, password or database name, a store file
+another bot process holds, a metrics address in use (do not restart it until then).
+The operator commands exit 0 on success, 1 on a runtime failure, 2 for bad arguments or
+configuration, 3 for a turn or call that does not exist, a verdict not allowed or a migration
+refused; doctor 1 when something needs attention.
 `;
 
 type Flag = 'console' | 'jsonl' | 'help' | 'version';

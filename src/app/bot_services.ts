@@ -9,6 +9,7 @@ import { RandomIds } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
 import type { SecretValues } from '../core/secret_values.js';
 import { SystemRandom } from '../core/random.js';
+import type { StartupRetry } from '../core/start_retries.js';
 import { createFallbackProvider, createProvider } from '../llm/create_provider.js';
 import type { LLMProvider } from '../llm/provider.js';
 import { ModelBreakerRegistry } from '../recovery/breaker_registry.js';
@@ -60,28 +61,32 @@ export interface ServiceInstruments {
 
 const UNINSTRUMENTED: ServiceInstruments = { turnStore: (store) => store, provider: (provider) => provider };
 
+/** What a bot process adds to its services: the metrics' instruments, its Discord shards, how it waits for its store at start. */
+export interface ServiceOptions {
+  /** Wrappers put around the turn store and the models; none by default. */
+  readonly instruments?: ServiceInstruments;
+  /** The Discord shards this process serves, for the PostgreSQL store's registry of processes; `null` (the default) when none. */
+  readonly shards?: string | null;
+  /** How a PostgreSQL store that cannot be reached yet is tried again; by default for `startup_timeout_seconds`, never stopped. */
+  readonly startup?: StartupRetry;
+}
+
 /**
  * Opens everything the bot needs, relative paths against `cwd` (the configuration file's folder): the store `turn_state.backend` names (turns,
  * history, memory notes) — the SQLite file held by this process until `close`, or the PostgreSQL
  * database shared with the bot's other processes (DESIGN §7.7) — writing none of `secrets`. A store that is off or cannot open leaves
  * durability off and history and notes in memory, loudly; a missing model leaves `provider`
- * undefined so that each message can be told what to configure. `instruments` wrap the turn
- * store and the model before anything uses them; `shards` names the Discord shards this process
- * serves, for the PostgreSQL store's registry of processes. The MCP servers of `tools.mcp` are
- * started and have listed their tools (or failed, logged) before this returns.
+ * undefined so that each message can be told what to configure (see {@link ServiceOptions}). The MCP
+ * servers of `tools.mcp` are started and have listed their tools (or failed, logged) before this returns.
  * @throws {StoreInUseError} when another bot process holds the store file.
+ * @throws {StoreRefusedError} when the database server refuses what `turn_state.postgres.url` says.
+ * @throws {UnreachableAtStartError} when the PostgreSQL store could not be reached for `startup_timeout_seconds`.
  */
-export async function openBotServices(
-  config: Config,
-  cwd: string,
-  clock: Clock,
-  logger: Logger,
-  secrets: SecretValues,
-  instruments: ServiceInstruments = UNINSTRUMENTED,
-  shards: string | null = null,
-): Promise<BotServices> {
+export async function openBotServices(config: Config, cwd: string, clock: Clock, logger: Logger, secrets: SecretValues, options: ServiceOptions = {}): Promise<BotServices> {
   const ids = new RandomIds();
-  const opened = await openStore(config.turn_state, { mode: 'bot', cwd, clock, ids, logger, shards });
+  const instruments = options.instruments ?? UNINSTRUMENTED;
+  const startup = options.startup ?? { clock, random: new SystemRandom(), logger, timeoutMs: config.startup_timeout_seconds * 1000, signal: new AbortController().signal };
+  const opened = await openStore(config.turn_state, { mode: 'bot', cwd, clock, ids, logger, shards: options.shards ?? null, startup });
   const store = instruments.turnStore(redactingTurnStore(opened.turns, secrets));
   const operator = redactingOperatorStore(opened.operator, secrets);
   const history = redactingHistoryStore(opened.history, secrets);

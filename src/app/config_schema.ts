@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { loadConfigWith, parseConfigWith, type LoadConfigOptions, type LoadedConfig } from '../config/load.js';
+import { seconds } from '../config/schema_parts.js';
 import { renderJsonSchema } from '../config/json_schema.js';
 import { chatSection } from '../conversation/chat_settings.js';
 import { overridesSection, unknownOverrideModels, unknownOverrideTools } from '../conversation/overrides_settings.js';
@@ -21,6 +22,11 @@ import { turnStateSection } from '../turn_state/turn_state_settings.js';
 export const configSchema = z
   .strictObject({
     logging: loggingSection.prefault({}),
+    startup_timeout_seconds: seconds(
+      'How long the bot keeps trying, at start, to reach Discord and the PostgreSQL store when the network fails it (a refused connection, ' +
+        'a name that does not resolve, a 5xx, a timeout), waiting longer between attempts; past it the program exits with status 1',
+      60,
+    ),
     discord: discordSection.prefault({}),
     llm: llmSection.prefault({}),
     llm_recovery: llmRecoverySection.prefault({}),

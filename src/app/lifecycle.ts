@@ -14,17 +14,13 @@ import { tellReclaimed } from './interrupted_notices.js';
 import { catchUpAfterRestart } from './restart_catch_up.js';
 import { VERDICT_WATCH_INTERVAL_MS, watchVerdicts } from './verdict_watch.js';
 
-/** Where the process's shutdown signals come from. */
-export interface SignalSource {
-  once(signal: 'SIGINT' | 'SIGTERM', listener: () => void): unknown;
-}
-
 export interface BotRun {
   readonly config: Config;
   readonly services: BotServices;
   readonly clock: Clock;
   readonly logger: Logger;
-  readonly signals: SignalSource | undefined;
+  /** Aborted by SIGINT or SIGTERM: the bot shuts down. */
+  readonly stop: AbortSignal;
   readonly faults: FaultInjector;
 }
 
@@ -35,14 +31,14 @@ export interface BotRun {
  * whether the models are overloaded where the transport can (Discord's presence), and run until
  * the input ends (then the queued turns finish or suspend) or SIGINT/SIGTERM arrives (then
  * intake stops and running turns are suspended with reason `shutdown`, their work kept).
- * @throws whatever `transport.connect()` throws (a refused Discord login).
+ * @throws whatever `transport.connect()` throws (a refused Discord login, one that could not reach
+ * Discord in time, or the stop's reason when the bot was stopped while it waited for Discord).
  */
 export async function runBot(transport: Transport, run: BotRun): Promise<void> {
   const { config, services, clock, logger } = run;
-  // Listen for the signals first, so that a stop that comes the moment the bot is up is not missed.
   const signalled = new Promise<'signal'>((resolve) => {
-    run.signals?.once('SIGINT', () => resolve('signal'));
-    run.signals?.once('SIGTERM', () => resolve('signal'));
+    if (run.stop.aborted) resolve('signal');
+    run.stop.addEventListener('abort', () => resolve('signal'), { once: true });
   });
   const connected = await transport.connect();
   const { messages } = connected;

@@ -6,10 +6,14 @@ import type { Environment } from '../config/interpolate.js';
 import type { LogOutput } from '../core/logger.js';
 import type { Readable } from 'node:stream';
 import { SystemClock } from '../core/system_clock.js';
-import type { SignalSource } from './lifecycle.js';
 import { parseCliArgs, USAGE } from './args.js';
 
 export { EXIT };
+
+/** Where the process's shutdown signals come from. */
+export interface SignalSource {
+  once(signal: 'SIGINT' | 'SIGTERM', listener: () => void): unknown;
+}
 
 /** What the program reads and writes, so that it runs the same in tests as under `node`. */
 export interface CliIo {

@@ -1,28 +1,17 @@
 import { setMaxListeners } from 'node:events';
 import { TEXTS } from '../conversation/notices/texts.js';
-import {
-  Client,
-  Events,
-  GatewayCloseCodes,
-  GatewayIntentBits,
-  OAuth2Scopes,
-  Options,
-  Partials,
-  PermissionFlagsBits,
-  Status,
-  type Message,
-  type OmitPartialGroupDMChannel,
-  type PartialMessage,
-} from 'discord.js';
+import { Client, Events, GatewayIntentBits, OAuth2Scopes, Options, Partials, PermissionFlagsBits, Status, type Message, type OmitPartialGroupDMChannel, type PartialMessage } from 'discord.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
+import { reachAtStart, type StartupRetry } from '../core/start_retries.js';
 import { inboundFromText } from '../conversation/notices/channel_commands.js';
 import type { Inbound, InboundMessage, MessageChange, Transport } from '../conversation/transport.js';
 import { speakerOf, type AccessPolicy } from './access_policy.js';
 import { attachmentSettings, withAttachments } from './attachments.js';
 import { BotPresence } from './bot_presence.js';
 import { CommandAnswers } from './command_answers.js';
-import { DiscordLoginError } from './discord_login_error.js';
+import { logIn } from './discord_login.js';
+import { isDiscordLoginError } from './discord_login_error.js';
 import type { DiscordSettings } from './discord_settings.js';
 import { discordSink } from './discord_sink.js';
 import { discordMessageSource } from './discord_source.js';
@@ -35,9 +24,6 @@ import { registerSlashCommands, slashCommand } from './slash_commands.js';
 /** How many of each channel's messages discord.js keeps in memory (its default is 200). */
 export const MESSAGES_CACHED_PER_CHANNEL = 20;
 
-/** The close code of a shard Discord refused: no shard of the count, or one already connected. */
-const INVALID_SHARD: number = GatewayCloseCodes.InvalidShard;
-
 export interface DiscordTransportOptions {
   readonly discord: DiscordSettings;
   /** `llm.vision`: whether image attachments are downloaded for the model. */
@@ -47,6 +33,8 @@ export interface DiscordTransportOptions {
   readonly access: AccessPolicy;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** How logging in is tried again while Discord cannot be reached (`startup_timeout_seconds`). */
+  readonly startup: StartupRetry;
 }
 
 /**
@@ -55,7 +43,8 @@ export interface DiscordTransportOptions {
  * first and each channel's messages kept in order; the slash commands arrive typed. The bot's
  * presence shows `discord.status_message`, or that the model is overloaded. A message
  * from someone the access rules do not let in is ignored before anything is downloaded, kept or
- * answered; their slash command is refused to them alone.
+ * answered; their slash command is refused to them alone. A login that cannot reach Discord is
+ * tried again with a fresh client until `startup` gives up; one Discord refuses fails at once.
  */
 export function discordTransport(options: DiscordTransportOptions): Transport {
   const { discord, clock } = options;
@@ -65,34 +54,37 @@ export function discordTransport(options: DiscordTransportOptions): Transport {
   // Each channel's delivery and draft refresh waits on it at once: many listeners are expected, not a leak.
   setMaxListeners(Number.POSITIVE_INFINITY, stopping.signal);
   const commands = new CommandAnswers(clock);
-  const client = new Client({
-    intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.DirectMessages],
-    // Edits and deletions of messages sent before this process started arrive as partial messages.
-    partials: [Partials.Channel, Partials.Message],
-    // The bot reads messages through Discord, never from discord.js's cache: a few per channel keep memory flat however long it runs.
-    makeCache: Options.cacheWithLimits({ ...Options.DefaultMakeCacheSettings, MessageManager: MESSAGES_CACHED_PER_CHANNEL }),
-    ...shardOptions(discord.shards),
-    rest: { globalRequestsPerSecond: discord.requests_per_second, ...(discord.api_url === undefined ? {} : { api: discord.api_url }) },
-  });
-  const presence = new BotPresence(client, discord.status_message);
+  const newClient = (): Client =>
+    new Client({
+      intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.DirectMessages],
+      // Edits and deletions of messages sent before this process started arrive as partial messages.
+      partials: [Partials.Channel, Partials.Message],
+      // The bot reads messages through Discord, never from discord.js's cache: a few per channel keep memory flat however long it runs.
+      makeCache: Options.cacheWithLimits({ ...Options.DefaultMakeCacheSettings, MessageManager: MESSAGES_CACHED_PER_CHANNEL }),
+      ...shardOptions(discord.shards),
+      rest: { globalRequestsPerSecond: discord.requests_per_second, ...(discord.api_url === undefined ? {} : { api: discord.api_url }) },
+    });
+  const where = discord.api_url === undefined ? '' : ` at ${discord.api_url}`;
+  // The client of the latest login attempt, and its presence.
+  let client: Client | undefined;
+  let presence: BotPresence | undefined;
   let bot: Client<true> | undefined;
   let serves: ((channelId: string) => Promise<boolean>) | undefined;
   return {
     source: 'discord',
     async connect() {
-      const ready = new Promise<Client<true>>((resolve) => client.once(Events.ClientReady, resolve));
-      const refusedShards: number[] = [];
-      client.on(Events.ShardDisconnect, (event, shardId) => {
-        if (event.code === INVALID_SHARD) refusedShards.push(shardId);
-      });
-      try {
-        await client.login(options.token);
-      } catch (error) {
-        await client.destroy();
-        const reason = loginFailure(error, refusedShards[0], client.options.shardCount ?? 1);
-        throw new DiscordLoginError(`could not log in to Discord with discord.token${discord.api_url === undefined ? '' : ` at ${discord.api_url}`}: ${reason}`);
-      }
-      bot = await ready;
+      bot = await reachAtStart(
+        {
+          what: `Discord${where}`,
+          attempt: (signal) => {
+            client = newClient();
+            presence = new BotPresence(client, discord.status_message);
+            return logIn(client, options.token, where, signal);
+          },
+          unreachable: (error) => isDiscordLoginError(error) && error.failure === 'unreachable',
+        },
+        options.startup,
+      );
       serves = channelOwnership(bot, logger);
       const sink = discordSink({
         client: bot,
@@ -112,7 +104,7 @@ export function discordTransport(options: DiscordTransportOptions): Transport {
       const inOrder = new InOrder<Inbound>(submit, (error: unknown) => logger.error({ err: error }, 'could not take a message'));
       const downloads = { clock, logger, signal: stopping.signal };
       const attachments = attachmentSettings(discord, options.vision);
-      client.on(Events.MessageCreate, (message: Message) => {
+      bot.on(Events.MessageCreate, (message: Message) => {
         const inbound = addressedMessage(message, user.id, discord.channels);
         if (inbound === undefined) return;
         const refused = options.access.refusal(speakerOf(inbound, message.guildId === null));
@@ -122,8 +114,8 @@ export function discordTransport(options: DiscordTransportOptions): Transport {
         }
         inOrder.push(message.channelId, Promise.resolve(withAttachments(inbound, [...message.attachments.values()], attachments, downloads)).then(inboundFromText));
       });
-      if (follow !== undefined) followChanges(client, user.id, follow);
-      client.on(Events.InteractionCreate, (interaction) => {
+      if (follow !== undefined) followChanges(bot, user.id, follow);
+      bot.on(Events.InteractionCreate, (interaction) => {
         if (!interaction.isChatInputCommand()) return;
         const command = slashCommand(interaction);
         if (command === undefined) return;
@@ -149,11 +141,11 @@ export function discordTransport(options: DiscordTransportOptions): Transport {
     serves: (channelId) => serves?.(channelId) ?? Promise.resolve(false),
     stopInput: () => stopping.abort(),
     // The client stays "ready" through a dropped gateway connection; its shards say whether they are up.
-    connected: () => client.isReady() && client.ws.shards.every((shard) => shard.status === Status.Ready),
-    showHealth: (health) => presence.show(health),
+    connected: () => client !== undefined && client.isReady() && client.ws.shards.every((shard) => shard.status === Status.Ready),
+    showHealth: (health) => presence?.show(health),
     async close() {
       stopping.abort();
-      await client.destroy();
+      await client?.destroy();
     },
   };
 }
@@ -163,13 +155,6 @@ export function discordTransport(options: DiscordTransportOptions): Transport {
  * conversation and replies to the bot), and post and edit its replies there and in its threads.
  */
 const INVITE_PERMISSIONS = [PermissionFlagsBits.ViewChannel, PermissionFlagsBits.ReadMessageHistory, PermissionFlagsBits.SendMessages, PermissionFlagsBits.SendMessagesInThreads];
-
-/** Why logging in failed: a shard Discord refused (another process runs it, DESIGN §7.7), else what discord.js said. */
-function loginFailure(error: unknown, refusedShard: number | undefined, shardCount: number): string {
-  if (refusedShard !== undefined)
-    return `Discord refused shard ${refusedShard} of ${shardCount} (close code ${INVALID_SHARD}, invalid shard): check discord.shards, and that no other process runs that shard`;
-  return error instanceof Error ? error.message : String(error);
-}
 
 /** Hands the conversation every edit and deletion of a member's message, so that the history follows them (DESIGN §1). */
 function followChanges(client: Client, botId: string, follow: (change: MessageChange) => void): void {

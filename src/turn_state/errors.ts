@@ -187,3 +187,26 @@ export class StoreInUseError extends Error {
 }
 
 export const isStoreInUseError = STORE_IN_USE.is;
+
+const STORE_REFUSED = marked<StoreRefusedError>('StoreRefusedError');
+
+/**
+ * The database server refused the bot for something only a person can fix in
+ * `turn_state.postgres.url`: its user or password, or a database that does not exist. The program
+ * exits 2, as for any other configuration problem.
+ */
+export class StoreRefusedError extends Error {
+  override readonly name = 'StoreRefusedError';
+
+  /** @param where the store, as operators see it, without the password; `sqlState` the server's code. */
+  constructor(
+    readonly where: string,
+    readonly sqlState: string,
+    cause: unknown,
+  ) {
+    super(`the database server refused the store (${where}): ${causeOf(cause)}; check turn_state.postgres.url`, { cause });
+    STORE_REFUSED.mark(this);
+  }
+}
+
+export const isStoreRefusedError = STORE_REFUSED.is;

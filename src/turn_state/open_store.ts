@@ -4,10 +4,11 @@ import type { Clock } from '../core/clock.js';
 import type { IdFactory } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
 import type { Redactor } from '../core/secret_values.js';
-import { causeOf, isStoreInUseError } from './errors.js';
+import { isUnreachableAtStart, reachAtStart, type StartupRetry } from '../core/start_retries.js';
+import { causeOf, isStoreInUseError, StoreRefusedError } from './errors.js';
 import type { OpenedStore, StoreAccess } from './opened_store.js';
 import { redactingOperatorStore } from './redacting_stores.js';
-import { memoryOnlyStore, openFileForOperator, openSqliteStore } from './sqlite/open_store.js';
+import { openFileForOperator } from './sqlite/operator_file.js';
 import { lockStoreFile, type StoreLock } from './sqlite/store_lock.js';
 import { turnStoreTimings } from './store_options.js';
 import type { TurnStateSettings } from './turn_state_settings.js';
@@ -26,6 +27,8 @@ export interface BotStoreDeps extends StoreDeps {
   readonly mode: 'bot';
   /** The Discord shards this process serves, for the PostgreSQL registry; `null` when none. */
   readonly shards: string | null;
+  /** How a PostgreSQL database that cannot be reached yet is tried again (`startup_timeout_seconds`). */
+  readonly startup: StartupRetry;
 }
 
 /** An operator's command, beside the running bot: no lock, no registration, no sweep. */
@@ -38,11 +41,14 @@ export interface OperatorStoreDeps extends StoreDeps {
 /**
  * The one way to a store (DESIGN §7.7), whichever backend `turn_state.backend` names. For a bot
  * process: the SQLite file, taken for this process first so that a second bot process is refused,
- * or the PostgreSQL database, shared with the bot's other processes; when it cannot open, the bot
- * still answers without durability, keeping history and notes in memory — said loudly. For an
- * operator's command: the store as the command finds it (see {@link StoreAccess}). The PostgreSQL
- * driver is loaded only for the PostgreSQL backend.
+ * or the PostgreSQL database, shared with the bot's other processes, tried again while it cannot
+ * be reached; when it cannot open otherwise, the bot still answers without durability, keeping
+ * history and notes in memory — said loudly. For an operator's command: the store as the command
+ * finds it (see {@link StoreAccess}). Each loads only what it opens: the PostgreSQL driver only for
+ * the PostgreSQL backend, an operator's command only the operators' port.
  * @throws {StoreInUseError} when another bot process holds the SQLite file.
+ * @throws {StoreRefusedError} when the database server refuses the user, the password or the database.
+ * @throws {UnreachableAtStartError} when the database could not be reached for `startup_timeout_seconds`.
  */
 export function openStore(settings: TurnStateSettings, deps: BotStoreDeps): Promise<OpenedStore>;
 export function openStore(settings: TurnStateSettings, deps: OperatorStoreDeps): Promise<StoreAccess>;
@@ -53,14 +59,32 @@ export function openStore(settings: TurnStateSettings, deps: BotStoreDeps | Oper
 async function openForBot(settings: TurnStateSettings, deps: BotStoreDeps): Promise<OpenedStore> {
   const logger = deps.logger.child({ component: 'turn_state' });
   const timings = turnStoreTimings(settings);
+  // The bot's SQLite store, and the in-memory one any backend falls back to.
+  const { memoryOnlyStore, openSqliteStore } = await import('./sqlite/open_store.js');
   if (settings.backend === 'postgres' && settings.postgres !== undefined && settings.enabled) {
     const { url, pool_size: poolSize, schema } = settings.postgres;
-    const { openPostgresStore } = await import('./postgres/open_pg_store.js');
+    const connection = { url, poolSize, schema };
+    const { describePgStore, isPgUnreachable, openPostgresStore, pgRefusal } = await import('./postgres/open_pg_store.js');
     try {
-      const opened = await openPostgresStore({ connection: { url, poolSize, schema }, clock: deps.clock, ids: deps.ids, logger, shards: deps.shards, ...timings });
+      const opened = await reachAtStart(
+        {
+          what: describePgStore(connection),
+          attempt: async (signal) => {
+            const store = await openPostgresStore({ connection, clock: deps.clock, ids: deps.ids, logger, shards: deps.shards, ...timings });
+            // Opened after the start gave up on it: nothing will use it.
+            if (signal.aborted) await store.close();
+            return store;
+          },
+          unreachable: isPgUnreachable,
+        },
+        deps.startup,
+      );
       logger.info({ schema, instance: opened.instanceId }, 'the store is the PostgreSQL database, shared with the other processes of this bot');
       return opened;
     } catch (error) {
+      if (isUnreachableAtStart(error) || deps.startup.signal.aborted) throw error;
+      const refusal = pgRefusal(error);
+      if (refusal !== undefined) throw new StoreRefusedError(describePgStore(connection), refusal, error);
       logger.error({ schema, cause: causeOf(error) }, 'the PostgreSQL store could not open: turns are NOT durable, and history and memory notes are lost at restart, until this is fixed');
       return memoryOnlyStore({ clock: deps.clock, logger });
     }

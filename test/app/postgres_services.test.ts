@@ -47,13 +47,18 @@ describe('the bot services on a PostgreSQL store', () => {
     expect(existsSync(join(temp.path(), 'data'))).toBe(false);
   });
 
-  it('answer without durability, loudly, when the database cannot be reached', async () => {
-    const { services, logs } = await open('postgres://holdfast:wrong@127.0.0.1:1/none', 'holdfast');
+  it('answer without durability, loudly, when the database is reached but the store cannot open in it (a schema newer than this program)', async () => {
+    const connection = freshPgConnection();
+    const { url, schema } = connection;
+    await onSchema(connection, `CREATE SCHEMA ${schema}`);
+    await onSchema(connection, 'CREATE TABLE schema_version (version INTEGER NOT NULL)');
+    await onSchema(connection, 'INSERT INTO schema_version (version) VALUES (999)');
+    const { services, logs } = await open(url, schema);
 
     expect(services.store.durable).toBe(false);
     expect(await services.history.append('console:console', { role: 'user', text: 'hello' })).toBe(1);
     const failure = logs.withMessage('the PostgreSQL store could not open: turns are NOT durable, and history and memory notes are lost at restart, until this is fixed');
-    expect(failure).toEqual([expect.objectContaining({ level: LEVEL.error, schema: 'holdfast', cause: expect.stringContaining('ECONNREFUSED') as unknown })]);
+    expect(failure).toEqual([expect.objectContaining({ level: LEVEL.error, schema, cause: expect.stringContaining('newer than this program') as unknown })]);
     expect(logs.withMessage('conversation history and memory notes are kept in memory only')).toHaveLength(1);
   });
 });

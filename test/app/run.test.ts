@@ -48,12 +48,12 @@ describe('runCli', () => {
     expect(run.stdout()).toMatch(/^Holdfast is ready\./);
   });
 
-  it('runs on Discord when a token is configured, exiting 2 when it cannot log in, and in the console with --jsonl', async () => {
+  it('runs on Discord when a token is configured, exiting 1 when it cannot reach Discord within startup_timeout_seconds, and in the console with --jsonl', async () => {
     const closed = await closedPortUrl();
-    temp.write('config.yml', `discord:\n  token: \${DISCORD_TOKEN}\n  api_url: ${closed}\nlogging:\n  level: warn\n`);
+    temp.write('config.yml', `discord:\n  token: \${DISCORD_TOKEN}\n  api_url: ${closed}\nlogging:\n  level: warn\nstartup_timeout_seconds: 0.5\n`);
     const discord = io(temp.path(), { DISCORD_TOKEN: 'secret-abc' });
-    expect(await runCli([], discord.io)).toBe(2);
-    expect(discord.stderr()).toMatch(/^holdfast: could not log in to Discord with discord\.token at http:\/\/127\.0\.0\.1:\d+\/v1/m);
+    expect(await runCli([], discord.io)).toBe(1);
+    expect(discord.stderr()).toMatch(/^holdfast: could not reach Discord at http:\/\/127\.0\.0\.1:\d+\/v1 for /m);
     expect(discord.stderr()).not.toContain('secret-abc');
     const jsonl = io(temp.path(), { DISCORD_TOKEN: 'abc' });
     expect(await runCli(['--jsonl'], jsonl.io)).toBe(0);

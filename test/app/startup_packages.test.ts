@@ -73,7 +73,7 @@ describe('what the program loads: the Discord transport, PostgreSQL, MCP and met
     expect(heavyIn(postgres.recorder)).toEqual(['pg']);
 
     const discord = place('discord');
-    const discordConfig = temp.write('discord/config.yml', `logging:\n  level: warn\ndiscord:\n  token: abc\n  api_url: ${await closedPortUrl()}\n`);
+    const discordConfig = temp.write('discord/config.yml', `logging:\n  level: warn\nstartup_timeout_seconds: 0.5\ndiscord:\n  token: abc\n  api_url: ${await closedPortUrl()}\n`);
     await runProgram(['--config', discordConfig], { cwd: discord.dir, env: discord.recorder.env });
     expect(heavyIn(discord.recorder)).toEqual(['discord.js']);
   });

@@ -2,6 +2,7 @@ import { pino } from 'pino';
 import type { ConversationDeps } from '../../src/conversation/conversation_deps.js';
 import { Intake } from '../../src/conversation/turns/intake.js';
 import type { MessageSource, ReplySink, Transport } from '../../src/conversation/transport.js';
+import { SystemRandom } from '../../src/core/random.js';
 import { AccessPolicy } from '../../src/discord/access_policy.js';
 import { accessSection } from '../../src/discord/access_settings.js';
 import { discordSection } from '../../src/discord/discord_settings.js';
@@ -19,16 +20,19 @@ export interface DiscordConversation {
 
 /**
  * The Discord transport on `discord` (not yet connected), with `settings` added to its `discord`
- * section and everyone let in; its own waits (typing, delivery retries) run on a manual clock that nothing advances.
+ * section and everyone let in; its own waits (typing, delivery retries, a login that cannot reach Discord) run on a manual clock that nothing advances.
  */
 export function localDiscordTransport(discord: FakeDiscord, settings: Record<string, unknown> = {}): Transport {
+  const clock = new ManualClock();
+  const logger = pino({ level: 'silent' });
   return discordTransport({
     discord: discordSection.parse({ token: FakeDiscord.TOKEN, api_url: discord.restUrl, ...settings }),
     vision: false,
     token: FakeDiscord.TOKEN,
     access: new AccessPolicy(accessSection.parse({}), permissionsSection.parse({})),
-    clock: new ManualClock(),
-    logger: pino({ level: 'silent' }),
+    clock,
+    logger,
+    startup: { clock, random: new SystemRandom(), logger, timeoutMs: 60_000, signal: new AbortController().signal },
   });
 }
 

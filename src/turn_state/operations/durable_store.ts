@@ -18,13 +18,13 @@ import { opsOfTurn } from './ledger.js';
 import { checkpoint, complete, finish, heartbeat, moveLeasedOp, recordModelTurn, setRecoveryDeadline, suspend } from './lease_writes.js';
 import { recallNotes, rememberNote } from './memory.js';
 import { chooseModel, chosenModel, clearModel } from './model_choices.js';
-import { census, listTurns, rowProblems, turnDetail } from './operator_reads.js';
+import { operatorPort } from './operator_port.js';
 import { pendingReplies, recordReplyDelivery } from './replies.js';
-import { markResolutionTold, parkForResolution, recordVerdict, resolvedUntold } from './resolution.js';
+import { markResolutionTold, parkForResolution, resolvedUntold } from './resolution.js';
 import { claimResume, rejectSuspended } from './resume_claim.js';
 import { suspendOwnerless, sweepRetention, type Ownerless } from './sweeps.js';
 import { latestCheckpoint, loadTranscript } from './transcript.js';
-import { latestTurnIn, suspendedTurnsIn, turnById, turnsWithPrefix } from './turn_reads.js';
+import { latestTurnIn, suspendedTurnsIn, turnById } from './turn_reads.js';
 
 /**
  * How a backend runs the store's operations: its transactions and commit mechanics, and what it
@@ -137,16 +137,7 @@ export function durableStore(runner: StoreRunner, options: DurableStoreOptions):
     probe: () => runner.probe(),
     close: () => runner.close(),
   };
-  const operator: OperatorStore = {
-    listTurns: (filter) => runner.read('list turns', listTurns(filter)),
-    turnsWithPrefix: (prefix, limit) => runner.read('find turns by prefix', turnsWithPrefix(prefix, limit)),
-    turnDetail: (turnId) => runner.read('read turn detail', turnDetail(turnId)),
-    resolveCall: (request) => runner.write('record verdict', recordVerdict(request)),
-    census: () => runner.read('count turns', census()),
-    checkIntegrity: async () => [...(await runner.storageProblems()), ...(await runner.read('check integrity', rowProblems()))],
-    backup: (path) => runner.backup(path),
-  };
-  return { turns, operator, ...keptStores(runner) };
+  return { turns, operator: operatorPort(runner), ...keptStores(runner) };
 }
 
 /** The conversation history, the memory notes and the channels' chosen models over `runner`: what even a store in memory keeps. */

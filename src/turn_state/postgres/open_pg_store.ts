@@ -11,6 +11,8 @@ import { registerInstance, stopInstance } from './pg_instances.js';
 import { migratePg, PG_MIGRATIONS } from './pg_migrations.js';
 import { openPgPool, type PgConnection } from './pg_pool.js';
 
+export { isPgUnreachable, pgRefusal } from './pg_pool.js';
+
 /** How to open the shared store. */
 export interface PgStoreOptions extends TurnStoreTimings {
   readonly connection: PgConnection;

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { isNetworkFailure } from '../../core/start_retries.js';
 
 /** How to reach the shared database: the `turn_state.postgres` section in the store's terms. */
 export interface PgConnection {
@@ -29,4 +30,28 @@ export function openPgPool(connection: PgConnection): pg.Pool {
     options: `-c search_path=${connection.schema}`,
     types: storeTypes(),
   });
+}
+
+/**
+ * Whether a failure to open the store says the database could not be reached yet, which waiting
+ * may cure: a network failure, or a server that takes no connection now (starting up or shutting
+ * down, SQLSTATE 57P03) or has none left (53300).
+ */
+export function isPgUnreachable(error: unknown): boolean {
+  const code = sqlStateOf(error);
+  return isNetworkFailure(error) || code === '57P03' || code === '53300';
+}
+
+/**
+ * The SQLSTATE of a refusal of what `turn_state.postgres.url` says, which a person must fix: its
+ * user or password (class 28) or its database (3D000); `undefined` for any other failure.
+ */
+export function pgRefusal(error: unknown): string | undefined {
+  const code = sqlStateOf(error);
+  return code !== undefined && (code.startsWith('28') || code === '3D000') ? code : undefined;
+}
+
+function sqlStateOf(error: unknown): string | undefined {
+  const code = typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
 }

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Database } from 'better-sqlite3';
 import type { Clock } from '../../core/clock.js';
@@ -7,7 +6,7 @@ import type { Logger } from '../../core/logger.js';
 import { BlobStore } from '../blob_store.js';
 import { durableStore, keptStores } from '../operations/durable_store.js';
 import { NO_OPERATOR_STORE, noTurnStore } from '../no_store.js';
-import type { OpenedStore, StoreAccess } from '../opened_store.js';
+import type { OpenedStore } from '../opened_store.js';
 import type { TurnStoreTimings } from '../store_options.js';
 import { causeOf } from '../errors.js';
 import { blobDirectoryFor, openInMemoryTurnDatabase, openTurnDatabase } from './file.js';
@@ -77,23 +76,4 @@ export function memoryOnlyStore(options: { readonly clock: Clock; readonly logge
   options.logger.warn('conversation history and memory notes are kept in memory only');
   const runner = new SqliteRunner(openInMemoryTurnDatabase(), undefined, options.clock);
   return { turns: noTurnStore(), operator: NO_OPERATOR_STORE, ...keptStores(runner), close: () => runner.close() };
-}
-
-/**
- * Opens the store file for an operator's command, read-write beside a running bot (DESIGN §7.7):
- * it takes no lock, sweeps nothing, imports nothing and leaves the inbox alone; SQLite's WAL and
- * busy timeout let both write safely. A file that does not exist is not created.
- */
-export function openFileForOperator(options: Omit<SqliteStoreOptions, 'enabled' | 'baseDir'>): StoreAccess {
-  const path = options.dbPath;
-  if (!existsSync(path)) return { kind: 'missing', path };
-  let db: Database | undefined;
-  try {
-    db = openTurnDatabase(path);
-    const store = portsOnFile(db, options);
-    return { kind: 'opened', path, operator: store.operator, close: () => store.close() };
-  } catch (error) {
-    if (db?.open === true) db.close();
-    return { kind: 'unusable', path, cause: causeOf(error) };
-  }
 }

@@ -36,6 +36,10 @@ export interface FakeDiscordOptions {
   readonly guilds?: number;
   /** How many shards `GET /gateway/bot` recommends (default 1), for a client started with `shards: 'auto'`. */
   readonly shards?: number;
+  /** The port on 127.0.0.1 to listen on (default: a free one), for a Discord that comes up where a bot already looks for it. */
+  readonly port?: number;
+  /** The gateway URL `GET /gateway/bot` hands out instead of the fake's own: one where nothing listens, for a gateway out of reach. */
+  readonly gatewayUrl?: string;
 }
 
 const API_PREFIX = '/api/v10/';
@@ -57,6 +61,7 @@ export class FakeDiscord {
   /** The bot, the guilds, their channels, the first guild's category and thread, the role and user, and the user's DM channel. */
   readonly world: World;
   readonly #recommendedShards: number;
+  readonly #gatewayUrl: string | undefined;
 
   readonly #ids = new SnowflakeCounter();
   readonly #messages = new Map<string, MessageJson>();
@@ -73,6 +78,7 @@ export class FakeDiscord {
   private constructor(token: string, options: FakeDiscordOptions) {
     this.world = createWorld(this.#ids, options.channels ?? 1, options.guilds ?? 1);
     this.#recommendedShards = options.shards ?? 1;
+    this.#gatewayUrl = options.gatewayUrl;
     this.#server = createServer((req, res) => void this.#handle(req, res));
     this.#gateway = new FakeGateway({
       server: this.#server,
@@ -90,10 +96,10 @@ export class FakeDiscord {
     this.#changes = new UserMessageChanges(this.world, this.#messages, this.#gateway);
   }
 
-  /** Starts the fake on a random free port. */
+  /** Starts the fake on `options.port`, else on a random free port. */
   static async start(options: FakeDiscordOptions = {}): Promise<FakeDiscord> {
     const fake = new FakeDiscord(options.token ?? FakeDiscord.TOKEN, options);
-    await new Promise<void>((resolve) => fake.#server.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => fake.#server.listen(options.port ?? 0, '127.0.0.1', resolve));
     fake.#port = (fake.#server.address() as AddressInfo).port;
     return fake;
   }
@@ -110,7 +116,7 @@ export class FakeDiscord {
 
   /** The gateway URL that `GET /gateway/bot` hands out. */
   get gatewayUrl(): string {
-    return `ws://127.0.0.1:${this.#port}`;
+    return this.#gatewayUrl ?? `ws://127.0.0.1:${this.#port}`;
   }
 
   /** The bot user, as READY announced it. */
