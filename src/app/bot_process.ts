@@ -58,7 +58,8 @@ export async function runBotProcess(args: CliArgs, io: CliIo): Promise<ExitStatu
   const clock = new SystemClock();
   const stop = stopOnSignals(io.signals);
   const startup: StartupRetry = { clock, random: new SystemRandom(), logger, timeoutMs: config.startup_timeout_seconds * 1000, signal: stop.signal };
-  const metrics = config.metrics.listen === undefined ? undefined : (await import('./metrics/bot_metrics.js')).BotMetrics.of(config.metrics, clock);
+  const { listen } = config.metrics;
+  const metrics = listen === undefined ? undefined : (await import('./metrics/bot_metrics.js')).BotMetrics.at(listen, clock);
   const shards = choice.kind === 'discord' ? describeShards(config.discord.shards) : null;
   let services;
   try {

@@ -1,9 +1,14 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
 import { openBotServices, type BotServices } from '../../src/app/bot_services.js';
 import { configSchema } from '../../src/app/config_schema.js';
 import { NO_SECRETS } from '../../src/core/secret_values.js';
+import { SequenceRandom } from '../support/sequence_random.js';
+import { isUnreachableAtStart } from '../../src/core/start_retries.js';
+import { isStoreRefusedError } from '../../src/turn_state/errors.js';
+import { closedPortUrl } from '../support/fake_llm/server.js';
 import { LEVEL, LogLines } from '../support/log_lines.js';
 import { ManualClock } from '../support/manual_clock.js';
 import { freshPgConnection, onSchema } from '../support/postgres_schema.js';
@@ -60,5 +65,44 @@ describe('the bot services on a PostgreSQL store', () => {
     const failure = logs.withMessage('the PostgreSQL store could not open: turns are NOT durable, and history and memory notes are lost at restart, until this is fixed');
     expect(failure).toEqual([expect.objectContaining({ level: LEVEL.error, schema, cause: expect.stringContaining('newer than this program') as unknown })]);
     expect(logs.withMessage('conversation history and memory notes are kept in memory only')).toHaveLength(1);
+  });
+
+  it('refuse a password or a database the server refuses at once, naming its SQLSTATE, and create nothing', async () => {
+    const server = new URL(inject('postgresUrl'));
+    const { schema } = freshPgConnection();
+    const wrongPassword = new URL(server.href);
+    wrongPassword.password = 'not-the-password';
+    const noDatabase = new URL(server.href);
+    noDatabase.pathname = '/no_such_database';
+    for (const [url, sqlState] of [
+      [wrongPassword, '28P01'],
+      [noDatabase, '3D000'],
+    ] as const) {
+      const logs = new LogLines('info');
+      const config = configSchema.parse({ turn_state: { backend: 'postgres', postgres: { url: url.href, schema } } });
+      const refused = await openBotServices(config, temp.path(), new ManualClock(), logs.logger, NO_SECRETS).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(isStoreRefusedError(refused) ? refused.sqlState : refused).toBe(sqlState);
+      expect(logs.withMessage('the PostgreSQL store could not open: turns are NOT durable, and history and memory notes are lost at restart, until this is fixed')).toEqual([]);
+    }
+  });
+
+  it('try a server where nothing listens again, waiting on the clock, and give up after startup_timeout_seconds', async () => {
+    const url = new URL(await closedPortUrl());
+    const clock = new ManualClock();
+    const logs = new LogLines('info');
+    const config = configSchema.parse({ startup_timeout_seconds: 5, turn_state: { backend: 'postgres', postgres: { url: `postgres://holdfast:pw@${url.host}/bot`, schema: 'holdfast' } } });
+    const startup = { clock, random: new SequenceRandom([0.5]), logger: logs.logger, timeoutMs: 5_000, signal: new AbortController().signal };
+    const opening = openBotServices(config, temp.path(), clock, logs.logger, NO_SECRETS, { startup }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    await logs.whenMessage(`could not reach PostgreSQL schema holdfast at ${url.host}/bot: trying again in 0.5 s (startup_timeout_seconds: 5)`);
+    await clock.advance(5_000);
+    const failure = await opening;
+
+    expect(isUnreachableAtStart(failure) ? { what: failure.what, timeoutMs: failure.timeoutMs } : failure).toEqual({ what: `PostgreSQL schema holdfast at ${url.host}/bot`, timeoutMs: 5_000 });
   });
 });

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/app/run.js';
 import { useTempDir } from '../support/temp_dir.js';
@@ -87,5 +88,15 @@ describe('runCli', () => {
     const second = io(temp.path());
     expect(await runCli(['--jsonl'], second.io)).toBe(0);
     expect(second.stdout()).toBe('{"type":"ready"}\n');
+  });
+
+  it('stops, with status 0 and without reading a line, a bot that SIGTERM reached while it was starting', async () => {
+    const stopped = capturedIo(temp.path(), { env: {} });
+    const stdin = new PassThrough();
+    stdin.write('hello\n');
+    const sigtermAtOnce = { once: (signal: 'SIGINT' | 'SIGTERM', listener: () => void) => (signal === 'SIGTERM' ? queueMicrotask(listener) : undefined) };
+
+    expect(await runCli(['--jsonl'], { ...stopped.io, stdin, signals: sigtermAtOnce })).toBe(0);
+    expect(stopped.stdout()).toBe('{"type":"ready"}\n');
   });
 });

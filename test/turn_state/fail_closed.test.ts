@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { pino } from 'pino';
@@ -21,6 +21,18 @@ describe('the turn store fails closed', () => {
     writeFileSync(blocker, 'x');
     const opened = open(join(blocker, 'turns.sqlite3'));
     expect(opened.turns.durable).toBe(false);
+  });
+
+  it('lets go of a store file it opened when its blob folder cannot be made, so that the file can be opened again once that is fixed', () => {
+    const dbPath = join(temp.path(), 'turns.sqlite3');
+    writeFileSync(join(temp.path(), 'blobs'), 'a file where the blob folder goes');
+    const opened = open(dbPath);
+    expect(opened.turns.durable).toBe(false);
+
+    rmSync(join(temp.path(), 'blobs'));
+    const reopened = open(dbPath);
+    expect(reopened.turns.durable).toBe(true);
+    reopened.close();
   });
 
   it('refuses a database written by a newer schema version rather than touch it', () => {

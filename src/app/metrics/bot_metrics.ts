@@ -6,7 +6,7 @@ import { HoldfastMetrics } from './holdfast_metrics.js';
 import { meteredProvider } from './metered_provider.js';
 import { meteredTurnStore } from './metered_turn_store.js';
 import { startMetricsServer, type MetricsServer } from './metrics_server.js';
-import type { ListenAddress, MetricsSettings } from './metrics_settings.js';
+import type { ListenAddress } from './metrics_settings.js';
 import { readiness, storeCheck } from './readiness.js';
 import { registerScrapeGauges } from './scrape_gauges.js';
 
@@ -22,9 +22,9 @@ export class BotMetrics {
     private readonly clock: Clock,
   ) {}
 
-  /** The metrics `settings` ask for; `undefined` when `metrics.listen` is not set. */
-  static of(settings: MetricsSettings, clock: Clock): BotMetrics | undefined {
-    return settings.listen === undefined ? undefined : new BotMetrics(settings.listen, clock);
+  /** The metrics `metrics.listen` asks for, served at `address` once {@link serve} is called. */
+  static at(address: ListenAddress, clock: Clock): BotMetrics {
+    return new BotMetrics(address, clock);
   }
 
   /** The wrappers that measure the turn store and the models, and count moves to a fallback model, for `openBotServices`. */
