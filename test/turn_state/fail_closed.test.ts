@@ -23,7 +23,7 @@ describe('the turn store fails closed', () => {
     expect(opened.turns.durable).toBe(false);
   });
 
-  it('lets go of a store file it opened when its blob folder cannot be made, so that the file can be opened again once that is fixed', () => {
+  it('lets go of a store file it opened when its blob folder cannot be made, so that the file can be opened again once that is fixed', async () => {
     const dbPath = join(temp.path(), 'turns.sqlite3');
     writeFileSync(join(temp.path(), 'blobs'), 'a file where the blob folder goes');
     const opened = open(dbPath);
@@ -32,7 +32,7 @@ describe('the turn store fails closed', () => {
     rmSync(join(temp.path(), 'blobs'));
     const reopened = open(dbPath);
     expect(reopened.turns.durable).toBe(true);
-    reopened.close();
+    await reopened.close();
   });
 
   it('refuses a database written by a newer schema version rather than touch it', () => {

@@ -32,6 +32,6 @@ describe('metrics for a bot with no model configured yet', () => {
     expect(await running).toBe(0);
     expect(metrics).toContain('holdfast_turns_total');
     expect(metrics.split('\n').filter((line) => line.startsWith('holdfast_breaker_open{'))).toEqual([]);
-    expect({ status: ready.status, body: (await ready.json()) as unknown }).toEqual({ status: 200, body: { ready: true } });
+    expect({ status: ready.status, body: await ready.json() }).toEqual({ status: 200, body: { ready: true } });
   });
 });
