@@ -105,4 +105,24 @@ describe('the bot services on a PostgreSQL store', () => {
 
     expect(isUnreachableAtStart(failure) ? { what: failure.what, timeoutMs: failure.timeoutMs } : failure).toEqual({ what: `PostgreSQL schema holdfast at ${url.host}/bot`, timeoutMs: 5_000 });
   });
+
+  it('stop waiting for a server where nothing listens when the bot is stopped, without falling back to memory', async () => {
+    const url = new URL(await closedPortUrl());
+    const clock = new ManualClock();
+    const logs = new LogLines('info');
+    const stop = new AbortController();
+    const config = configSchema.parse({ turn_state: { backend: 'postgres', postgres: { url: `postgres://holdfast:pw@${url.host}/bot`, schema: 'holdfast' } } });
+    const startup = { clock, random: new SequenceRandom([0.5]), logger: logs.logger, timeoutMs: 60_000, signal: stop.signal };
+    const opening = openBotServices(config, temp.path(), clock, logs.logger, NO_SECRETS, { startup }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    await logs.whenMessage(`could not reach PostgreSQL schema holdfast at ${url.host}/bot: trying again in 0.5 s (startup_timeout_seconds: 60)`);
+    stop.abort();
+    const failure = await opening;
+
+    expect(failure).toBeInstanceOf(Error);
+    expect(isUnreachableAtStart(failure)).toBe(false);
+    expect(logs.withMessage('conversation history and memory notes are kept in memory only')).toEqual([]);
+  });
 });
