@@ -125,4 +125,22 @@ describe('the bot services on a PostgreSQL store', () => {
     expect(isUnreachableAtStart(failure)).toBe(false);
     expect(logs.withMessage('conversation history and memory notes are kept in memory only')).toEqual([]);
   });
+
+  it('close a store that opened only after the start gave up on it, so that its process is recorded as stopped', async () => {
+    const connection = freshPgConnection();
+    const clock = new ManualClock();
+    const logs = new LogLines('info');
+    const config = configSchema.parse({ turn_state: { backend: 'postgres', postgres: { url: connection.url, schema: connection.schema } } });
+    const startup = { clock, random: new SequenceRandom([0.5]), logger: logs.logger, timeoutMs: 5_000, signal: new AbortController().signal };
+    const opening = openBotServices(config, temp.path(), clock, logs.logger, NO_SECRETS, { startup }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    // The time runs out while the first attempt is still migrating the schema.
+    await clock.whenSleeping();
+    await clock.advance(5_000);
+
+    expect(isUnreachableAtStart(await opening)).toBe(true);
+    await expect.poll(async () => onSchema<{ stopped: boolean }>(connection, 'SELECT stopped_at IS NOT NULL AS stopped FROM instances'), { timeout: 20_000 }).toEqual([{ stopped: true }]);
+  });
 });
