@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
 import { openBotServices, type BotServices } from '../../src/app/bot_services.js';
 import { configSchema } from '../../src/app/config_schema.js';
 import { NO_SECRETS } from '../../src/core/secret_values.js';
@@ -11,7 +10,7 @@ import { isStoreRefusedError } from '../../src/turn_state/errors.js';
 import { closedPortUrl } from '../support/fake_llm/server.js';
 import { LEVEL, LogLines } from '../support/log_lines.js';
 import { ManualClock } from '../support/manual_clock.js';
-import { freshPgConnection, onSchema } from '../support/postgres_schema.js';
+import { freshPgConnection, onSchema, refusedPgUrls } from '../support/postgres_schema.js';
 import { useTempDir } from '../support/temp_dir.js';
 import { admissionFor } from '../support/turn_store.js';
 
@@ -68,16 +67,8 @@ describe('the bot services on a PostgreSQL store', () => {
   });
 
   it('refuse a password or a database the server refuses at once, naming its SQLSTATE, and create nothing', async () => {
-    const server = new URL(inject('postgresUrl'));
     const { schema } = freshPgConnection();
-    const wrongPassword = new URL(server.href);
-    wrongPassword.password = 'not-the-password';
-    const noDatabase = new URL(server.href);
-    noDatabase.pathname = '/no_such_database';
-    for (const [url, sqlState] of [
-      [wrongPassword, '28P01'],
-      [noDatabase, '3D000'],
-    ] as const) {
+    for (const [url, sqlState] of refusedPgUrls()) {
       const logs = new LogLines('info');
       const config = configSchema.parse({ turn_state: { backend: 'postgres', postgres: { url: url.href, schema } } });
       const refused = await openBotServices(config, temp.path(), new ManualClock(), logs.logger, NO_SECRETS).then(

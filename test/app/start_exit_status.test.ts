@@ -2,7 +2,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { startProgram, type BackgroundProgram } from '../support/background_program.js';
 import { FakeDiscord } from '../support/fake_discord/server.js';
 import { closedPortUrl } from '../support/fake_llm/server.js';
-import { freshPgConnection } from '../support/postgres_schema.js';
+import { freshPgConnection, refusedPgUrls } from '../support/postgres_schema.js';
 import { runProgram, useProgramsKilledAfterEach } from '../support/program.js';
 import { useTempDir } from '../support/temp_dir.js';
 
@@ -141,15 +141,8 @@ describe('how the bot’s start ends when Discord or its PostgreSQL store cannot
   it('exits 2 at once when the PostgreSQL server refuses the password or has no such database', async () => {
     const server = new URL(inject('postgresUrl'));
     const { schema } = freshPgConnection();
-    const wrongPassword = new URL(server.href);
-    wrongPassword.password = 'not-the-password';
-    const noDatabase = new URL(server.href);
-    noDatabase.pathname = '/no_such_database';
 
-    for (const [url, sqlState] of [
-      [wrongPassword, '28P01'],
-      [noDatabase, '3D000'],
-    ] as const) {
+    for (const [url, sqlState] of refusedPgUrls()) {
       const run = await runProgram(['--jsonl', '--config', postgresConfig(url.href, schema)], { cwd: temp.path() });
       expect(run.status).toBe(2);
       const where = `PostgreSQL schema ${schema} at 127.0.0.1:${server.port}${url.pathname}`;

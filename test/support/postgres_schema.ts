@@ -160,3 +160,16 @@ export function callsAfter<T extends object>(target: T, before: () => Promise<vo
     },
   });
 }
+
+/** URLs of the test server that it refuses, each with the SQLSTATE it answers: a wrong password (28P01), a database it does not have (3D000). */
+export function refusedPgUrls(): readonly (readonly [URL, string])[] {
+  const server = new URL(inject('postgresUrl'));
+  const wrongPassword = new URL(server.href);
+  wrongPassword.password = 'not-the-password';
+  const noDatabase = new URL(server.href);
+  noDatabase.pathname = '/no_such_database';
+  return [
+    [wrongPassword, '28P01'],
+    [noDatabase, '3D000'],
+  ];
+}
