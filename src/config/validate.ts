@@ -1,8 +1,7 @@
 import type { z } from 'zod';
 import type { FilledString } from './interpolate.js';
 import { formatKeyPath, type ConfigProblem, type KeyPath } from './problems.js';
-import { llmcordKeyExplanation } from './llmcord_keys.js';
-import { removedKeyExplanation } from './removed_keys.js';
+import { answeredKey } from './answered_keys.js';
 
 /** The validated configuration, or a problem for every place it breaks the schema. */
 export type Validated<T> = { readonly ok: true; readonly config: T } | { readonly ok: false; readonly problems: readonly ConfigProblem[] };
@@ -34,10 +33,8 @@ function toProblems(schema: z.core.$ZodType, issue: z.core.$ZodIssue, filledAt: 
     const known = knownKeys(schema, path);
     const expected = known.length > 0 ? ` (expected one of: ${known.join(', ')})` : '';
     return issue.keys.map((key): ConfigProblem => {
-      const removed = removedKeyExplanation([...path, key]);
-      if (removed !== undefined) return { kind: 'removed_key', path: [...path, key], message: removed };
-      const llmcord = llmcordKeyExplanation([...path, key]);
-      if (llmcord !== undefined) return { kind: 'llmcord_key', path: [...path, key], message: llmcord };
+      const answered = answeredKey([...path, key]);
+      if (answered !== undefined) return { ...answered, path: [...path, key] };
       return { kind: 'unknown_key', path: [...path, key], message: `unknown key${expected}` };
     });
   }

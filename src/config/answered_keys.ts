@@ -1,9 +1,23 @@
 import { formatKeyPath, type KeyPath } from './problems.js';
 
 /**
+ * Keys that earlier versions knew and this one no longer does, each with what became of it: a
+ * configuration that still sets one is refused with that explanation, not just "unknown key".
+ */
+const REMOVED_KEYS: Readonly<Record<string, string>> = {
+  'chat.history_db_path':
+    'removed; conversation history now lives in the one store file turn_state.db_path (an old file at ' +
+    'data/history/history.sqlite3 is imported at the next start; move a file kept elsewhere there first) — delete ' +
+    'this key',
+  'tools.memory.db_path':
+    'removed; memory notes now live in the one store file turn_state.db_path (an old file at ' +
+    'data/memory/memory.sqlite3 is imported at the next start; move a file kept elsewhere there first) — delete ' +
+    'this key',
+};
+
+/**
  * The settings of llmcord's config.yaml, each with the Holdfast setting that takes its place: a
- * configuration brought over from llmcord is answered key by key with what to write instead,
- * not just "unknown key".
+ * configuration brought over from llmcord is answered key by key with what to write instead.
  */
 const LLMCORD_KEYS: Readonly<Record<string, string>> = {
   bot_token: 'Holdfast reads the token from `discord.token` (usually `token: ${DISCORD_TOKEN}`)',
@@ -22,8 +36,17 @@ const LLMCORD_KEYS: Readonly<Record<string, string>> = {
   system_prompt: 'Holdfast reads it from `chat.system_prompt`',
 };
 
-/** What Holdfast takes instead of an llmcord setting; `undefined` for a key llmcord does not have. */
-export function llmcordKeyExplanation(path: KeyPath): string | undefined {
-  const explanation = LLMCORD_KEYS[formatKeyPath(path)];
-  return explanation === undefined ? undefined : `an llmcord setting: ${explanation}`;
+/** A key this program does not take but knows, and what to write instead. */
+export interface AnsweredKey {
+  readonly kind: 'removed_key' | 'llmcord_key';
+  readonly message: string;
+}
+
+/** What to write instead of a key an earlier version or llmcord had; `undefined` for a key this program never heard of. */
+export function answeredKey(path: KeyPath): AnsweredKey | undefined {
+  const key = formatKeyPath(path);
+  const removed = REMOVED_KEYS[key];
+  if (removed !== undefined) return { kind: 'removed_key', message: removed };
+  const llmcord = LLMCORD_KEYS[key];
+  return llmcord === undefined ? undefined : { kind: 'llmcord_key', message: `an llmcord setting: ${llmcord}` };
 }
