@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { Client, Events, GatewayIntentBits, Partials, type Message, type RESTOptions, type SendableChannels } from 'discord.js';
+import { Client, Events, GatewayIntentBits, Partials, type ClientOptions, type Message, type RESTOptions, type SendableChannels } from 'discord.js';
 import { FakeDiscord, type FakeDiscordOptions } from './server.js';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -16,11 +16,12 @@ export async function startFake(options: FakeDiscordOptions = {}): Promise<FakeD
   return fake;
 }
 
-/** A discord.js client with the bot's intents against `fake`, destroyed by {@link closeFakeClients}. */
-export function newClient(fake: FakeDiscord, rest: Partial<RESTOptions> = {}): Client {
+/** A discord.js client with the bot's intents against `fake` (its shards as `sharding` names them), destroyed by {@link closeFakeClients}. */
+export function newClient(fake: FakeDiscord, rest: Partial<RESTOptions> = {}, sharding: Pick<ClientOptions, 'shards' | 'shardCount'> = {}): Client {
   const client = new Client({
     intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.DirectMessages],
     partials: [Partials.Channel],
+    ...sharding,
     rest: { ...rest, api: fake.restUrl },
   });
   cleanups.push(() => client.destroy());

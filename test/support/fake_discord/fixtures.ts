@@ -78,7 +78,8 @@ export interface MessageJson {
   readonly mention_roles: readonly string[];
   readonly attachments: readonly AttachmentJson[];
   readonly embeds: readonly unknown[];
-  readonly components: readonly unknown[];
+  /** Action rows (type 1) of buttons (type 2) and other components, as the bot sent them; an edit replaces them. */
+  components: readonly unknown[];
   readonly pinned: boolean;
   readonly type: number;
   readonly flags: number;
@@ -124,6 +125,9 @@ export interface MessageFields {
   readonly attachments?: readonly AttachmentJson[];
   readonly messageReference?: MessageReferenceJson;
   readonly nonce?: string | number;
+  readonly components?: readonly unknown[];
+  /** Message flags, such as 64 for an ephemeral interaction reply (default 0). */
+  readonly flags?: number;
 }
 
 /** A full message object; one with a reference is a reply (type 19). */
@@ -143,10 +147,10 @@ export function messagePayload(fields: MessageFields): MessageJson {
     mention_roles: [],
     attachments: fields.attachments ?? [],
     embeds: [],
-    components: [],
+    components: fields.components ?? [],
     pinned: false,
     type: fields.messageReference === undefined ? 0 : 19,
-    flags: 0,
+    flags: fields.flags ?? 0,
     ...(fields.messageReference === undefined ? {} : { message_reference: fields.messageReference }),
     ...(fields.nonce === undefined ? {} : { nonce: fields.nonce }),
   };

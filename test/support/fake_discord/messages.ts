@@ -9,6 +9,8 @@ export interface MessageBody {
   readonly message_reference?: unknown;
   readonly nonce?: unknown;
   readonly enforce_nonce?: unknown;
+  readonly components?: unknown;
+  readonly flags?: unknown;
 }
 
 interface ReferenceBody {
@@ -16,7 +18,8 @@ interface ReferenceBody {
   readonly channel_id?: unknown;
 }
 
-const unknownMessage = (): HttpReply => notFound('Unknown Message', 10008);
+/** Discord's 404 for a message it does not have. */
+export const unknownMessage = (): HttpReply => notFound('Unknown Message', 10008);
 
 /** A channel's stored messages, oldest first (by snowflake). */
 export function channelMessages(messages: ReadonlyMap<string, MessageJson>, channelId: string): MessageJson[] {
@@ -41,11 +44,18 @@ function nonceOf(body: MessageBody): string | number | undefined {
   return typeof body.nonce === 'string' || typeof body.nonce === 'number' ? body.nonce : undefined;
 }
 
-function botMessage(state: RestState, channelId: string, body: MessageBody): MessageJson {
+/** The components a body sets, when it gives them: `[]` removes a message's components, none leaves them. */
+export function componentsOf(body: MessageBody): readonly unknown[] | undefined {
+  return Array.isArray(body.components) ? (body.components as unknown[]) : undefined;
+}
+
+/** A new bot message in `channelId` from a create body (content, reply reference, nonce, components), with `flags`; not stored. */
+export function botMessage(state: RestState, channelId: string, body: MessageBody, flags = 0): MessageJson {
   const { world } = state;
   const guildId = guildOf(world, channelId);
   const messageReference = reference(state, channelId, body.message_reference);
   const nonce = nonceOf(body);
+  const components = componentsOf(body);
   return messagePayload({
     id: state.ids.next(),
     channelId,
@@ -54,9 +64,20 @@ function botMessage(state: RestState, channelId: string, body: MessageBody): Mes
     member: guildId === undefined ? undefined : member([]),
     content: typeof body.content === 'string' ? body.content : '',
     mentions: [],
+    flags,
     ...(messageReference === undefined ? {} : { messageReference }),
     ...(nonce === undefined ? {} : { nonce }),
+    ...(components === undefined ? {} : { components }),
   });
+}
+
+/** Applies an edit body to a message as Discord does: the content and components it gives replace the old ones, what it leaves out stays. */
+export function applyEdit(message: MessageJson, body: MessageBody): void {
+  const components = componentsOf(body);
+  if (typeof body.content !== 'string' && components === undefined) return;
+  if (typeof body.content === 'string') message.content = body.content;
+  if (components !== undefined) message.components = components;
+  message.edited_timestamp = EDITED_TIMESTAMP;
 }
 
 /**
@@ -110,15 +131,6 @@ export function messageById(state: RestState, method: string, channelId: string,
     state.messages.delete(id);
     return noContent;
   }
-  if (method === 'PATCH' && typeof body.content === 'string') {
-    message.content = body.content;
-    message.edited_timestamp = EDITED_TIMESTAMP;
-  }
+  if (method === 'PATCH') applyEdit(message, body);
   return { status: 200, body: message };
-}
-
-/** An interaction's original response or follow-up: a bot message in the guild channel; 400 for content over 2,000 characters. */
-export function interactionMessage(state: RestState, body: MessageBody = {}): HttpReply {
-  if (isContentTooLong(body.content)) return contentTooLong();
-  return { status: 200, body: botMessage(state, state.world.channelId, body) };
 }

@@ -1,8 +1,10 @@
+import { editOriginal, followUp, interactionCallback } from './callbacks.js';
 import { getChannel, openDm } from './channels.js';
 import type { MessageJson, SnowflakeCounter } from './fixtures.js';
 import type { World } from './world.js';
 import { noContent, notFound, type HttpReply } from './http.js';
-import { createMessage, interactionMessage, listMessages, messageById, type MessageBody } from './messages.js';
+import type { InteractionLog } from './interaction_log.js';
+import { createMessage, listMessages, messageById, type MessageBody } from './messages.js';
 
 /** What the REST routes read and change. */
 export interface RestState {
@@ -10,6 +12,8 @@ export interface RestState {
   readonly ids: SnowflakeCounter;
   /** Every message the fake knows, by id; deleting one removes it. */
   readonly messages: Map<string, MessageJson>;
+  /** Every interaction the fake dispatched, with the answers it got. */
+  readonly interactions: InteractionLog;
   readonly gatewayUrl: () => string;
   /** The shard count `GET /gateway/bot` recommends. */
   readonly recommendedShards: number;
@@ -52,11 +56,11 @@ export function route(state: RestState, request: RestRequest): HttpReply {
     case 'PUT 5 applications':
       return (b === 'commands' || d === 'commands') && a !== undefined ? echoCommands(state, a, request.body) : notFound();
     case 'POST 4 interactions':
-      return c === 'callback' ? noContent : notFound();
+      return c === 'callback' && a !== undefined && b !== undefined ? interactionCallback(state, a, b, query, request.body) : notFound();
     case 'PATCH 5 webhooks':
-      return c === 'messages' && d === '@original' ? interactionMessage(state, body) : notFound();
+      return c === 'messages' && d === '@original' && a !== undefined && b !== undefined ? editOriginal(state, a, b, body) : notFound();
     case 'POST 3 webhooks':
-      return interactionMessage(state, body);
+      return a !== undefined && b !== undefined ? followUp(state, a, b, body) : notFound();
     default:
       return notFound();
   }

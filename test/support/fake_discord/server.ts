@@ -3,28 +3,32 @@ import type { AddressInfo } from 'node:net';
 import { Conditions } from '../conditions.js';
 import { ATTACHMENTS_PATH, AttachmentStore } from './attachments.js';
 import { FailureQueue, failureReply, type Failure } from './failures.js';
+import type { ModalJson } from './components.js';
 import { SnowflakeCounter, member, messagePayload, user, type MessageJson, type UserJson } from './fixtures.js';
 import { createWorld, guildOf, type World } from './world.js';
 import { FakeGateway, type Identify, type PresenceUpdate } from './gateway.js';
 import { userRoles } from './guild.js';
 import { notFound, parseBody, readBody, writeReply, type HttpReply } from './http.js';
-import { interactionPayload } from './interactions.js';
+import { InteractionLog, type InteractionAnswer } from './interaction_log.js';
 import { channelMessages } from './messages.js';
 import { RequestLog, type ReceivedRequest, type RecordedRequest } from './requests.js';
 import { route } from './rest.js';
-import type { DispatchedInteraction, SlashCommand, UserMessage } from './user_input.js';
+import type { ButtonPress, DispatchedInteraction, ModalSubmission, SlashCommand, UserMessage } from './user_input.js';
+import { UserInteractions } from './user_interactions.js';
 import { eventOf, UserMessageChanges } from './user_message_changes.js';
 
 export type { AttachmentFile } from './attachments.js';
+export type { ModalJson } from './components.js';
 export type { Failure } from './failures.js';
 export type { AttachmentJson, MessageJson, MessageReferenceJson, UserJson } from './fixtures.js';
 export type { Guild, GuildChannel, PlaceChannel, World } from './world.js';
 export type { Identify, PresenceActivity, PresenceUpdate } from './gateway.js';
 export type { CommandOptionJson } from './interactions.js';
+export type { AnswerType, InteractionAnswer } from './interaction_log.js';
 export type { ReceivedRequest, RecordedRequest } from './requests.js';
 import { guildShard } from './shards.js';
 export { guildShard, type Shard } from './shards.js';
-export type { DispatchedInteraction, SlashCommand, UserMessage } from './user_input.js';
+export type { ButtonPress, DispatchedInteraction, ModalSubmission, SlashCommand, UserMessage } from './user_input.js';
 
 /** Options for {@link FakeDiscord.start}. */
 export interface FakeDiscordOptions {
@@ -71,6 +75,8 @@ export class FakeDiscord {
   readonly #server: Server;
   readonly #gateway: FakeGateway;
   readonly #changes: UserMessageChanges;
+  readonly #interactions = new InteractionLog();
+  readonly #users: UserInteractions;
   readonly #gatewayConditions = new Conditions();
   readonly #presenceConditions = new Conditions();
   #port = 0;
@@ -94,6 +100,7 @@ export class FakeDiscord {
       onConnection: () => this.#gatewayConditions.changed(),
     });
     this.#changes = new UserMessageChanges(this.world, this.#messages, this.#gateway);
+    this.#users = new UserInteractions(this.world, this.#ids, this.#messages, this.#gateway, this.#interactions);
   }
 
   /** Starts the fake on `options.port`, else on a random free port. */
@@ -153,29 +160,35 @@ export class FakeDiscord {
 
   /**
    * Sends INTERACTION_CREATE for a slash command in a guild channel. Its answers arrive as
-   * `POST /interactions/:id/:token/callback` and `PATCH /webhooks/:appId/:token/messages/@original`.
+   * `POST /interactions/:id/:token/callback` and `/webhooks/:appId/:token` calls ({@link FakeDiscord.interactionAnswers}).
    */
   dispatchInteraction(command: SlashCommand): Promise<DispatchedInteraction> {
-    const { world } = this;
-    const userId = command.userId ?? world.user.id;
-    const author = userId === world.user.id ? world.user : user(userId, `user-${userId}`, false);
-    const id = this.#ids.next();
-    const token = `interaction-token-${id}`;
-    const channelId = command.channelId ?? world.channelId;
-    const guildId = guildOf(world, channelId) ?? world.guildId;
-    const payload = interactionPayload(world, {
-      id,
-      token,
-      commandId: this.#ids.next(),
-      name: command.name,
-      options: command.options ?? [],
-      channelId,
-      guildId,
-      user: author,
-      roles: userId === world.user.id ? userRoles(world, guildId) : [],
-    });
-    this.#gateway.dispatch('INTERACTION_CREATE', payload, guildId);
-    return Promise.resolve({ id, token });
+    return Promise.resolve(this.#users.command(command));
+  }
+
+  /** Sends INTERACTION_CREATE for a press of a stored message's button (type 3); throws when the message has no such button. */
+  pressButton(press: ButtonPress): DispatchedInteraction {
+    return this.#users.press(press);
+  }
+
+  /** Sends INTERACTION_CREATE for the submission (type 5) of the modal `opener` was answered with; throws when it was not. */
+  submitModal(submission: ModalSubmission): DispatchedInteraction {
+    return this.#users.submit(submission);
+  }
+
+  /** Resolves with the modal `opener` was answered with (callback 9), shown already or still to come. */
+  whenModal(opener: DispatchedInteraction): Promise<ModalJson> {
+    return this.#interactions.whenModal(opener.id);
+  }
+
+  /** Every callback, follow-up and `@original` edit interaction `id` got, in order. */
+  interactionAnswers(id: string): InteractionAnswer[] {
+    return this.#interactions.answers(id);
+  }
+
+  /** Resolves with the first answer to interaction `id` that matches, already given or still to come. */
+  whenInteractionAnswer(id: string, matches: (answer: InteractionAnswer) => boolean = () => true): Promise<InteractionAnswer> {
+    return this.#interactions.whenAnswer(id, matches);
   }
 
   /** Changes a stored message's content, as `GET` will return it, and sends MESSAGE_UPDATE. */
@@ -272,7 +285,7 @@ export class FakeDiscord {
 
   #answer(request: ReceivedRequest, versioned: boolean, query: URLSearchParams): HttpReply {
     if (versioned) {
-      const state = { world: this.world, ids: this.#ids, messages: this.#messages, gatewayUrl: () => this.gatewayUrl, recommendedShards: this.#recommendedShards };
+      const state = { world: this.world, ids: this.#ids, messages: this.#messages, interactions: this.#interactions, gatewayUrl: () => this.gatewayUrl, recommendedShards: this.#recommendedShards };
       return route(state, { method: request.method, segments: request.path.split('/').slice(1), query, body: request.body });
     }
     return request.path.startsWith(ATTACHMENTS_PATH) ? this.#attachments.serve(request.method, request.path) : notFound();

@@ -1,5 +1,5 @@
 import type { AttachmentFile } from './attachments.js';
-import type { CommandOptionJson } from './interactions.js';
+import type { CommandOptionJson, InteractionIds } from './interactions.js';
 
 /** A user message to dispatch as MESSAGE_CREATE: in one of the guilds' channels or the thread, or a DM in the world's DM channel. */
 export interface UserMessage {
@@ -26,7 +26,21 @@ export interface SlashCommand {
 }
 
 /** The ids a dispatched interaction's answers are addressed with. */
-export interface DispatchedInteraction {
-  readonly id: string;
-  readonly token: string;
+export type DispatchedInteraction = InteractionIds;
+
+/** A press of a button on a stored message, dispatched as INTERACTION_CREATE type 3. */
+export interface ButtonPress {
+  readonly messageId: string;
+  /** The button's custom id; the message must have it, enabled. */
+  readonly customId: string;
+  /** Who presses: the world's user with their roles unless told; another user holds no roles unless `roles` says. */
+  readonly userId?: string;
+  readonly roles?: readonly string[];
+}
+
+/** The submission of the modal the bot showed in answer to `opener`, dispatched as INTERACTION_CREATE type 5 by the same user. */
+export interface ModalSubmission {
+  readonly opener: DispatchedInteraction;
+  /** The text inputs' values by custom id; an optional input left out is submitted empty. */
+  readonly values: Readonly<Record<string, string>>;
 }
