@@ -1,6 +1,6 @@
 import type { FaultInjector } from '../engine/fault_points.js';
 import { Intake } from '../conversation/turns/intake.js';
-import type { MessageSource, ReplySink } from '../conversation/transport.js';
+import type { MessageSource, ReplySink, ServedChannels } from '../conversation/transport.js';
 import { isConfigError } from '../config/problems.js';
 import type { Config } from './config_schema.js';
 import { openStore } from '../turn_state/open_store.js';
@@ -139,7 +139,11 @@ export async function openBotServices(config: Config, cwd: string, clock: Clock,
 }
 
 /** The intake pipeline over the bot's services, for a transport's sink and message source. */
-export function intakeFor(config: Config, services: BotServices, deps: { clock: Clock; logger: Logger; sink: ReplySink; source: MessageSource; faults: FaultInjector }): Intake {
+export function intakeFor(
+  config: Config,
+  services: BotServices,
+  deps: { clock: Clock; logger: Logger; sink: ReplySink; source: MessageSource; faults: FaultInjector; served?: ServedChannels },
+): Intake {
   return new Intake({
     config,
     store: services.store,

@@ -43,7 +43,7 @@ export async function runBot(transport: Transport, run: BotRun): Promise<void> {
   const connected = await transport.connect();
   const { messages } = connected;
   const sink = redactingSink(connected.sink, services.secrets);
-  const intake = intakeFor(config, services, { clock, logger, sink, source: messages, faults: run.faults });
+  const intake = intakeFor(config, services, { clock, logger, sink, source: messages, faults: run.faults, served: transport });
   const announce = async (reclaimed: readonly string[] = []): Promise<void> => {
     await tellReclaimed(services.store, sink, transport.source, reclaimed, logger);
     await intake.announceResolutions(transport.source).catch((error: unknown) => logger.error({ err: error }, 'resolved turns could not be announced: the next housekeeping round tries again'));

@@ -2,12 +2,13 @@ import type { BotEvent, ReplySink } from '../conversation/transport.js';
 import { assertNever } from '../core/assert_never.js';
 import type { ConsoleOutput, ConsoleScreen } from './console_screen.js';
 import { noticeText } from './notice_text.js';
+import { approveHowText } from '../conversation/notices/approval_texts.js';
 import { TerminalText, terminalSafe } from './terminal_text.js';
 
 /**
  * The JSON-lines interface (a public, stable contract documented in docs/guide.md): one JSON object
  * a line on stdout — `ready`, `message` (reply or notice; a reply names its `model` when the bot
- * has fallback models) and `turn` (status changes). Streamed
+ * has fallback models), `turn` (status changes) and `approval` (a call waits for `/approve` or `/deny`). Streamed
  * deltas, waits for the model and updates of an earlier notice are not part of it.
  */
 export function jsonLinesSink(output: ConsoleOutput): ReplySink & { ready(): void } {
@@ -24,10 +25,15 @@ export function jsonLinesSink(output: ConsoleOutput): ReplySink & { ready(): voi
         case 'notice_update':
         case 'waiting':
         case 'working':
+        case 'approval_settled':
           return undefined;
         default:
           return assertNever(event);
       }
+    },
+    askApproval(ask) {
+      line({ type: 'approval', turn: ask.turn, call: ask.call, text: ask.text });
+      return Promise.resolve(undefined);
     },
     async deliver(reply, confirmed) {
       line({ type: 'message', turn: reply.turn, kind: 'reply', text: reply.text, ...(reply.model === undefined ? {} : { model: reply.model }) });
@@ -84,9 +90,16 @@ export function textSink(output: ConsoleScreen): ReplySink & { ready(): void } {
         case 'notice_update':
           waitShown = undefined;
           return;
+        case 'approval_settled':
+          return;
         default:
           return assertNever(event);
       }
+    },
+    askApproval(ask) {
+      endStream();
+      output.write(noticeText('status', terminalSafe(`${ask.text}\n${approveHowText(ask.call)}`), output.isTTY));
+      return Promise.resolve(undefined);
     },
     async deliver(reply, confirmed) {
       // A reply that streamed is already on screen; only its line ends.

@@ -1,5 +1,6 @@
 import { permittedTools, type Requester } from '../tools/permissions.js';
 import type { Tool } from '../tools/tool.js';
+import type { ApprovalRule } from '../turn_state/approval_store.js';
 import type { ConversationSettings } from './chat_settings.js';
 import type { OverrideSettings } from './overrides_settings.js';
 import type { MessagePlace } from './transport.js';
@@ -32,11 +33,26 @@ export function overrideLabel(applied: AppliedOverride): string {
 
 /**
  * The tools offered to `requester` in `channelId`: of those the entry in force names (every tool
- * without an entry or its `tools`), the ones the permissions let them use.
+ * without an entry or its `tools`), the ones the permissions let them use, each saying whether its
+ * calls wait for a person's approval there (DESIGN §9.2): a channel's "always allow here" rule
+ * (`allowed`) lets it run without asking; else the tool's own setting decides; else the default of
+ * its effect class where the turn is (the entry's `approval_defaults`, else `tools.approval_defaults`).
  */
-export function toolsOffered(tools: readonly Tool[], config: ConversationSettings, requester: Requester, channelId: string, here: AppliedOverride | undefined): Tool[] {
+export function toolsOffered(
+  tools: readonly Tool[],
+  config: ConversationSettings,
+  requester: Requester,
+  channelId: string,
+  here: AppliedOverride | undefined,
+  allowed: readonly ApprovalRule[],
+): Tool[] {
   const named = here?.override.tools;
-  return permittedTools(named === undefined ? tools : tools.filter((tool) => named.includes(tool.name)), config.permissions, requester, channelId);
+  const permitted = permittedTools(named === undefined ? tools : tools.filter((tool) => named.includes(tool.name)), config.permissions, requester, channelId);
+  return permitted.map((tool) => {
+    const byDefault = here?.override.approval_defaults?.[tool.effect] ?? config.tools.approval_defaults[tool.effect];
+    const approval = allowed.some((rule) => rule.toolName === tool.name) ? 'never' : (tool.approval ?? byDefault);
+    return approval === tool.approval ? tool : { ...tool, approval };
+  });
 }
 
 /** The configured models: the primary (`undefined` when none is configured) and its fallbacks, in order. */

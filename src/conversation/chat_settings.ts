@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { PermissionsSettings } from '../tools/permissions_settings.js';
+import type { ToolsSettings } from '../tools/tools_settings.js';
 import type { OverrideSettings } from './overrides_settings.js';
 import type { TurnStateSettings } from '../turn_state/turn_state_settings.js';
 import { PLACEHOLDERS_DESCRIPTION, promptSchema } from './prompt_placeholders.js';
@@ -44,4 +45,6 @@ export interface ConversationSettings {
   readonly turn_state: TurnStateSettings;
   readonly permissions: PermissionsSettings;
   readonly llm: { readonly vision: boolean; readonly fallback_note: string };
+  /** When calls wait for a person's approval, who may give it and for how long (DESIGN §9.2). */
+  readonly tools: Pick<ToolsSettings, 'approval_defaults' | 'approvers' | 'approval_timeout_minutes'>;
 }

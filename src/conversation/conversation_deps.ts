@@ -9,7 +9,7 @@ import type { OperatorStore } from '../turn_state/operator_store.js';
 import type { TurnStore } from '../turn_state/turn_store.js';
 import type { HistoryStore } from '../turn_state/history_store.js';
 import type { ModelChoiceStore } from '../turn_state/model_choice_store.js';
-import type { MessageSource, ReplySink } from './transport.js';
+import type { MessageSource, ReplySink, ServedChannels } from './transport.js';
 
 /** Everything the conversation works with; built once by the program's wiring. */
 export interface ConversationDeps {
@@ -32,6 +32,8 @@ export interface ConversationDeps {
   readonly sink: ReplySink;
   /** The transport's view of past messages, to check a turn's original before resuming it. */
   readonly source: MessageSource;
+  /** The channels this process serves (DESIGN §7.7): a turn whose calls were answered goes on only where its channel is served; every channel when absent. */
+  readonly served?: ServedChannels;
   /** Where a crash test stops the engine; NO_FAULTS in production. */
   readonly faults: FaultInjector;
 }

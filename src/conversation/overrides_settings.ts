@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isConfiguredToolName } from '../tools/tools_settings.js';
+import { approvalDefaults, isConfiguredToolName } from '../tools/tools_settings.js';
 import { PLACEHOLDERS_DESCRIPTION, promptSchema } from './prompt_placeholders.js';
 
 /** A list of Discord ids that, when given, names at least one. */
@@ -26,6 +26,10 @@ const overrideSchema = z
     system_prompt: promptSchema.min(1).optional().describe(`The system prompt of turns here, instead of \`chat.system_prompt\`. ${PLACEHOLDERS_DESCRIPTION}`),
     tools: z.array(z.string().min(1)).optional().describe('The only tools offered here, by name (each must be a configured tool); permissions still apply. Every tool when absent; none when empty.'),
     max_iterations: z.int().positive().optional().describe('The most model calls one turn here may make, instead of `chat.max_iterations`.'),
+    approval_defaults: approvalDefaults
+      .partial()
+      .optional()
+      .describe('Whether calls here wait for a person’s approval, per effect class, instead of `tools.approval_defaults` (a class left out keeps that default).'),
     models: z
       .array(z.string().min(1))
       .refine((list) => list.length > 0, 'list at least one model, or leave the key out')

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { TurnStatus } from '../turn_state/turn_types.js';
+import type { ApprovalVerdict } from '../turn_state/ledger_types.js';
 import type { MessageAttachment } from './history/message_attachment.js';
 import { marked } from '../core/marked.js';
 import type { RouteHealth } from '../recovery/route_health.js';
@@ -83,6 +84,19 @@ export type Inbound =
       /** `applied` or `not_applied` as the operator gave it; anything else is refused. */
       readonly verdict: string;
       readonly text: string | null;
+    }
+  /**
+   * A person's answer to a request for approval (DESIGN §9.2): the request named by its id (a
+   * button of it was pressed) or by the call (`/approve [CALL]`: the only one waiting in the
+   * channel when absent, `STEP:CALL` or the id). `allowHere`: an admin's "always allow here".
+   */
+  | {
+      readonly kind: 'approval';
+      readonly origin: InboundMessage;
+      readonly target: { readonly approvalId: string } | { readonly call: string | undefined };
+      readonly verdict: ApprovalVerdict;
+      readonly note: string | null;
+      readonly allowHere: boolean;
     };
 
 /**
@@ -129,6 +143,8 @@ export type BotEvent =
   /** The turn is busy with something other than writing (its tools run): `text` says what, for its draft, until text streams again. */
   | { readonly type: 'working'; readonly channelId: string; readonly inReplyTo: string; readonly turn: string; readonly text: string }
   | { readonly type: 'turn'; readonly channelId: string; readonly turn: string; readonly status: TurnStatus }
+  /** A request for approval was answered: its message `messageId` now reads `text`, and takes no more answers. */
+  | { readonly type: 'approval_settled'; readonly channelId: string; readonly messageId: string; readonly text: string }
   /** New text for the last notice of kind `notice` told about `turn` (the suspended notice, after an automatic try): a transport that can edits it in place, another may show nothing. */
   | { readonly type: 'notice_update'; readonly channelId: string; readonly turn: string; readonly notice: NoticeKind; readonly text: string };
 
@@ -149,9 +165,25 @@ export interface FinalReply {
   readonly note?: string;
 }
 
+/**
+ * A request for a person's approval of one call (DESIGN §9.2), as a transport shows it: `text`
+ * says what and who may answer; the transport adds its way of answering — Discord's buttons carry
+ * `approvalId`, so that they work from any process and after any restart; the console names `call`.
+ */
+export interface ApprovalAsk {
+  readonly channelId: string;
+  readonly inReplyTo: string;
+  readonly turn: string;
+  readonly approvalId: string;
+  readonly call: string;
+  readonly text: string;
+}
+
 /** Where the bot's events go: the transport renders them (DESIGN §2). */
 export interface ReplySink {
   post(event: BotEvent): void;
+  /** Posts a request for approval; resolves with the id of the message that asks, `undefined` when there is none to edit later. */
+  askApproval(ask: ApprovalAsk): Promise<string | undefined>;
   /**
    * Delivers a final reply, after whatever the channel was shown before it. `confirmed(n)` is
    * awaited each time the transport confirms that the first `n` parts are posted. Resolves when

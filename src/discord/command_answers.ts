@@ -1,4 +1,7 @@
-import { MessageFlags, type ChatInputCommandInteraction } from 'discord.js';
+import { MessageFlags, type ButtonInteraction, type ChatInputCommandInteraction, type ModalSubmitInteraction } from 'discord.js';
+
+/** An interaction the bot answers to its user alone: a slash command, or a press or modal of a request for approval. */
+export type AnsweredInteraction = ChatInputCommandInteraction | ButtonInteraction | ModalSubmitInteraction;
 import type { Clock } from '../core/clock.js';
 import { SAFE_MENTIONS } from './mention_policy.js';
 
@@ -6,7 +9,7 @@ import { SAFE_MENTIONS } from './mention_policy.js';
 const ANSWERABLE_MS = 14 * 60_000;
 
 interface OpenCommand {
-  readonly interaction: ChatInputCommandInteraction;
+  readonly interaction: AnsweredInteraction;
   /** The deferred reply; it rejects when Discord refused the acknowledgement. */
   readonly acknowledged: Promise<void>;
   readonly openedAt: number;
@@ -27,7 +30,7 @@ export class CommandAnswers {
    * Acknowledges a command (Discord shows "thinking…" to its user alone) and keeps it open for
    * its answers. Rejects when Discord refused the acknowledgement; its answers then go to the channel.
    */
-  open(interaction: ChatInputCommandInteraction): Promise<void> {
+  open(interaction: AnsweredInteraction): Promise<void> {
     this.#forgetExpired();
     const acknowledged = interaction.deferReply({ flags: MessageFlags.Ephemeral }).then(() => undefined);
     this.#open.set(interaction.id, { interaction, acknowledged, openedAt: this.clock.monotonicNow(), answered: false });
@@ -57,7 +60,7 @@ export class CommandAnswers {
   }
 
   /** Answers a command at once with `content`, to its user alone, and keeps nothing open: the command does not run. */
-  async refuse(interaction: ChatInputCommandInteraction, content: string): Promise<void> {
+  async refuse(interaction: AnsweredInteraction, content: string): Promise<void> {
     await interaction.reply({ content, flags: MessageFlags.Ephemeral, allowedMentions: SAFE_MENTIONS });
   }
 

@@ -10,6 +10,7 @@ import { NOTICE_MARK, SAFE_MENTIONS } from './mention_policy.js';
 import { NoticeMessages } from './notice_messages.js';
 import { RequestBudget } from './request_budget.js';
 import { TypingIndicators } from './typing.js';
+import { approvalButtons } from './approval_buttons.js';
 import { assertNever } from '../core/assert_never.js';
 import { KeyedSerialQueue } from '../core/keyed_queue.js';
 
@@ -178,6 +179,12 @@ export function discordSink(options: DiscordSinkOptions): ReplySink {
             await notice.edit({ content, allowedMentions: SAFE_MENTIONS });
           });
           return;
+        case 'approval_settled':
+          post(event.channelId, async (channel) => {
+            budget.spend();
+            await channel.messages.edit(event.messageId, { content: `${NOTICE_MARK}${event.text}`, components: [], allowedMentions: SAFE_MENTIONS });
+          });
+          return;
         case 'turn':
           if (event.status === 'ACTIVE') typing.start(event.turn, event.channelId);
           else typing.stop(event.turn);
@@ -186,6 +193,26 @@ export function discordSink(options: DiscordSinkOptions): ReplySink {
         default:
           return assertNever(event);
       }
+    },
+    async askApproval(ask) {
+      typing.stop(ask.turn);
+      let posted: string | undefined;
+      await inOrder(ask.channelId, async (channel) => {
+        budget.spend();
+        // The nonce makes a send that Discord took but did not answer come back as the same message when tried again.
+        const message = await withDiscordRetry(options.delivery, () =>
+          channel.send({
+            content: `${NOTICE_MARK}${ask.text}`,
+            reply: replyTo(ask.inReplyTo),
+            components: [approvalButtons(ask.approvalId)],
+            nonce: replyNonce(ask.turn, `approval:${ask.approvalId}`),
+            enforceNonce: true,
+            allowedMentions: SAFE_MENTIONS,
+          }),
+        );
+        posted = message.id;
+      });
+      return posted;
     },
     deliver(reply, confirmed) {
       typing.stop(reply.turn);

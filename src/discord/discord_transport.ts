@@ -1,6 +1,20 @@
 import { setMaxListeners } from 'node:events';
 import { TEXTS } from '../conversation/notices/texts.js';
-import { Client, Events, GatewayIntentBits, OAuth2Scopes, Options, Partials, PermissionFlagsBits, Status, type Message, type OmitPartialGroupDMChannel, type PartialMessage } from 'discord.js';
+import {
+  Client,
+  Events,
+  GatewayIntentBits,
+  OAuth2Scopes,
+  Options,
+  Partials,
+  PermissionFlagsBits,
+  Status,
+  type ButtonInteraction,
+  type Message,
+  type ModalSubmitInteraction,
+  type OmitPartialGroupDMChannel,
+  type PartialMessage,
+} from 'discord.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { reachAtStart, type StartupRetry } from '../core/start_retries.js';
@@ -19,7 +33,8 @@ import { InOrder } from './in_order.js';
 import { addressesBot, withoutBotMention } from './mention_policy.js';
 import { namesOf, placeOf } from './message_place.js';
 import { channelOwnership, shardOptions } from './shard_ownership.js';
-import { registerSlashCommands, slashCommand } from './slash_commands.js';
+import { interactionOrigin, registerSlashCommands, slashCommand } from './slash_commands.js';
+import { approvalAction, approvalAnswer, denyModal } from './approval_buttons.js';
 
 /** How many of each channel's messages discord.js keeps in memory (its default is 200). */
 export const MESSAGES_CACHED_PER_CHANNEL = 20;
@@ -115,7 +130,24 @@ export function discordTransport(options: DiscordTransportOptions): Transport {
         inOrder.push(message.channelId, Promise.resolve(withAttachments(inbound, [...message.attachments.values()], attachments, downloads)).then(inboundFromText));
       });
       if (follow !== undefined) followChanges(bot, user.id, follow);
+      /** A press on a request for approval (DESIGN §9.2): Deny opens its modal; any other answer is acknowledged to its user alone and handed over. */
+      const answerApproval = (interaction: ButtonInteraction | ModalSubmitInteraction): void => {
+        const asked = approvalAction(interaction.customId);
+        if (asked === undefined) return;
+        const refused = options.access.refusal(speakerOf(interactionOrigin(interaction, interaction.customId), interaction.guildId === null));
+        if (refused !== undefined) {
+          commands.refuse(interaction, TEXTS.accessRefused).catch((error: unknown) => logger.warn({ err: error }, 'could not refuse an answer to a request for approval'));
+          return;
+        }
+        if (asked.action === 'deny' && interaction.isButton()) {
+          interaction.showModal(denyModal(asked.approvalId)).catch((error: unknown) => logger.warn({ err: error }, 'could not open the note of a denial'));
+          return;
+        }
+        commands.open(interaction).catch((error: unknown) => logger.warn({ err: error }, 'could not acknowledge an answer to a request for approval'));
+        submit(approvalAnswer(interaction, asked.approvalId, asked.action === 'deny' ? 'deny-note' : asked.action));
+      };
       bot.on(Events.InteractionCreate, (interaction) => {
+        if (interaction.isButton() || interaction.isModalSubmit()) return answerApproval(interaction);
         if (!interaction.isChatInputCommand()) return;
         const command = slashCommand(interaction);
         if (command === undefined) return;

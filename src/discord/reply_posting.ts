@@ -15,11 +15,11 @@ export interface ReplyChannel {
 const NONCE_LENGTH = 25;
 
 /**
- * The nonce of one part of a turn's reply, or of its draft streamed in answer to one message (a
- * resumed turn streams a new one): the same on every attempt and after a restart, so that Discord
+ * The nonce of one part of a turn's reply, of its draft streamed in answer to one message (a
+ * resumed turn streams a new one), or of a request for a call's approval: the same on every attempt and after a restart, so that Discord
  * (with `enforce_nonce`) answers a repeated post with the message already made.
  */
-export function replyNonce(turnId: string, part: number | `draft:${string}`): string {
+export function replyNonce(turnId: string, part: number | `draft:${string}` | `approval:${string}`): string {
   return createHash('sha256').update(`${turnId}:${part}`).digest('base64url').slice(0, NONCE_LENGTH);
 }
 

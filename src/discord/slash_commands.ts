@@ -1,4 +1,12 @@
-import { ApplicationCommandOptionType, InteractionContextType, type ApplicationCommandData, type ChatInputCommandInteraction, type Client } from 'discord.js';
+import {
+  ApplicationCommandOptionType,
+  InteractionContextType,
+  type ApplicationCommandData,
+  type ButtonInteraction,
+  type ChatInputCommandInteraction,
+  type Client,
+  type ModalSubmitInteraction,
+} from 'discord.js';
 import type { Inbound, InboundMessage } from '../conversation/transport.js';
 import { namesOf, placeOf } from './message_place.js';
 import { serverScope } from './server_scope.js';
@@ -34,6 +42,21 @@ export const SLASH_COMMANDS: readonly ApplicationCommandData[] = [
   },
   { name: 'turns', description: 'Admins: the requests in this server that need attention.', ...ADMIN_ONLY },
   {
+    name: 'approve',
+    description: 'Admins: approve a call that waits for approval in this channel.',
+    ...ADMIN_ONLY,
+    options: [{ name: 'call', description: 'The call, as its request names it; the only one waiting by default.', type: text, required: false }],
+  },
+  {
+    name: 'deny',
+    description: 'Admins: deny a call that waits for approval in this channel.',
+    ...ADMIN_ONLY,
+    options: [
+      { name: 'call', description: 'The call, as its request names it; the only one waiting by default.', type: text, required: false },
+      { name: 'note', description: 'Why: the model reads it.', type: text, required: false },
+    ],
+  },
+  {
     name: 'resolve',
     description: 'Admins: record whether an uncertain call of a request took effect.',
     ...ADMIN_ONLY,
@@ -55,6 +78,25 @@ export const SLASH_COMMANDS: readonly ApplicationCommandData[] = [
   },
 ];
 
+/**
+ * Where an interaction came from, as the message the conversation answers: its channel and user
+ * with their roles there, its id (what its answers, to its user alone, are addressed to), `text`
+ * for what was used, where, and how things are named there.
+ */
+export function interactionOrigin(interaction: ChatInputCommandInteraction | ButtonInteraction | ModalSubmitInteraction, text: string): InboundMessage {
+  const roles = interaction.member === null ? [] : Array.isArray(interaction.member.roles) ? interaction.member.roles : [...interaction.member.roles.cache.keys()];
+  return {
+    source: 'discord',
+    channelId: interaction.channelId ?? '',
+    authorId: interaction.user.id,
+    authorRoleIds: roles,
+    messageId: interaction.id,
+    text,
+    place: placeOf(interaction.channel, interaction.guildId),
+    names: namesOf(interaction.channel, interaction.guild, interaction.member !== null && 'displayName' in interaction.member ? interaction.member.displayName : interaction.user.displayName),
+  };
+}
+
 /** Registers the commands in the listed servers (effective at once), or globally when none are listed. */
 export async function registerSlashCommands(client: Client<true>, guildIds: readonly string[]): Promise<void> {
   if (guildIds.length === 0) {
@@ -70,17 +112,7 @@ export async function registerSlashCommands(client: Client<true>, guildIds: read
  * that is not the bot's.
  */
 export function slashCommand(interaction: ChatInputCommandInteraction): Inbound | undefined {
-  const roles = interaction.member === null ? [] : Array.isArray(interaction.member.roles) ? interaction.member.roles : [...interaction.member.roles.cache.keys()];
-  const origin: InboundMessage = {
-    source: 'discord',
-    channelId: interaction.channelId,
-    authorId: interaction.user.id,
-    authorRoleIds: roles,
-    messageId: interaction.id,
-    text: `/${interaction.commandName}`,
-    place: placeOf(interaction.channel, interaction.guildId),
-    names: namesOf(interaction.channel, interaction.guild, interaction.member !== null && 'displayName' in interaction.member ? interaction.member.displayName : interaction.user.displayName),
-  };
+  const origin = interactionOrigin(interaction, `/${interaction.commandName}`);
   switch (interaction.commandName) {
     case 'help':
       return { kind: 'help', origin };
@@ -103,6 +135,16 @@ export function slashCommand(interaction: ChatInputCommandInteraction): Inbound 
         call: interaction.options.getString('call', true),
         verdict: interaction.options.getString('verdict', true),
         text: interaction.options.getString('text'),
+      };
+    case 'approve':
+    case 'deny':
+      return {
+        kind: 'approval',
+        origin,
+        target: { call: interaction.options.getString('call') ?? undefined },
+        verdict: interaction.commandName === 'approve' ? 'approved' : 'denied',
+        note: interaction.options.getString('note'),
+        allowHere: false,
       };
     default:
       return undefined;

@@ -12,7 +12,7 @@ import type { TurnDurability } from './durability.js';
 import type { FaultInjector } from './fault_points.js';
 import { isShutdownReason } from './shutdown_reason.js';
 import { assertNever } from '../core/assert_never.js';
-import { verdictResult } from './verdict_results.js';
+import { deniedResult, UNKEPT_APPROVAL, verdictResult } from './verdict_results.js';
 import { isStaleTurnError, isTurnStateUnavailable } from '../turn_state/errors.js';
 import type { TurnStats } from './turn_stats.js';
 
@@ -35,10 +35,14 @@ export type ToolActivity =
   | { readonly type: 'started'; readonly toolCallId: string; readonly toolName: string; readonly effect: EffectClass }
   | { readonly type: 'finished'; readonly toolCallId: string; readonly toolName: string; readonly effect: EffectClass; readonly outcome?: ToolOutcome };
 
-/** The answers of a batch, in call order; `manual` lists writes whose outcome nobody can know. */
+/**
+ * The answers of a batch, in call order; `manual` lists writes whose outcome nobody can know;
+ * `asking`, calls that wait for a person's approval before anything but the batch's reads runs.
+ */
 export interface BatchResult {
   readonly results: ToolResultBlock[];
   readonly manual: OpRecord[];
+  readonly asking: OpRecord[];
   /** /stop arrived: calls not yet started were not run. */
   readonly stopped: boolean;
   /** A read-only batch's moves, to be written with the step's checkpoint. */
@@ -57,29 +61,58 @@ export interface BatchResult {
  * with an error instead (or, for an uncertain call with an effect, left to a person).
  */
 export async function runBatch(plans: readonly CallPlan[], ops: ReadonlyMap<string, OpRecord>, context: BatchContext): Promise<BatchResult> {
+  const asking = context.durability.durable ? plans.flatMap((plan) => (asksApproval(plan, ops) ? [opOf(plan, ops)] : [])) : [];
+  if (asking.length > 0) return askFirst(plans, ops, asking, context);
   const manual: OpRecord[] = [];
   const readOnly = plans.every((plan) => plan.kind === 'refuse' || plan.tool.effect === 'read');
   const moves = readOnly ? keptMoves() : immediateMoves(context.durability);
   const answer = async (plan: CallPlan): Promise<ToolResultBlock> => {
-    const op = ops.get(plan.use.id);
-    if (op === undefined) throw new Error(`no ledger row for call ${plan.use.id}`);
-    const settled = await settle(plan, op, context, moves);
+    const settled = await settle(plan, opOf(plan, ops), context, moves);
     if (settled.manual !== undefined) manual.push(settled.manual);
     return settled.block;
   };
   if (readOnly) {
     const results = await Promise.all(plans.map(answer));
     // A batch that stops for a person writes no checkpoint, and so none of its moves: its reads run again on resume.
-    return { results, manual, stopped: false, settle: manual.length === 0 ? moves.kept : [] };
+    return { results, manual, asking: [], stopped: false, settle: manual.length === 0 ? moves.kept : [] };
   }
   const results: ToolResultBlock[] = [];
   for (const plan of plans) {
-    if (manual.length > 0 || (context.turn.signal.aborted && plan.kind === 'run' && ops.get(plan.use.id)?.state === 'PREPARED')) {
-      return { results, manual, stopped: manual.length === 0, settle: [] };
+    if (manual.length > 0 || (context.turn.signal.aborted && plan.kind === 'run' && notStarted(opOf(plan, ops)))) {
+      return { results, manual, asking: [], stopped: manual.length === 0, settle: [] };
     }
     results.push(await answer(plan));
   }
-  return { results, manual, stopped: false, settle: [] };
+  return { results, manual, asking: [], stopped: false, settle: [] };
+}
+
+/** Whether a planned call is to ask for approval now: its tool needs it here and it was never asked. */
+function asksApproval(plan: CallPlan, ops: ReadonlyMap<string, OpRecord>): boolean {
+  return plan.kind === 'run' && plan.tool.approval === 'required' && opOf(plan, ops).state === 'PREPARED';
+}
+
+/**
+ * A batch some of whose calls ask for approval (DESIGN §9.2): its reads that need none run at once,
+ * each move written as it is made, since no checkpoint follows before the turn parks; everything
+ * else waits, in order, for the answers, and the batch is answered whole once they are in.
+ */
+async function askFirst(plans: readonly CallPlan[], ops: ReadonlyMap<string, OpRecord>, asking: OpRecord[], context: BatchContext): Promise<BatchResult> {
+  const moves = immediateMoves(context.durability);
+  const reads = plans.filter((plan) => plan.kind === 'run' && plan.tool.effect === 'read' && !asksApproval(plan, ops) && notStarted(opOf(plan, ops)));
+  const settled = await Promise.all(reads.map((plan) => settle(plan, opOf(plan, ops), context, moves)));
+  const manual = settled.flatMap((answered) => (answered.manual === undefined ? [] : [answered.manual]));
+  return { results: [], manual, asking: manual.length === 0 ? asking : [], stopped: false, settle: [] };
+}
+
+/** A call whose effect has not begun: never run, or approved and not yet run. */
+function notStarted(op: OpRecord): boolean {
+  return op.state === 'PREPARED' || op.state === 'APPROVED';
+}
+
+function opOf(plan: CallPlan, ops: ReadonlyMap<string, OpRecord>): OpRecord {
+  const op = ops.get(plan.use.id);
+  if (op === undefined) throw new Error(`no ledger row for call ${plan.use.id}`);
+  return op;
 }
 
 async function settle(plan: CallPlan, op: OpRecord, context: BatchContext, moves: BatchMoves): Promise<{ block: ToolResultBlock; manual?: OpRecord }> {
@@ -87,7 +120,7 @@ async function settle(plan: CallPlan, op: OpRecord, context: BatchContext, moves
   // An operator's verdict is the truth about the call, whatever the tool's permissions are now.
   if (op.state === 'RESOLVED_APPLIED' || op.state === 'RESOLVED_NOT_APPLIED') return { block: verdictResult(plan.use.id, { ...op, state: op.state }) };
   if (plan.kind === 'refuse') {
-    const refused = op.state === 'PREPARED' ? await moves.record(op, { to: 'DEFINITELY_FAILED', error: plan.error }) : op;
+    const refused = notStarted(op) ? await moves.record(op, { to: 'DEFINITELY_FAILED', error: plan.error }) : op;
     return { block: errorBlock(plan.use.id, refused.error ?? plan.error) };
   }
   switch (op.state) {
@@ -97,7 +130,16 @@ async function settle(plan: CallPlan, op: OpRecord, context: BatchContext, moves
     case 'DEFINITELY_FAILED':
     case 'RECONCILED_FAILED':
       return { block: errorBlock(plan.use.id, op.error ?? 'the call failed') };
-    case 'PREPARED': {
+    case 'DENIED':
+      return { block: deniedResult(plan.use.id, op) };
+    case 'AWAITING_APPROVAL':
+      throw new Error(`call ${op.toolCallId} still waits for approval: its turn cannot be running`);
+    case 'PREPARED':
+    case 'APPROVED': {
+      if (plan.tool.approval === 'required' && op.state === 'PREPARED') {
+        const refused = await moves.record(op, { to: 'DEFINITELY_FAILED', error: UNKEPT_APPROVAL });
+        return { block: errorBlock(plan.use.id, refused.error ?? UNKEPT_APPROVAL) };
+      }
       // A read needs no RUNNING mark: cut short, it is simply run again (DESIGN §7.3).
       const unmarked = plan.tool.effect === 'read' && op.effect === 'read';
       const input = callArguments(context.source, plan.use, op);

@@ -21,6 +21,8 @@ export interface TurnDurability {
   suspend(reason: string): Promise<void>;
   /** Parks the turn until an operator gives each of `calls` a verdict (DESIGN §9.1). */
   awaitResolution(calls: readonly OpKey[], reason: string): Promise<void>;
+  /** Parks the turn until a person answers each of `calls` (DESIGN §9.2); resolves to the calls as parked. */
+  awaitApproval(calls: readonly OpKey[], timeoutMs: number): Promise<OpRecord[]>;
   finish(status: OwnerTerminalStatus, reason?: string): Promise<void>;
   /** Ends the turn TERMINAL_COMPLETED with its final reply, and the model that wrote it, stored for delivery. */
   complete(reply: string, writtenBy?: ReplyAuthor): Promise<void>;
@@ -40,6 +42,7 @@ export function storeDurability(store: LeaseHolderStore & { readonly durable: bo
     },
     suspend: (reason) => store.suspend(lease, reason),
     awaitResolution: (calls, reason) => store.awaitResolution(lease, calls, reason),
+    awaitApproval: (calls, timeoutMs) => store.awaitApproval(lease, calls, timeoutMs),
     finish: (status, reason) => store.finish(lease, status, reason),
     complete: (reply, writtenBy) => store.complete(lease, reply, writtenBy),
     keepAlive: (clock, intervalMs, signal) => repeatUntilAborted(clock, intervalMs, signal, () => store.heartbeat(lease)).catch(() => undefined),

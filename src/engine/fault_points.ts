@@ -2,10 +2,23 @@ import { marked } from '../core/marked.js';
 
 /**
  * The moment a new turn is stored with its request, the durable points of a step (DESIGN §7.3),
- * the moments around a tool's effect, and the moment a completed turn's reply is stored but not
- * yet handed to the transport.
+ * the moments around a tool's effect, the moment a completed turn's reply is stored but not
+ * yet handed to the transport, and the moment a person's approval of a call is recorded but the
+ * turn not yet continued (DESIGN §9.2).
  */
-export const FAULT_POINTS = ['after_admission', 'after_deadline', 'after_wi1', 'after_wi2', 'after_tool', 'after_wi3', 'after_wi4', 'after_wi5', 'after_final_reply', 'after_completion'] as const;
+export const FAULT_POINTS = [
+  'after_admission',
+  'after_deadline',
+  'after_wi1',
+  'after_wi2',
+  'after_tool',
+  'after_wi3',
+  'after_wi4',
+  'after_wi5',
+  'after_final_reply',
+  'after_completion',
+  'after_approval',
+] as const;
 export type FaultPoint = (typeof FAULT_POINTS)[number];
 
 /**

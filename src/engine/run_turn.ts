@@ -26,7 +26,7 @@ export async function runTurn(turn: ChatTurn, start: TurnStart, durability: Turn
   try {
     const log = start.kind === 'fresh' ? TurnLog.empty() : start.log;
     const remaining = start.kind === 'resumed' && turn.recoveryDeadlineAt !== null ? turn.recoveryDeadlineAt - deps.clock.now() : undefined;
-    return await endTurn(await runLoop(turn, log, durability, deps, remaining), durability);
+    return await endTurn(await runLoop(turn, log, durability, deps, remaining), durability, deps.approvalTimeoutMs);
   } finally {
     stopBeating.abort();
     await beating;

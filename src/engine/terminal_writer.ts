@@ -24,6 +24,8 @@ export type TurnEnding =
   | { readonly status: 'SUSPENDED'; readonly suspendedFor: SuspensionCause }
   /** Parked until an operator gives each of `awaiting` a verdict (DESIGN §9.1). */
   | { readonly status: 'AWAITING_RESOLUTION'; readonly awaiting: readonly AwaitedCall[] }
+  /** Parked until a person answers each of `asking`, as parked: with when each request expires (DESIGN §9.2). */
+  | { readonly status: 'AWAITING_APPROVAL'; readonly asking: readonly AwaitedCall[] }
   /** `uncertain`: calls nobody can verify where no verdict could be kept; `unresumable`: a saved turn that cannot go on. */
   | { readonly status: 'TERMINAL_REJECTED'; readonly reason: { readonly kind: 'uncertain'; readonly calls: readonly AwaitedCall[] } | { readonly kind: 'unresumable' } }
   | { readonly status: 'untouched' }
@@ -34,7 +36,7 @@ export type TurnEnding =
  * picks the notice for every outcome. If a suspension cannot be stored, the user gets a plain
  * error and no promise to resume.
  */
-export async function endTurn(outcome: TurnOutcome, durability: TurnDurability): Promise<TurnEnding> {
+export async function endTurn(outcome: TurnOutcome, durability: TurnDurability, timeoutMs = DEFAULT_APPROVAL_TIMEOUT_MS): Promise<TurnEnding> {
   switch (outcome.kind) {
     case 'completed':
       // The reply is stored with the ending, so that one the transport never confirmed is posted after a restart.
@@ -65,10 +67,32 @@ export async function endTurn(outcome: TurnOutcome, durability: TurnDurability):
       // Without a store no verdict can be recorded: the turn ends, and the user is told what to check.
       return recorded(() => durability.finish('TERMINAL_REJECTED', 'manual_resolution_required'), { status: 'TERMINAL_REJECTED', reason: { kind: 'uncertain', calls: outcome.calls } });
     }
+    case 'awaiting_approval':
+      return parkForApproval(outcome.calls, durability, timeoutMs);
     case 'fenced':
       return { status: 'untouched' };
     default:
       return assertNever(outcome);
+  }
+}
+
+/** How long a request for approval waits when the caller names no time: `tools.approval_timeout_minutes`' default. */
+export const DEFAULT_APPROVAL_TIMEOUT_MS = 60 * 60_000;
+
+/**
+ * Parks a turn whose calls ask for approval (DESIGN §9.2). A parking the store could not keep
+ * fails the turn: nobody could answer a request that is not kept, and nothing of it ran.
+ */
+async function parkForApproval(calls: readonly AwaitedCall[], durability: TurnDurability, timeoutMs: number): Promise<TurnEnding> {
+  try {
+    const parked = await durability.awaitApproval(
+      calls.map((call) => call.op),
+      timeoutMs,
+    );
+    return { status: 'AWAITING_APPROVAL', asking: calls.map((call, index) => ({ ...call, op: parked[index] ?? call.op })) };
+  } catch (error) {
+    if (isStaleTurnError(error)) return { status: 'untouched' };
+    return recorded(() => durability.finish('TERMINAL_FAILED', 'store_unavailable'), { status: 'TERMINAL_FAILED', reason: 'store_unavailable' });
   }
 }
 

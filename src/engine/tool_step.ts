@@ -79,6 +79,7 @@ async function answerBatch(
     onTool: deps.onToolActivity,
   });
   if (batch.manual.length > 0) return { kind: 'needs_manual_resolution', calls: batch.manual.map((op) => ({ op, label: callLabel(op, turn.transcript) })) };
+  if (batch.asking.length > 0) return { kind: 'awaiting_approval', calls: batch.asking.map((op) => ({ op, label: callLabel(op, turn.transcript) })) };
   if (batch.stopped) return stopped(turn);
   const results: Message = { role: 'tool', content: batch.results };
   turn.transcript.push(results);

@@ -24,4 +24,6 @@ export type TurnOutcome =
   | { readonly kind: 'cancelled' }
   | { readonly kind: 'suspended'; readonly cause: 'capacity' | 'unreachable' | 'shutdown'; readonly detail: string }
   | { readonly kind: 'needs_manual_resolution'; readonly calls: readonly AwaitedCall[] }
+  /** Calls that wait for a person's approval before they run (DESIGN §9.2). */
+  | { readonly kind: 'awaiting_approval'; readonly calls: readonly AwaitedCall[] }
   | { readonly kind: 'fenced'; readonly detail: string };

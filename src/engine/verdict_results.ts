@@ -1,5 +1,5 @@
 import type { ToolResultBlock } from '../llm/protocol.js';
-import type { OpRecord } from '../turn_state/ledger_types.js';
+import { APPROVAL_TIMEOUT, type OpRecord } from '../turn_state/ledger_types.js';
 
 /** What the model is told of a call an operator confirmed without a result text. */
 export const APPLIED_WITHOUT_TEXT = 'An operator confirmed that this call took effect.';
@@ -20,3 +20,21 @@ export function verdictResult(toolUseId: string, op: OpRecord & { readonly state
     isError: true,
   };
 }
+
+/**
+ * A denied call as its tool result (DESIGN §9.2): it never ran; the model reads who denied it and
+ * their note (`denied by discord:42: not on Fridays`), or that nobody answered in time.
+ */
+export function deniedResult(toolUseId: string, op: OpRecord): ToolResultBlock {
+  const decision = op.approval?.decision;
+  const who = decision === undefined || decision === null ? 'a person' : decision.by;
+  const note = decision?.note ?? null;
+  const content =
+    who === APPROVAL_TIMEOUT
+      ? 'not run: denied by timeout: nobody approved this call in time. Do not propose it again unless the user asks.'
+      : `not run: denied by ${who}${note === null || note === '' ? '' : `: ${note}`}`;
+  return { type: 'tool_result', toolUseId, content, isError: true };
+}
+
+/** Why a call that needs approval did not run where no request could be kept: the bot runs without its store. */
+export const UNKEPT_APPROVAL = 'not run: this call needs a person’s approval, and without its store the bot cannot keep a request for one';

@@ -28,6 +28,7 @@ export function createHttpTool(config: HttpToolConfig): Tool {
     // The configured object itself: it came from YAML, so it is JSON, and the model must see it as written.
     inputSchema: config.parameters as JsonObject,
     effect: config.effect,
+    ...(config.approval === undefined ? {} : { approval: config.approval }),
     timeoutMs: config.timeout_seconds * 1000,
     execute: async (input, context) => {
       const outcome = await callEndpoint(config, input, context);

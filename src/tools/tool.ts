@@ -21,6 +21,10 @@ export interface ToolContext {
   readonly logger: Logger;
 }
 
+/** Whether a tool's calls wait for a person's approval before they run (DESIGN §9.2). */
+export const TOOL_APPROVALS = ['required', 'never'] as const;
+export type ToolApproval = (typeof TOOL_APPROVALS)[number];
+
 /** A tool the model may call. */
 export interface Tool {
   readonly name: string;
@@ -36,6 +40,12 @@ export interface Tool {
    * that can tell its target to stop (MCP's cancellation). Any other call settles within its timeout.
    */
   readonly cancellable?: boolean;
+  /**
+   * Whether its calls wait for a person's approval (DESIGN §9.2): as configured for the tool
+   * (none: its effect class's default decides), and, on the tools a turn is offered, as decided
+   * for that turn's channel.
+   */
+  readonly approval?: ToolApproval;
   /** Runs the call on input that already matches `inputSchema`; reports, never throws, what happened. */
   execute(input: JsonObject, context: ToolContext): Promise<ToolOutcome>;
 }

@@ -1,8 +1,13 @@
 import { z } from 'zod';
 import { seconds } from '../config/schema_parts.js';
 import { EFFECT_CLASSES } from '../turn_state/ledger_types.js';
+import { TOOL_APPROVALS } from './tool.js';
 import { MCP_NAME_SEPARATOR, mcpServersSetting } from './mcp/mcp_settings.js';
 import { createUrlGuard } from './url_guard.js';
+
+/** Who may answer a request for approval (`tools.approvers`, DESIGN §9.2). */
+export const APPROVERS = ['requester', 'admins', 'requester_or_admins'] as const;
+export type Approvers = (typeof APPROVERS)[number];
 
 /** The tools Holdfast brings; `tools.builtin` picks which are offered. */
 export const BUILTIN_TOOLS = ['web_fetch', 'remember', 'recall'] as const;
@@ -18,6 +23,17 @@ function isAllowEntry(entry: string): boolean {
     return false;
   }
 }
+
+const approvalSetting = z.enum(TOOL_APPROVALS);
+
+/** Whether the calls of each effect class wait for a person's approval, where a tool says nothing of its own (DESIGN §9.2). */
+export const approvalDefaults = z
+  .strictObject({
+    write: approvalSetting.default('never').describe('Calls of `write` tools.'),
+    idempotent: approvalSetting.default('never').describe('Calls of `idempotent` tools.'),
+    read: approvalSetting.default('never').describe('Calls of `read` tools.'),
+  })
+  .describe('Whether calls wait for a person’s approval before they run, per effect class: `required` or `never` (the default for all, so nothing changes until asked).');
 
 const httpTool = z
   .strictObject({
@@ -36,6 +52,9 @@ const httpTool = z
     idempotency_header: z.string().min(1).optional().describe('For `idempotent` tools: the header that carries the call’s stable idempotency key.'),
     timeout_seconds: seconds('How long one call may take', 30),
     max_response_bytes: z.int().positive().default(65_536).describe('The most of a response body given to the model; longer bodies are cut with a marker.'),
+    approval: approvalSetting
+      .optional()
+      .describe('Whether each call waits for a person’s approval before it runs: `required` or `never`; `tools.approval_defaults` for its effect class decides when absent.'),
   })
   .refine((tool) => tool.effect !== 'idempotent' || tool.idempotency_header !== undefined, {
     path: ['idempotency_header'],
@@ -70,6 +89,12 @@ export const toolsSection = z
       .describe('The `remember` and `recall` tools: notes per user or per channel, kept in the store file (`turn_state.db_path`).'),
     http: z.array(httpTool).default([]).describe('Tools defined here, each one HTTP endpoint.'),
     mcp: mcpServersSetting,
+    approval_defaults: approvalDefaults.prefault({}),
+    approvers: z
+      .enum(APPROVERS)
+      .default('requester_or_admins')
+      .describe('Who may approve or deny a call: `requester` (who asked for the turn), `admins` (`permissions.admins`) or `requester_or_admins`. Only admins may "always allow" a tool in a channel.'),
+    approval_timeout_minutes: z.int().positive().default(60).describe('How long a request for approval waits; unanswered, the call is denied by timeout and the model is told.'),
   })
   .superRefine((tools, context) => {
     const taken = new Set<string>(tools.builtin);

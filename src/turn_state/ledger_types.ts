@@ -4,6 +4,9 @@ import { LedgerIntentError } from './errors.js';
 /** Where one tool call's effect stands (DESIGN §6). */
 export const OP_STATES = [
   'PREPARED',
+  'AWAITING_APPROVAL',
+  'APPROVED',
+  'DENIED',
   'RUNNING',
   'APPLIED',
   'DEFINITELY_FAILED',
@@ -24,13 +27,17 @@ export type EffectClass = (typeof EFFECT_CLASSES)[number];
  * The only legal moves of a turn's owner, as the prior states each target may be reached from.
  * PREPARED may go straight to DEFINITELY_FAILED when a call is refused (over budget, invalid
  * input) and so never begins; nothing ever returns to PREPARED or RUNNING from a settled state;
- * the RESOLVED states are an operator's verdict, never an owner's move.
+ * the RESOLVED states are an operator's verdict and AWAITING_APPROVAL, APPROVED and DENIED a
+ * person's approval (DESIGN §9.2), never an owner's move: an APPROVED call runs as a PREPARED one.
  */
 export const LEGAL_PRIOR_STATES: Readonly<Record<OpState, readonly OpState[]>> = {
   PREPARED: [],
-  RUNNING: ['PREPARED'],
+  AWAITING_APPROVAL: [],
+  APPROVED: [],
+  DENIED: [],
+  RUNNING: ['PREPARED', 'APPROVED'],
   APPLIED: ['RUNNING'],
-  DEFINITELY_FAILED: ['PREPARED', 'RUNNING'],
+  DEFINITELY_FAILED: ['PREPARED', 'APPROVED', 'RUNNING'],
   OUTCOME_UNKNOWN: ['RUNNING'],
   RECONCILED_APPLIED: ['OUTCOME_UNKNOWN'],
   RECONCILED_FAILED: ['OUTCOME_UNKNOWN'],
@@ -47,9 +54,29 @@ export const VERDICT_PRIOR_STATE: OpState = 'MANUAL_RESOLUTION_REQUIRED';
  * is simply run again, so it settles straight from PREPARED.
  */
 export const READ_ONLY_PRIOR_STATES: Readonly<Partial<Record<OpState, readonly OpState[]>>> = {
-  APPLIED: ['PREPARED'],
-  OUTCOME_UNKNOWN: ['PREPARED'],
+  APPLIED: ['PREPARED', 'APPROVED'],
+  OUTCOME_UNKNOWN: ['PREPARED', 'APPROVED'],
 };
+
+/** What a person may say to a call that waits for approval (DESIGN §9.2). */
+export const APPROVAL_VERDICTS = ['approved', 'denied'] as const;
+export type ApprovalVerdict = (typeof APPROVAL_VERDICTS)[number];
+
+/** Who denied a request nobody answered in time (`tools.approval_timeout_minutes`). */
+export const APPROVAL_TIMEOUT = 'timeout';
+
+/**
+ * A call's request for approval (DESIGN §9.2): when it was asked and until when, the message
+ * that asks it (once the transport posted one), and the answer once given — by whom (a person
+ * as `source:user id`, `cli:<user>`, or {@link APPROVAL_TIMEOUT}), when, and their note.
+ */
+export interface OpApproval {
+  readonly requestedAt: number;
+  readonly expiresAt: number;
+  /** The transport's message that asks for the approval, for editing it once answered. */
+  readonly messageId: string | null;
+  readonly decision: { readonly verdict: ApprovalVerdict; readonly by: string; readonly at: number; readonly note: string | null } | null;
+}
 
 /** Whether an op of `effect` may move from `from` to `to`. */
 export function isLegalMove(from: OpState, to: OpState, effect: EffectClass): boolean {
@@ -131,6 +158,8 @@ export interface OpRecord extends OpKey {
   readonly error: string | null;
   /** Set with RESOLVED_APPLIED or RESOLVED_NOT_APPLIED, never otherwise. */
   readonly verdict: OpVerdict | null;
+  /** Set once the call asked for approval (DESIGN §9.2), and kept whatever became of it after. */
+  readonly approval: OpApproval | null;
   readonly createdAt: number;
   readonly updatedAt: number;
 }

@@ -2,7 +2,7 @@
  * The store chosen when no durable one could open (or `turn_state.enabled` is false): the bot
  * still answers, loudly without durability (DESIGN §7.3). It keeps a turn's ledger in memory for
  * the turn's own bookkeeping and nothing else: a turn runs the same code either way, nothing is
- * queued, saved, resumable or awaiting a verdict, and a suspension or a parking is refused, since
+ * queued, saved, resumable or awaiting a verdict or an approval, and a suspension or a parking is refused, since
  * nothing could keep it. Chosen at wiring time, so that no caller asks whether there is a store.
  */
 import { idempotencyKey } from './call_fingerprint.js';
@@ -47,6 +47,7 @@ export function noTurnStore(): TurnStore {
           result: null,
           error: null,
           verdict: null,
+          approval: null,
           createdAt: 0,
           updatedAt: 0,
         };
@@ -64,6 +65,12 @@ export function noTurnStore(): TurnStore {
     checkpoint: () => Promise.resolve([]),
     suspend: () => refused('suspend'),
     awaitResolution: () => refused('await resolution'),
+    awaitApproval: () => refused('await approval'),
+    answerApproval: () => Promise.resolve({ kind: 'refused', reason: 'call_not_found', op: undefined }),
+    expireApprovals: () => Promise.resolve([]),
+    findApproval: () => Promise.resolve(undefined),
+    noteApprovalMessage: () => Promise.resolve(),
+    approvalRules: () => Promise.resolve([]),
     finish: (lease) => Promise.resolve(forget(ops, lease)),
     complete: (lease) => Promise.resolve(forget(ops, lease)),
     getTurn: () => Promise.resolve(undefined),

@@ -35,6 +35,7 @@ export function redactingTurnStore(store: TurnStore, secrets: SecretValues): Tur
     complete: (lease, reply, writtenBy) => store.complete(lease, secrets.redact(reply), writtenBy),
     recordReplyDelivery: (turnId, progress) => store.recordReplyDelivery(turnId, redactProgress(progress, secrets)),
     awaitResolution: (lease, calls, reason) => store.awaitResolution(lease, calls, secrets.redact(reason)),
+    answerApproval: (answer) => store.answerApproval({ ...answer, note: answer.note === null ? null : secrets.redact(answer.note) }),
     rejectSuspended: (turnId, expectedGeneration, reason) => store.rejectSuspended(turnId, expectedGeneration, secrets.redact(reason)),
   };
 }

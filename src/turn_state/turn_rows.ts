@@ -1,4 +1,4 @@
-import type { EffectClass, OpRecord, OpState } from './ledger_types.js';
+import type { ApprovalVerdict, EffectClass, OpApproval, OpRecord, OpState } from './ledger_types.js';
 import type { TurnRecord, TurnStatus } from './turn_types.js';
 import { REDACTED } from '../core/sensitive_keys.js';
 import type { JsonValue } from '../llm/protocol.js';
@@ -45,6 +45,13 @@ export interface OpRow {
   verdict_by: string | null;
   verdict_at: number | null;
   verdict_text: string | null;
+  approval_requested_at: number | null;
+  approval_expires_at: number | null;
+  approval_message: string | null;
+  approval_verdict: ApprovalVerdict | null;
+  approval_by: string | null;
+  approval_at: number | null;
+  approval_note: string | null;
 }
 
 export function turnFromRow(row: TurnRow): TurnRecord {
@@ -86,8 +93,21 @@ export function opFromRow(row: OpRow, readBlob: (digest: string) => string): OpR
     result: row.result_blob === null ? row.result : readBlob(row.result_blob),
     error: row.error,
     verdict: row.verdict_by === null || row.verdict_at === null ? null : { by: row.verdict_by, at: row.verdict_at, text: row.verdict_text },
+    approval: approvalOf(row),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+  };
+}
+
+/** A call's request for approval as its row keeps it (DESIGN §9.2); none for a call that never asked. */
+function approvalOf(row: OpRow): OpApproval | null {
+  if (row.approval_requested_at === null || row.approval_expires_at === null) return null;
+  const { approval_verdict: verdict, approval_by: by, approval_at: at } = row;
+  return {
+    requestedAt: row.approval_requested_at,
+    expiresAt: row.approval_expires_at,
+    messageId: row.approval_message,
+    decision: verdict === null || by === null || at === null ? null : { verdict, by, at, note: row.approval_note },
   };
 }
 

@@ -1,4 +1,5 @@
 import type { JsonObject, Message } from '../llm/protocol.js';
+import type { ApprovalStore } from './approval_store.js';
 import type { InboundRecord, InboxEntry } from './inbox_types.js';
 import type { EffectClass, OpIntent, OpKey, OpMove, OpRecord, OpSettlement } from './ledger_types.js';
 import type { PendingReply, ReplyAuthor, ReplyProgress } from './reply_types.js';
@@ -109,6 +110,12 @@ export interface LeaseHolderStore {
    * MANUAL_RESOLUTION_REQUIRED, the turn AWAITING_RESOLUTION with its lease released.
    */
   awaitResolution(lease: Lease, calls: readonly OpKey[], reason: string): Promise<void>;
+  /**
+   * Parks the turn until a person answers each of `calls` (DESIGN §9.2): they become
+   * AWAITING_APPROVAL until `timeoutMs` from now, the turn AWAITING_APPROVAL with its lease
+   * released; resolves to the calls as parked.
+   */
+  awaitApproval(lease: Lease, calls: readonly OpKey[], timeoutMs: number): Promise<OpRecord[]>;
 }
 
 /** Admission and the inbox: the intake's side (DESIGN §8, §8.1). */
@@ -173,7 +180,7 @@ export interface HousekeepingStore {
  * `turn_state.enabled` is false): it keeps a turn's ledger in memory for the turn's own
  * bookkeeping and nothing else (see `noTurnStore`).
  */
-export interface TurnStore extends LeaseHolderStore, AdmissionStore, ResumeStore, ReplyStore, HousekeepingStore {
+export interface TurnStore extends LeaseHolderStore, AdmissionStore, ResumeStore, ReplyStore, HousekeepingStore, ApprovalStore {
   readonly durable: boolean;
 }
 

@@ -1,8 +1,25 @@
 import type { Message } from '../llm/protocol.js';
 
-/** A turn's lifecycle (DESIGN §8); AWAITING_RESOLUTION is a turn parked until an operator gives each uncertain call a verdict (§9.1). */
-export const TURN_STATUSES = ['ACTIVE', 'SUSPENDED', 'AWAITING_RESOLUTION', 'TERMINAL_COMPLETED', 'TERMINAL_FAILED', 'TERMINAL_CANCELLED', 'TERMINAL_REJECTED', 'TERMINAL_EXPIRED'] as const;
+/**
+ * A turn's lifecycle (DESIGN §8); AWAITING_RESOLUTION is a turn parked until an operator gives each
+ * uncertain call a verdict (§9.1), AWAITING_APPROVAL one parked until a person approves or denies
+ * each call that asked (§9.2).
+ */
+export const TURN_STATUSES = [
+  'ACTIVE',
+  'SUSPENDED',
+  'AWAITING_RESOLUTION',
+  'AWAITING_APPROVAL',
+  'TERMINAL_COMPLETED',
+  'TERMINAL_FAILED',
+  'TERMINAL_CANCELLED',
+  'TERMINAL_REJECTED',
+  'TERMINAL_EXPIRED',
+] as const;
 export type TurnStatus = (typeof TURN_STATUSES)[number];
+
+/** Why a turn whose calls waited for approval is SUSPENDED: every call was answered, and it is to be continued (DESIGN §9.2). */
+export const APPROVALS_ANSWERED = 'approvals answered';
 
 /** The statuses a turn ends in; a lease-holder may end its turn in any but EXPIRED, which only the retention sweep sets. */
 export type TerminalStatus = Extract<TurnStatus, `TERMINAL_${string}`>;
@@ -64,6 +81,7 @@ export type Admission =
   | { readonly disposition: 'in_progress'; readonly turn: TurnRecord }
   | { readonly disposition: 'resumable'; readonly turn: TurnRecord }
   | { readonly disposition: 'awaiting_resolution'; readonly turn: TurnRecord }
+  | { readonly disposition: 'awaiting_approval'; readonly turn: TurnRecord }
   | { readonly disposition: 'store_unavailable'; readonly error: unknown };
 
 /**

@@ -16,7 +16,8 @@ function seen(events: readonly SeenEvent[]): string[] {
       if (last?.startsWith('draft: ') === true) shown[shown.length - 1] = last + event.text;
       else shown.push(`draft: ${event.text}`);
     } else if (event.type === 'message') shown.push(`${event.kind}: ${event.text}${event.kind === 'reply' && event.note !== undefined ? ` / ${event.note}` : ''}`);
-    else if (event.type === 'waiting' || event.type === 'notice_update' || event.type === 'working') shown.push(`${event.type}: ${event.text}`);
+    else if (event.type === 'waiting' || event.type === 'notice_update' || event.type === 'working' || event.type === 'approval_settled' || event.type === 'approval_asked')
+      shown.push(`${event.type}: ${event.text}`);
     else shown.push(`turn: ${event.status}`);
   }
   return shown;

@@ -17,6 +17,7 @@ function transport(parts: number, failure?: Error): ReplySink & { asked: FinalRe
   return {
     asked,
     post: () => undefined,
+    askApproval: () => Promise.resolve(undefined),
     async deliver(reply, confirmed) {
       asked.push(reply);
       for (let part = reply.partsDelivered; part < parts; part += 1) await confirmed(part + 1);

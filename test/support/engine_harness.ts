@@ -65,6 +65,7 @@ ${extra}`,
 export function told(ending: TurnEnding): { readonly status: TurnEnding['status']; readonly message: string | undefined } {
   if (ending.status === 'TERMINAL_COMPLETED') return { status: ending.status, message: ending.reply };
   if (ending.status === 'untouched') return { status: ending.status, message: undefined };
+  if (ending.status === 'AWAITING_APPROVAL') return { status: ending.status, message: ending.asking.map(({ op }) => op.toolName).join(', ') };
   return { status: ending.status, message: endingNotice(ending).text };
 }
 

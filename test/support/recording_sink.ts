@@ -1,4 +1,4 @@
-import type { BotEvent, FinalReply, ReplySink } from '../../src/conversation/transport.js';
+import type { ApprovalAsk, BotEvent, FinalReply, ReplySink } from '../../src/conversation/transport.js';
 
 /** A final reply as a {@link recordingSink} records it, beside the events, in the order they came. */
 export interface DeliveredReply {
@@ -13,8 +13,11 @@ export interface DeliveredReply {
   readonly note?: string;
 }
 
-/** What a transport was told: events and delivered replies, in order. */
-export type SeenEvent = BotEvent | DeliveredReply;
+/** A request for approval as a {@link recordingSink} records it; the id it answers with is `asked:<approval id>`. */
+export type AskedApproval = { readonly type: 'approval_asked' } & ApprovalAsk;
+
+/** What a transport was told: events, requests for approval and delivered replies, in order. */
+export type SeenEvent = BotEvent | AskedApproval | DeliveredReply;
 
 /** A sink that records everything it is told into `events`; each reply is confirmed at once, as one part. */
 export function recordingSink(events: SeenEvent[], onEvent?: (event: SeenEvent) => void): ReplySink {
@@ -24,6 +27,10 @@ export function recordingSink(events: SeenEvent[], onEvent?: (event: SeenEvent) 
   };
   return {
     post: see,
+    askApproval(ask) {
+      see({ type: 'approval_asked', ...ask });
+      return Promise.resolve(`asked:${ask.approvalId}`);
+    },
     async deliver(reply: FinalReply, confirmed) {
       const { model, note } = reply;
       see({

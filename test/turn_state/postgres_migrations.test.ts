@@ -22,6 +22,7 @@ describe('the PostgreSQL schema', () => {
     expect(await onSchema(connection, 'SELECT version FROM schema_version')).toEqual([{ version: PG_MIGRATIONS.length }]);
     const tables = await onSchema<{ table_name: string }>(connection, 'SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name', [connection.schema]);
     expect(tables.map((row) => row.table_name)).toEqual([
+      'approval_rules',
       'blob_refs',
       'blobs',
       'channel_models',

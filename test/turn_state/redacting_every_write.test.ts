@@ -131,6 +131,30 @@ const TURN_STORE: EveryMethod<TurnStore> = {
     await world.turns.moveOp(lease, key, { to: 'OUTCOME_UNKNOWN', error: 'timed out' });
     await world.turns.awaitResolution(lease, [key], say('the parking'));
   },
+  awaitApproval: async (world) => {
+    const { lease, key } = await withCall(world);
+    await world.turns.awaitApproval(lease, [key], 60_000);
+  },
+  answerApproval: async (world) => {
+    const approved = await withCall(world);
+    await world.turns.awaitApproval(approved.lease, [approved.key], 60_000);
+    await world.turns.answerApproval({ call: approved.key, verdict: 'approved', by: 'discord:ada', note: null, allowHere: true });
+    const denied = await withCall(world);
+    await world.turns.awaitApproval(denied.lease, [denied.key], 60_000);
+    await world.turns.answerApproval({ call: denied.key, verdict: 'denied', by: 'discord:ada', note: say('the denial') });
+  },
+  expireApprovals: async (world) => {
+    const { lease, key } = await withCall(world);
+    await world.turns.awaitApproval(lease, [key], 0);
+    await world.turns.expireApprovals();
+  },
+  findApproval: 'read',
+  noteApprovalMessage: async (world) => {
+    const { lease, key } = await withCall(world);
+    await world.turns.awaitApproval(lease, [key], 60_000);
+    await world.turns.noteApprovalMessage(key, 'message-1');
+  },
+  approvalRules: 'read',
   listResolvedUntold: 'read',
   markResolutionTold: async (world) => {
     const { lease, key } = await parked(world);

@@ -60,6 +60,10 @@ export function meteredTurnStore(store: TurnStore, metrics: HoldfastMetrics, clo
       return rejected;
     },
     awaitResolution: (lease, calls, reason) => timed(() => store.awaitResolution(lease, calls, reason)),
+    awaitApproval: (lease, calls, timeoutMs) => timed(() => store.awaitApproval(lease, calls, timeoutMs)),
+    answerApproval: (answer) => timed(() => store.answerApproval(answer)),
+    expireApprovals: () => timed(() => store.expireApprovals()),
+    noteApprovalMessage: (call, messageId) => timed(() => store.noteApprovalMessage(call, messageId)),
     markResolutionTold: (turnId) => timed(() => store.markResolutionTold(turnId)),
     sweepOnStartup: () => timed(() => store.sweepOnStartup()),
     sweepExpiredLeases: () => timed(() => store.sweepExpiredLeases()),
@@ -75,6 +79,8 @@ export function meteredTurnStore(store: TurnStore, metrics: HoldfastMetrics, clo
 function settledOutcome(state: OpState): string | undefined {
   switch (state) {
     case 'PREPARED':
+    case 'AWAITING_APPROVAL':
+    case 'APPROVED':
     case 'RUNNING':
       return undefined;
     case 'APPLIED':
@@ -85,6 +91,7 @@ function settledOutcome(state: OpState): string | undefined {
     case 'MANUAL_RESOLUTION_REQUIRED':
     case 'RESOLVED_APPLIED':
     case 'RESOLVED_NOT_APPLIED':
+    case 'DENIED':
       return state.toLowerCase();
     default:
       return assertNever(state);

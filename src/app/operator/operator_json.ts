@@ -21,6 +21,7 @@ export function turnReason(turn: TurnRecord): string | null {
       return null;
     case 'SUSPENDED':
     case 'AWAITING_RESOLUTION':
+    case 'AWAITING_APPROVAL':
       return turn.suspensionReason;
     case 'TERMINAL_COMPLETED':
     case 'TERMINAL_FAILED':

@@ -76,13 +76,15 @@ function settingsLines(origin: InboundMessage, deps: Pick<ConversationDeps, 'con
 
 const RESUME = /^(?:resume|continue|\/resume)(?:\s+(\S+))?$/i;
 const MODEL = /^\/model(?:\s+(.+))?$/is;
+const APPROVE = /^\/approve(?:\s+(\S+))?$/i;
+const DENY = /^\/deny(?:\s+(\S+)(?:\s+(.+))?)?$/is;
 
 /** A line shaped as a command: a slash and a word, alone or before a space (`/etc/passwd` is a path, not a command). */
 const COMMAND_SHAPED = /^\/([A-Za-z][\w-]*)(?:\s|$)/;
 
 /**
  * The commands people type as text, for the transports that take text (the console, Discord
- * messages): `/help`, `/stop`, `/status`, `/resume [turn]`, the admins' `/model [name]`, and the
+ * messages): `/help`, `/stop`, `/status`, `/resume [turn]`, `/approve [call]` and `/deny [call] [note]`, the admins' `/model [name]`, and the
  * words `resume` and `continue`; any other `/word` is an unknown command. The conversation itself only ever sees
  * the typed result.
  */
@@ -94,6 +96,10 @@ export function inboundFromText(message: InboundMessage): Inbound {
   if (lowered === '/status') return { kind: 'status', origin: message };
   const model = MODEL.exec(text);
   if (model !== null) return { kind: 'model', origin: message, model: model[1] };
+  const approve = APPROVE.exec(text);
+  if (approve !== null) return { kind: 'approval', origin: message, target: { call: approve[1] }, verdict: 'approved', note: null, allowHere: false };
+  const deny = DENY.exec(text);
+  if (deny !== null) return { kind: 'approval', origin: message, target: { call: deny[1] }, verdict: 'denied', note: deny[2]?.trim() ?? null, allowHere: false };
   const resume = RESUME.exec(text);
   if (resume !== null) return { kind: 'resume', origin: message, turnId: resume[1], spoken: lowered.startsWith('continue') };
   const command = COMMAND_SHAPED.exec(text);

@@ -51,6 +51,7 @@ export function redactingSink(sink: ReplySink, secrets: SecretValues): ReplySink
         return sink.post(event);
       case 'notice_update':
       case 'working':
+      case 'approval_settled':
         return sink.post({ ...event, text: secrets.redact(event.text) });
       default:
         return assertNever(event);
@@ -58,6 +59,10 @@ export function redactingSink(sink: ReplySink, secrets: SecretValues): ReplySink
   };
   return {
     post,
+    askApproval(ask) {
+      flush(ask.turn);
+      return sink.askApproval({ ...ask, text: secrets.redact(ask.text) });
+    },
     deliver(reply, confirmed) {
       flush(reply.turn);
       return sink.deliver({ ...reply, text: secrets.redact(reply.text), ...(reply.note === undefined ? {} : { note: secrets.redact(reply.note) }) }, confirmed);

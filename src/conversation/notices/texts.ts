@@ -83,7 +83,7 @@ const SUSPENSION_TEXTS: Readonly<Record<Extract<TurnEnding, { status: 'SUSPENDED
 const CONTINUES_AFTER_RESTART = 'The bot is restarting. Your request and the work done so far are saved: I will continue it once the bot is back.';
 
 /** A turn's ending that is told as a notice: every ending but a reply, a fenced turn's, and none. */
-export type NoticedEnding = Exclude<TurnEnding, { readonly status: 'TERMINAL_COMPLETED' | 'untouched' }>;
+export type NoticedEnding = Exclude<TurnEnding, { readonly status: 'TERMINAL_COMPLETED' | 'AWAITING_APPROVAL' | 'untouched' }>;
 
 /**
  * What the requester is told of a turn that ended without a reply (DESIGN §8), and the notice it

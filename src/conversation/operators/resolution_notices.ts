@@ -15,6 +15,9 @@ export function verdictPhrase(op: OpRecord): string | undefined {
     case 'RESOLVED_NOT_APPLIED':
       return verdictText(false, text);
     case 'PREPARED':
+    case 'AWAITING_APPROVAL':
+    case 'APPROVED':
+    case 'DENIED':
     case 'RUNNING':
     case 'APPLIED':
     case 'DEFINITELY_FAILED':

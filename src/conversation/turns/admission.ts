@@ -1,4 +1,5 @@
 import type { ConversationSettings } from '../chat_settings.js';
+import { awaitingApprovalAtAdmissionText } from '../notices/approval_texts.js';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import type { ToolCatalog } from '../../tools/catalog.js';
@@ -67,7 +68,7 @@ export async function admitMessage(message: InboundMessage, history: readonly Me
   const requester = { userId: message.authorId, roleIds: message.authorRoleIds };
   const transcript = [...history, userMessage(message.text, config, message.attachments, message.names?.user)];
   const here = overrideAt(config.overrides, message.channelId, message.place);
-  const tools = toolsOffered(deps.catalog().tools, config, requester, message.channelId, here);
+  const tools = toolsOffered(deps.catalog().tools, config, requester, message.channelId, here, await deps.store.approvalRules({ source: message.source, channelId: message.channelId }));
   const defaults = turnDefaults(config, { now: deps.clock.now(), names: message.names }, here);
   const fresh = (turnId: string): ChatTurn =>
     freshChatTurn({ turnId, identity, requester, tools, signal, logger: deps.logger.child({ turn: turnId, channel: message.channelId }) }, defaults, [...transcript]);
@@ -84,6 +85,8 @@ export async function admitMessage(message: InboundMessage, history: readonly Me
       return { kind: 'notice', turn: admission.turn.turnId, notice: 'interrupted', text: TEXTS.interrupted };
     case 'awaiting_resolution':
       return { kind: 'notice', turn: admission.turn.turnId, notice: 'manual_resolution', text: awaitingAtAdmissionText(admission.turn.turnId) };
+    case 'awaiting_approval':
+      return { kind: 'notice', turn: admission.turn.turnId, notice: 'in_progress', text: awaitingApprovalAtAdmissionText(admission.turn.turnId) };
     case 'store_unavailable':
       return { kind: 'notice', turn: null, notice: 'failed', text: TEXTS.storeUnavailable };
     default:

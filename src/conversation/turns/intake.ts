@@ -15,8 +15,9 @@ import { routeBreakers } from '../../recovery/model_route.js';
 import { operatorCommand } from '../operators/operator_commands.js';
 import { modelCommand } from '../model_choice.js';
 import { postResolved, resolvedNotice } from '../operators/resolution_notices.js';
+import { approvalCommand, tellAnswered } from '../operators/approvals.js';
+import { APPROVALS_ANSWERED, type TurnRecord } from '../../turn_state/turn_types.js';
 import { TurnRunner, type TurnRun } from './turn_runner.js';
-import type { TurnRecord } from '../../turn_state/turn_types.js';
 
 /**
  * The transport-neutral intake (DESIGN §2, §8): transports hand it typed commands; `/stop`,
@@ -67,6 +68,8 @@ export class Intake {
       case 'turns':
       case 'resolve':
         return this.#answering(operatorCommand(inbound, this.deps, () => this.#announceNow(origin.source)));
+      case 'approval':
+        return this.#answering(approvalCommand(inbound, this.deps, () => this.#announceNow(origin.source)));
       case 'resume':
         if (this.#refusedAsBusy(origin)) return;
         return this.#enqueue(origin, () => this.#runner.resumeCommand(origin, inbound.turnId, inbound.spoken));
@@ -135,7 +138,7 @@ export class Intake {
     for (const turn of interrupted.reverse()) {
       if (!(await channels.serves(turn.identity.channelId))) continue;
       const original = originalMessageOf(turn);
-      this.#lanes.enqueue(channelKey(original), () => this.#start(original, () => this.#runner.continueAfterRestart(turn, original)));
+      this.#lanes.enqueue(channelKey(original), () => this.#start(original, () => this.#runner.continueSaved(turn, original, 'restart')));
       queued.add(turn.turnId);
     }
     return queued;
@@ -149,7 +152,12 @@ export class Intake {
   async announceResolutions(source: string): Promise<void> {
     const { deps } = this;
     if (!this.#accepting) return;
+    await deps.store.expireApprovals();
     for (const turn of await deps.store.listResolvedUntold(source)) {
+      if (turn.suspensionReason === APPROVALS_ANSWERED) {
+        await this.#continueAnswered(turn);
+        continue;
+      }
       if (!(await deps.store.markResolutionTold(turn.turnId))) continue;
       const original = this.#parkedMessages.get(turn.turnId);
       this.#parkedMessages.delete(turn.turnId);
@@ -159,6 +167,22 @@ export class Intake {
       const answerTo = { ...original, messageId: `auto-${turn.turnId}` };
       this.#lanes.enqueue(channelKey(original), () => this.#start(original, () => this.#runner.autoResume(turn, original, answerTo)));
     }
+  }
+
+  /**
+   * A turn whose calls were all answered (DESIGN §9.2) goes on in its channel's lane, on the
+   * process that serves the channel, once: its requests show their answers, a timeout is told,
+   * and it is resumed as its requester's `resume` would be, with the roles they hold now.
+   */
+  async #continueAnswered(turn: TurnRecord): Promise<void> {
+    const { deps } = this;
+    if (deps.served !== undefined && !(await deps.served.serves(turn.identity.channelId))) return;
+    if (!(await deps.store.markResolutionTold(turn.turnId))) return;
+    tellAnswered(turn, await deps.store.listOps(turn.turnId), deps);
+    const original = this.#parkedMessages.get(turn.turnId) ?? originalMessageOf(turn);
+    this.#parkedMessages.delete(turn.turnId);
+    if (deps.provider === undefined) return;
+    this.#lanes.enqueue(channelKey(original), () => this.#start(original, () => this.#runner.continueSaved(turn, original, 'approval')));
   }
 
   /** Resolves when every queued and running turn has ended, every command is answered and every history fitting is done. */
@@ -237,7 +261,7 @@ export class Intake {
   async #watchIfOverloaded(message: InboundMessage, run: TurnRun | undefined): Promise<void> {
     const { deps } = this;
     if (run === undefined) return;
-    if (run.kind === 'ran' && run.ending.status === 'AWAITING_RESOLUTION') this.#parkedMessages.set(run.turnId, withoutAttachments(message));
+    if (run.kind === 'ran' && (run.ending.status === 'AWAITING_RESOLUTION' || run.ending.status === 'AWAITING_APPROVAL')) this.#parkedMessages.set(run.turnId, withoutAttachments(message));
     if (run.kind === 'ran' && (run.ending.status !== 'SUSPENDED' || run.ending.suspendedFor !== 'capacity')) return;
     const route = modelsAt(deps, overrideAt(deps.config.overrides, message.channelId, message.place));
     if (!deps.config.turn_state.auto_resume || route === undefined || !deps.store.durable) return;

@@ -9,7 +9,7 @@ import { isInvalidCheckpointError } from '../../engine/turn_codec.js';
 import type { ToolCatalog } from '../../tools/catalog.js';
 import type { OperatorStore } from '../../turn_state/operator_store.js';
 import type { ResumableTurn, TurnStore } from '../../turn_state/turn_store.js';
-import type { TurnRecord, TurnStatus } from '../../turn_state/turn_types.js';
+import { APPROVALS_ANSWERED, type TurnRecord, type TurnStatus } from '../../turn_state/turn_types.js';
 import { isUndecodableTurnError } from '../../turn_state/errors.js';
 import { claimOnRoute, routeOf } from '../../recovery/model_route.js';
 import { turnDefaults } from './admission.js';
@@ -34,9 +34,10 @@ export interface ResumeDeps {
 /**
  * Who asks for a resume: the requester (their `resume` tries now, as the breaker's probe), the
  * automatic waiter (it goes only when the breaker admits it), or the bot back from a restart
- * (`turn_state.continue_after_restart`: it tries now, for the requester, with the roles they hold now).
+ * (`turn_state.continue_after_restart`: it tries now, for the requester, with the roles they hold now),
+ * or the answers to every call that asked for approval (DESIGN §9.2: the same).
  */
-export type ResumeAsker = 'requester' | 'automatic' | 'restart';
+export type ResumeAsker = 'requester' | 'automatic' | 'restart' | 'approval';
 
 /** What a resume command came to. */
 export type ResumeAttempt =
@@ -138,14 +139,14 @@ async function resume(turn: TurnRecord, requester: InboundMessage, askedBy: Resu
   }
   if (resumable === undefined || resumable.turn.status !== 'SUSPENDED') return alreadyContinued(turn);
   // Back from a restart, nobody typed anything: the requester's roles are those of the original's author now.
-  const asker = { userId: requester.authorId, roleIds: askedBy === 'restart' ? (original.authorRoleIds ?? []) : requester.authorRoleIds };
+  const asker = { userId: requester.authorId, roleIds: askedBy === 'restart' || askedBy === 'approval' ? (original.authorRoleIds ?? []) : requester.authorRoleIds };
   // The entry in force where the original was said gives the tools as the configuration says now; the prompt and caps were fixed at admission.
   const here = overrideAt(config.overrides, turn.identity.channelId, original.place);
   const reconstructed = {
     turnId: turn.turnId,
     identity: turn.identity,
     requester: asker,
-    tools: toolsOffered(deps.catalog().tools, config, asker, requester.channelId, here),
+    tools: toolsOffered(deps.catalog().tools, config, asker, requester.channelId, here, await store.approvalRules({ source: turn.identity.source, channelId: turn.identity.channelId })),
     signal,
     logger: deps.logger.child({ turn: turn.turnId, channel: turn.identity.channelId }),
   };
@@ -173,7 +174,7 @@ async function resume(turn: TurnRecord, requester: InboundMessage, askedBy: Resu
     giveBack();
     return { kind: 'notice', turn: turn.turnId, notice: 'in_progress', text: TEXTS.resumedElsewhere };
   }
-  const resolved = claim.toldResolution ? resolvedNotice(resumable.turn, resumable.ops, true) : undefined;
+  const resolved = claim.toldResolution && resumable.turn.suspensionReason !== APPROVALS_ANSWERED ? resolvedNotice(resumable.turn, resumable.ops, true) : undefined;
   // A run that never reached the model (its reply was already logged, it halted) gives the probe slots back.
   const engine = probes.length === 0 ? deps.engine : { ...deps.engine, probeTokens: probes.map((probe) => probe.token) };
   const continued = runTurn(restored.turn, { kind: 'resumed', log: restored.log }, storeDurability(store, claim.lease), engine).finally(giveBack);

@@ -5,15 +5,17 @@ import type { TurnEnding } from '../../engine/terminal_writer.js';
 import { shortTurnId } from '../../engine/call_label.js';
 import type { AwaitedCall } from '../../engine/turn_outcome.js';
 import type { ReplyStore } from '../../turn_state/turn_store.js';
+import type { ApprovalStore } from '../../turn_state/approval_store.js';
 import type { HistoryStore } from '../../turn_state/history_store.js';
 import type { HistoryFitting } from '../history/history_fitting.js';
 import { channelKey, type InboundMessage, postNotice, type ReplySink } from '../transport.js';
 import { endingNotice, stoppedText, thoughtText, type FinishedOnStop, type NoticedEnding } from '../notices/texts.js';
 import { deliverReply, replyAuthorship, replyNotes } from './reply_delivery.js';
+import { askForApprovals } from '../operators/approvals.js';
 
 export interface EndingDeps {
   readonly config: ConversationSettings;
-  readonly store: ReplyStore;
+  readonly store: ReplyStore & Pick<ApprovalStore, 'noteApprovalMessage'>;
   readonly history: HistoryStore;
   readonly sink: ReplySink;
   readonly logger: Logger;
@@ -35,6 +37,7 @@ export async function deliverEnding(message: InboundMessage, turnId: string, end
   if (ending.status !== 'unrecorded') deps.sink.post({ type: 'turn', channelId: message.channelId, turn: turnId, status: ending.status });
   if (ending.status === 'AWAITING_RESOLUTION') warnAwaitingVerdict(message, ending.awaiting, deps.logger);
   if (ending.status === 'TERMINAL_CANCELLED' && run.finishedOnStop.length > 0) return tellStopped(message, turnId, run.finishedOnStop, deps);
+  if (ending.status === 'AWAITING_APPROVAL') return askForApprovals(message, ending.asking, deps);
   if (ending.status !== 'TERMINAL_COMPLETED') return tellEnding(message, turnId, ending, deps);
   const { thoughtMs } = run;
   const channel = channelKey(message);

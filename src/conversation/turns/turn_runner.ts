@@ -115,21 +115,22 @@ export class TurnRunner {
   }
 
   /**
-   * A turn interrupted by a restart (SIGTERM or a crash) continues by itself once the bot is back
-   * (`turn_state.continue_after_restart`, DESIGN §9), answering its original message `original`:
-   * it goes through the checks of a typed `resume` and tries the model at once; the channel is
-   * told once, as the model answers. A turn another resume took meanwhile is left to it, silently.
+   * A saved turn continues by itself, answering its original message `original`: one a restart
+   * interrupted (SIGTERM or a crash), once the bot is back (`turn_state.continue_after_restart`,
+   * DESIGN §9), the channel told once as the model answers; or one whose calls were all answered
+   * (DESIGN §9.2), the answers on its requests saying it all. It goes through the checks of a typed
+   * `resume` and tries the model at once. A turn another resume took meanwhile is left to it, silently.
    */
-  async continueAfterRestart(turn: TurnRecord, original: InboundMessage): Promise<TurnRun | undefined> {
+  async continueSaved(turn: TurnRecord, original: InboundMessage, askedBy: 'restart' | 'approval'): Promise<TurnRun | undefined> {
     const { deps } = this;
     if (deps.provider === undefined) return undefined;
     const controller = new AbortController();
     const streaming: Streaming = { turnId: turn.turnId, firstAnswer: undefined, quiet: false };
     const counting = newRunCounting(this.deps);
     const chosen = await chosenModelIn(original, deps);
-    const attempt = await resumeTurn(turn, original, 'restart', controller.signal, { ...deps, engine: engineDeps(this.deps, original, streaming, counting, chosen) });
+    const attempt = await resumeTurn(turn, original, askedBy, controller.signal, { ...deps, engine: engineDeps(this.deps, original, streaming, counting, chosen) });
     if (attempt.kind === 'notice' && attempt.notice === 'in_progress') return undefined;
-    return this.#resumed(original, attempt, 'restart', controller, streaming, counting, chosen);
+    return this.#resumed(original, attempt, askedBy, controller, streaming, counting, chosen);
   }
 
   async #resumed(
@@ -162,7 +163,7 @@ export class TurnRunner {
         streaming.firstAnswer = () => {
           answered = true;
           if (quiet) this.#active(answerTo, turnId);
-          postNotice(deps.sink, answerTo, turnId, 'resumed', askedBy === 'restart' ? TEXTS.continuingAfterRestart : TEXTS.continuing);
+          if (askedBy !== 'approval') postNotice(deps.sink, answerTo, turnId, 'resumed', askedBy === 'restart' ? TEXTS.continuingAfterRestart : TEXTS.continuing);
         };
         return this.#run(answerTo, turnId, controller, counting, chosen, () => attempt.continued, quiet ? (ending) => !answered && this.#stillOverloaded(answerTo, turnId, ending) : undefined);
       }

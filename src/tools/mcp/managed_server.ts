@@ -164,7 +164,7 @@ export class ManagedServer implements ToolServer {
   }
 
   #list(listed: readonly ListedTool[]): void {
-    const policy = { effects: this.#settings.effects, timeoutSeconds: this.#settings.timeout_seconds, maxResultBytes: this.#settings.max_result_bytes };
+    const policy = { effects: this.#settings.effects, approval: this.#settings.approval, timeoutSeconds: this.#settings.timeout_seconds, maxResultBytes: this.#settings.max_result_bytes };
     const tools: Tool[] = [];
     for (const entry of listed) {
       const tool = createMcpTool(this, entry, policy);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { seconds } from '../../config/schema_parts.js';
 import { EFFECT_CLASSES } from '../../turn_state/ledger_types.js';
+import { TOOL_APPROVALS } from '../tool.js';
 
 /** What joins a server's name to each of its tools' names in the catalog: `memory__read_graph`. */
 export const MCP_NAME_SEPARATOR = '__';
@@ -31,6 +32,12 @@ const server = z
       .record(z.string(), z.enum(EFFECT_CLASSES))
       .default({})
       .describe('Effect classes per tool name (as the server names it), overriding what its annotations say: `read`, `idempotent` or `write`.'),
+    approval: z
+      .record(z.string(), z.enum(TOOL_APPROVALS))
+      .default({})
+      .describe(
+        'Per tool name (as the server names it): `required` makes its calls wait for a person’s approval, `never` lets them run without; `tools.approval_defaults` for its effect class decides the rest.',
+      ),
     timeout_seconds: seconds('How long the server may take to start, and one call to answer, before it is cancelled', 60),
     max_result_bytes: z
       .int()

@@ -1,7 +1,7 @@
 import { assertNever } from '../../core/assert_never.js';
 import type { JsonObject } from '../../llm/protocol.js';
 import type { EffectClass } from '../../turn_state/ledger_types.js';
-import type { Tool, ToolContext, ToolOutcome } from '../tool.js';
+import type { ToolApproval, Tool, ToolContext, ToolOutcome } from '../tool.js';
 import { outcomeOfRejection, outcomeOfUnreadableAnswer, type FailedCall } from './mcp_call_failure.js';
 import type { ListedTool } from './mcp_connection.js';
 import { effectOf } from './mcp_effect.js';
@@ -33,6 +33,8 @@ export interface ToolServer {
 /** What the server's settings say about its tools. */
 export interface ToolPolicy {
   readonly effects: Readonly<Record<string, EffectClass>>;
+  /** Whether each tool's calls wait for approval, where the settings name it (`tools.mcp[].approval`). */
+  readonly approval?: Readonly<Record<string, ToolApproval>>;
   readonly timeoutSeconds: number;
   /** The most bytes of a result or error the model is given (`max_result_bytes`). */
   readonly maxResultBytes: number;
@@ -56,6 +58,7 @@ export function createMcpTool(server: ToolServer, listed: ListedTool, policy: To
     // The listing was parsed from JSON, so every value in it is JSON.
     inputSchema: inputSchema as JsonObject,
     effect,
+    ...(policy.approval?.[listed.name] === undefined ? {} : { approval: policy.approval[listed.name] }),
     timeoutMs: policy.timeoutSeconds * 1000,
     cancellable: true,
     execute: async (input, context) => {

@@ -76,6 +76,8 @@ function settled(turn: TurnRecord): Admission {
       return { disposition: 'resumable', turn };
     case 'AWAITING_RESOLUTION':
       return { disposition: 'awaiting_resolution', turn };
+    case 'AWAITING_APPROVAL':
+      return { disposition: 'awaiting_approval', turn };
     case 'TERMINAL_COMPLETED':
     case 'TERMINAL_FAILED':
     case 'TERMINAL_CANCELLED':

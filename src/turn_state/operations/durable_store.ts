@@ -11,6 +11,7 @@ import { reportSweep } from '../sweep_report.js';
 import type { RetentionSweepResult, StartupSweepResult, TurnStore } from '../turn_store.js';
 import type { Admission, Lease } from '../turn_types.js';
 import { admitTurn } from './admission.js';
+import { answerApproval, approvalByKey, approvalRulesIn, expireApprovals, noteApprovalMessage, parkForApproval } from './approvals.js';
 import { appendHistory, compactHistory, editHistory, historyRevision, readHistory, removeFromHistory } from './history.js';
 import { acceptInbound, dropInbound, listInbox } from './inbox.js';
 import { now, type Op } from './instructions.js';
@@ -127,6 +128,12 @@ export function durableStore(runner: StoreRunner, options: DurableStoreOptions):
     loadResumable: (turnId) => runner.read('load turn', loadResumable(turnId)),
     claimResume: (turnId, expectedGeneration) => runner.write('claim resume', claimResume(turnId, expectedGeneration, leases)),
     awaitResolution: (lease, calls, reason) => leased('await resolution', lease, parkAt(lease, calls, reason)),
+    awaitApproval: (lease, calls, timeoutMs) => leased('await approval', lease, parkForApproval(lease, calls, timeoutMs)),
+    answerApproval: (answer) => runner.write('answer approval', answerApproval(answer), 'alone'),
+    expireApprovals: () => runner.write('expire approvals', expireApprovals()),
+    findApproval: (approvalId) => runner.read('find approval', approvalByKey(approvalId)),
+    noteApprovalMessage: (call, messageId) => runner.write('note approval message', noteApprovalMessage(call, messageId)),
+    approvalRules: (channel) => runner.read('read approval rules', approvalRulesIn(channel)),
     listResolvedUntold: (source) => runner.read('list resolved turns', resolvedUntold(source)),
     markResolutionTold: (turnId) => runner.write('mark resolution told', markResolutionTold(turnId)),
     rejectSuspended: (turnId, expectedGeneration, reason) => runner.write('reject suspended turn', rejectSuspended(turnId, expectedGeneration, reason)),

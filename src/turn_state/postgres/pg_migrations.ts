@@ -201,6 +201,30 @@ export const PG_MIGRATIONS: readonly string[] = [
     chosen_at BIGINT NOT NULL
   );
   `,
+  // Version 6 is SQLite's version 14 (DESIGN §9.2): calls that ask a person's approval before they run, and the channels' "always allow here" rules.
+  `
+  ALTER TABLE turns DROP CONSTRAINT turns_status_check;
+  ALTER TABLE turns ADD CONSTRAINT turns_status_check CHECK (status IN (${list([...FIRST_TURN_STATUSES, 'AWAITING_APPROVAL'])}));
+  ALTER TABLE ops DROP CONSTRAINT ops_state_check;
+  ALTER TABLE ops ADD CONSTRAINT ops_state_check CHECK (state IN (${list([...FIRST_OP_STATES, 'AWAITING_APPROVAL', 'APPROVED', 'DENIED'])}));
+  ALTER TABLE ops ADD COLUMN approval_requested_at BIGINT;
+  ALTER TABLE ops ADD COLUMN approval_expires_at BIGINT;
+  ALTER TABLE ops ADD COLUMN approval_message TEXT;
+  ALTER TABLE ops ADD COLUMN approval_verdict TEXT CHECK (approval_verdict IN ('approved', 'denied'));
+  ALTER TABLE ops ADD COLUMN approval_by TEXT;
+  ALTER TABLE ops ADD COLUMN approval_at BIGINT;
+  ALTER TABLE ops ADD COLUMN approval_note TEXT;
+  CREATE INDEX ops_by_idempotency_key ON ops (idempotency_key);
+  CREATE INDEX ops_awaiting_approval ON ops (approval_expires_at) WHERE state = 'AWAITING_APPROVAL';
+  CREATE TABLE approval_rules (
+    source TEXT NOT NULL,
+    channel_id TEXT NOT NULL,
+    tool_name TEXT NOT NULL,
+    allowed_by TEXT NOT NULL,
+    allowed_at BIGINT NOT NULL,
+    PRIMARY KEY (source, channel_id, tool_name)
+  );
+  `,
 ];
 
 /** The advisory lock every process takes around the migrations of one schema. */

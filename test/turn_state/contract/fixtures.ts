@@ -109,13 +109,19 @@ export function moveTo(state: OpState, note = state.toLowerCase()): OpMove {
       return { to: 'PREPARED' } as unknown as OpMove;
     case 'RESOLVED_APPLIED':
     case 'RESOLVED_NOT_APPLIED':
-      // Only an operator's verdict reaches these; an owner asking must be refused.
+    case 'AWAITING_APPROVAL':
+    case 'APPROVED':
+    case 'DENIED':
+      // Only an operator's verdict or a person's approval reaches these; an owner asking must be refused.
       return { to: state, result: `verdict: ${note}` } as unknown as OpMove;
   }
 }
 
-/** The states an owner's legal moves reach from PREPARED: every state but an operator's verdicts. */
-export const OWNER_REACHABLE_STATES: readonly OpState[] = OP_STATES.filter((state) => state !== 'RESOLVED_APPLIED' && state !== 'RESOLVED_NOT_APPLIED');
+/** The states a person, not the owner, moves a call to: an operator's verdicts and the answers to a request for approval. */
+const PERSONS_STATES: readonly OpState[] = ['RESOLVED_APPLIED', 'RESOLVED_NOT_APPLIED', 'AWAITING_APPROVAL', 'APPROVED', 'DENIED'];
+
+/** The states an owner's legal moves reach from PREPARED: every state but a person's. */
+export const OWNER_REACHABLE_STATES: readonly OpState[] = OP_STATES.filter((state) => !PERSONS_STATES.includes(state));
 
 /** The shortest chain of legal moves that brings a PREPARED op to `target`. */
 export function pathTo(target: OpState): OpState[] {
