@@ -34,15 +34,15 @@ export function approvalRequestText(call: AskingCall, approvers: Approvers, time
   );
 }
 
-/** The request as it reads once answered: the request, then the answer, who gave it and when; `who` is how the transport names them. */
-export function approvalSettledText(call: AskingCall, approvers: Approvers, timeoutMinutes: number, who: string): string {
+/** The request as it reads once answered: the request, then the answer, who gave it and when. */
+export function approvalSettledText(call: AskingCall, approvers: Approvers, timeoutMinutes: number): string {
   const decision = call.op.approval?.decision;
   const request = approvalRequestText(call, approvers, timeoutMinutes).split('\n').slice(0, -1).join('\n');
   if (decision === undefined || decision === null) return request;
   const when = new Date(decision.at).toISOString().slice(0, 16).replace('T', ' ');
   if (decision.by === APPROVAL_TIMEOUT) return `${request}\n**Denied**: nobody answered within ${minutes(timeoutMinutes)} (${when} UTC).`;
   const note = decision.note === null || decision.note === '' ? '' : `: ${decision.note}`;
-  return `${request}\n**${decision.verdict === 'approved' ? 'Approved' : 'Denied'}** by ${who} at ${when} UTC${note}.`;
+  return `${request}\n**${decision.verdict === 'approved' ? 'Approved' : 'Denied'}** by ${answerer(decision.by)} at ${when} UTC${note}.`;
 }
 
 /** What the one who answered is told once the answer is kept. */
@@ -56,7 +56,7 @@ export function approvalNotWaitingText(op: OpRecord | undefined): string {
   const decision = op?.approval?.decision;
   if (op === undefined || decision === undefined || decision === null) return 'That request for approval no longer waits for an answer.';
   if (decision.by === APPROVAL_TIMEOUT) return `Nobody answered that request in time, so \`${op.toolName}\` was denied and did not run.`;
-  return `That request was already ${decision.verdict} by ${decision.by}.`;
+  return `That request was already ${decision.verdict} by ${answerer(decision.by)}.`;
 }
 
 /** Why a person may not answer a request. */
@@ -99,6 +99,18 @@ const APPROVER_TEXTS: Readonly<Record<Approvers, string>> = {
   admins: 'An admin',
   requester_or_admins: 'The person who asked, or an admin,',
 };
+
+/**
+ * Who answered, as people read it: an operator at the command line by name, a Discord user as a
+ * mention (which the bot's messages never let ping), anyone else by their id.
+ */
+function answerer(by: string): string {
+  const [source, ...rest] = by.split(':');
+  const id = rest.join(':');
+  if (id === '') return by;
+  if (source === 'cli') return `${id} (command line)`;
+  return source === 'discord' ? `<@${id}>` : id;
+}
 
 function minutes(count: number): string {
   return count === 1 ? '1 minute' : `${count} minutes`;

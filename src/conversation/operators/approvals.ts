@@ -83,7 +83,7 @@ export async function approvalCommand(command: ApprovalCommand, deps: ApprovalDe
     if (outcome.kind === 'refused') return answer(approvalNotWaitingText(outcome.op));
     deps.faults.reach('after_approval', outcome.op.step);
     const ops = await deps.store.listOps(turn.turnId);
-    settleRequest(turn, outcome.op, ops, origin.names?.user ?? `${origin.source}:${origin.authorId}`, deps);
+    settleRequest(turn, outcome.op, ops, deps);
     answer(approvalAnsweredText(outcome.op, outcome.remaining));
     if (outcome.remaining === 0) await announce();
   } catch (error) {
@@ -99,7 +99,7 @@ export async function approvalCommand(command: ApprovalCommand, deps: ApprovalDe
  */
 export function tellAnswered(turn: TurnRecord, ops: readonly OpRecord[], deps: Pick<ApprovalDeps, 'config' | 'sink'>): void {
   const asked = lastAsked(ops);
-  for (const op of asked) settleRequest(turn, op, ops, op.approval?.decision?.by ?? '', deps);
+  for (const op of asked) settleRequest(turn, op, ops, deps);
   const timedOut = asked.filter((op) => op.approval?.decision?.by === APPROVAL_TIMEOUT);
   if (timedOut.length === 0) return;
   const { channelId, messageId } = turn.identity;
@@ -158,10 +158,10 @@ function mayAnswer(turn: TurnRecord, origin: InboundMessage, allowHere: boolean,
   }
 }
 
-/** Edits the message that asked for `op`'s approval to show the answer, who gave it (`who`, as the transport names them) and when; nothing where no message asked. */
-function settleRequest(turn: TurnRecord, op: OpRecord, ops: readonly OpRecord[], who: string, deps: Pick<ApprovalDeps, 'config' | 'sink'>): void {
+/** Edits the message that asked for `op`'s approval to show the answer, who gave it and when; nothing where no message asked. */
+function settleRequest(turn: TurnRecord, op: OpRecord, ops: readonly OpRecord[], deps: Pick<ApprovalDeps, 'config' | 'sink'>): void {
   const messageId = op.approval?.messageId;
   if (messageId === null || messageId === undefined) return;
   const { approvers, approval_timeout_minutes: minutes } = deps.config.tools;
-  deps.sink.post({ type: 'approval_settled', channelId: turn.identity.channelId, messageId, text: approvalSettledText({ op, label: ledgerCallLabel(op, ops) }, approvers, minutes, who) });
+  deps.sink.post({ type: 'approval_settled', channelId: turn.identity.channelId, messageId, text: approvalSettledText({ op, label: ledgerCallLabel(op, ops) }, approvers, minutes) });
 }
