@@ -33,8 +33,6 @@ export interface EngineDeps {
   readonly onToolActivity?: (activity: ToolActivity) => void;
   /** Where this run counts its model attempts, tool calls and tokens. */
   readonly stats?: TurnStats;
-  /** How long a call's request for approval waits for an answer before it is denied (`tools.approval_timeout_minutes`, DESIGN §9.2). */
-  readonly approvalTimeoutMs?: number;
   /** The probe slots of the models' breakers that this run claimed (a resume is the probe): its first model call to each goes as that probe. */
   readonly probeTokens?: readonly string[];
 }

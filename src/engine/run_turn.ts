@@ -8,6 +8,8 @@ import { runLoop } from './tool_loop.js';
 export interface RunDeps extends EngineDeps {
   /** How often the owner beats its lease: a third of the lease TTL. */
   readonly heartbeatMs: number;
+  /** How long a call's request for approval waits for an answer before it is denied (`tools.approval_timeout_minutes`, DESIGN §9.2). */
+  readonly approvalTimeoutMs: number;
 }
 
 /** How a run begins: a new turn, or an interrupted one with the log written after its checkpoint. */

@@ -33,10 +33,10 @@ export type TurnEnding =
 
 /**
  * The one place a turn ends (DESIGN §8): it performs the status change, the lease release and
- * picks the notice for every outcome. If a suspension cannot be stored, the user gets a plain
+ * picks the notice for every outcome; a turn parked for approval asks for `approvalTimeoutMs`. If a suspension cannot be stored, the user gets a plain
  * error and no promise to resume.
  */
-export async function endTurn(outcome: TurnOutcome, durability: TurnDurability, timeoutMs = DEFAULT_APPROVAL_TIMEOUT_MS): Promise<TurnEnding> {
+export async function endTurn(outcome: TurnOutcome, durability: TurnDurability, approvalTimeoutMs: number): Promise<TurnEnding> {
   switch (outcome.kind) {
     case 'completed':
       // The reply is stored with the ending, so that one the transport never confirmed is posted after a restart.
@@ -68,16 +68,13 @@ export async function endTurn(outcome: TurnOutcome, durability: TurnDurability, 
       return recorded(() => durability.finish('TERMINAL_REJECTED', 'manual_resolution_required'), { status: 'TERMINAL_REJECTED', reason: { kind: 'uncertain', calls: outcome.calls } });
     }
     case 'awaiting_approval':
-      return parkForApproval(outcome.calls, durability, timeoutMs);
+      return parkForApproval(outcome.calls, durability, approvalTimeoutMs);
     case 'fenced':
       return { status: 'untouched' };
     default:
       return assertNever(outcome);
   }
 }
-
-/** How long a request for approval waits when the caller names no time: `tools.approval_timeout_minutes`' default. */
-export const DEFAULT_APPROVAL_TIMEOUT_MS = 60 * 60_000;
 
 /**
  * Parks a turn whose calls ask for approval (DESIGN §9.2). A parking the store could not keep

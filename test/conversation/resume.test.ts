@@ -313,7 +313,14 @@ describe('explicit resume', () => {
   });
 
   function engineOf() {
-    return { provider: testProvider(llmConfig('openai', fake.baseUrl)), recovery: testRecoveryRuntime(recoveryClock), clock: storeClock, faults: NO_FAULTS, heartbeatMs: 10_000 };
+    return {
+      provider: testProvider(llmConfig('openai', fake.baseUrl)),
+      recovery: testRecoveryRuntime(recoveryClock),
+      clock: storeClock,
+      faults: NO_FAULTS,
+      heartbeatMs: 10_000,
+      approvalTimeoutMs: 3_600_000,
+    };
   }
 
   describe('automatic resume', () => {

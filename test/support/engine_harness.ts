@@ -88,7 +88,7 @@ export function engineHarness(store: TurnStore, clock: ManualClock, fake: FakeLL
   const provider = testProvider(llmConfig(protocol, fake.baseUrl));
   const catalog = deriveCatalog(config.tools, { memory: undefined });
   const recoveryClock = new ManualClock();
-  const deps: RunDeps = { provider, recovery: testRecoveryRuntime(recoveryClock), clock, faults: NO_FAULTS, heartbeatMs: 10_000 };
+  const deps: RunDeps = { provider, recovery: testRecoveryRuntime(recoveryClock), clock, faults: NO_FAULTS, heartbeatMs: 10_000, approvalTimeoutMs: 3_600_000 };
   return {
     deps,
     recoveryClock,

@@ -57,6 +57,7 @@ export function engineDeps(deps: ConversationDeps, message: InboundMessage, stre
     faults: deps.faults,
     // Heartbeats come every third of the lease, so that two may be lost before it runs out.
     heartbeatMs: turnStoreTimings(deps.config.turn_state).leaseTtlMs / 3,
+    approvalTimeoutMs: deps.config.tools.approval_timeout_minutes * 60_000,
     stats: counting.stats,
     onStreamEvent: (event) => {
       const firstAnswer = streaming.firstAnswer;

@@ -74,7 +74,7 @@ export class TurnRunner {
         const named = message.names === undefined ? entry : { ...entry, authorName: message.names.user };
         await deps.history.append(channelKey(message), message.attachments === undefined ? named : { ...named, attachments: message.attachments });
       } catch (error) {
-        return endTurn(outcomeOfError(error, turn), durability);
+        return endTurn(outcomeOfError(error, turn), durability, engine.approvalTimeoutMs);
       }
       return runTurn(turn, { kind: 'fresh' }, durability, engine);
     });

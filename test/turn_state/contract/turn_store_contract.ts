@@ -1,5 +1,6 @@
 import { describe } from 'vitest';
 import { describeAdmission } from './admission_contract.js';
+import { describeApprovals } from './approval_contract.js';
 import { describeCheckpointsAndTranscript } from './checkpoint_contract.js';
 import { describeFencingAndLeases } from './fencing_contract.js';
 import type { MakeHarness } from './harness.js';
@@ -26,5 +27,6 @@ export function describeTurnStoreContract(name: string, makeHarness: MakeHarness
     describeSweeps(makeHarness);
     describeReplies(makeHarness);
     describeResolution(makeHarness);
+    describeApprovals(makeHarness);
   });
 }

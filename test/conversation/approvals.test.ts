@@ -1,0 +1,137 @@
+import { describe, expect, it } from 'vitest';
+import { inboundFromText } from '../../src/conversation/notices/channel_commands.js';
+import { Intake } from '../../src/conversation/turns/intake.js';
+import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
+import type { FakeLLMServer } from '../support/fake_llm/server.js';
+import { useConversationHarness, withoutDurability } from '../support/conversation_harness.js';
+import { runToCompletion } from '../support/recovery_runtime.js';
+
+/** Writes wait for approval, for 30 minutes. */
+const APPROVALS = `  approval_defaults:\n    write: required\n  approval_timeout_minutes: 30\n`;
+
+/** The tool results the model was sent in request `index`, as the OpenAI chat wire carries them. */
+function toolResultsSent(fake: FakeLLMServer, index: number): unknown[] {
+  const body = fake.requests[index]?.body as { messages: { role: string }[] } | undefined;
+  return (body?.messages ?? []).filter((message) => message.role === 'tool');
+}
+
+describe('approval before a call, in the conversation (DESIGN §9.2)', () => {
+  const harness = useConversationHarness();
+  const settle = (bot: Intake): Promise<void> => runToCompletion(harness.current.recoveryClock, bot.idle());
+  const say = async (bot: Intake, text: string, authorId = 'ada'): Promise<void> => {
+    bot.submit(inboundFromText(harness.current.message(text, authorId)));
+    await settle(bot);
+  };
+  const operatorAnswers = (): string[] => harness.current.events.flatMap((e) => (e.type === 'message' && e.kind === 'notice' && e.notice === 'operator' ? [e.text] : []));
+
+  it('runs the step’s reads at once, asks for its write, and after /approve runs the write once and answers from both', async () => {
+    const { fake, target, events, store } = harness.current;
+    const bot = new Intake(harness.current.deps(APPROVALS));
+    fake.enqueue(
+      chatToolCalls([
+        { id: 'r1', name: 'lookup', args: '{"word":"printer"}' },
+        { id: 'w1', name: 'save_note', args: '{"text":"printer on fire"}' },
+      ]),
+      chatText('Looked it up and saved it.'),
+    );
+    await say(bot, 'look up printer, then note it is on fire');
+
+    expect(target.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /lookup/printer']);
+    const asked = events.find((e) => e.type === 'approval_asked');
+    expect(asked).toMatchObject({ call: 'w1' });
+    expect(asked?.type === 'approval_asked' ? asked.text : '').toContain('`save_note` (write) wants to run');
+    expect(harness.current.replies()).toEqual([]);
+
+    await say(bot, '/approve');
+    expect(operatorAnswers()).toEqual(['Approved: `save_note` runs now.']);
+    expect(target.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /lookup/printer', 'POST /notes']);
+    expect(harness.current.replies()).toEqual(['Looked it up and saved it.']);
+    expect(toolResultsSent(fake, 1)).toEqual([
+      { role: 'tool', tool_call_id: 'r1', content: 'ok' },
+      { role: 'tool', tool_call_id: 'w1', content: 'ok' },
+    ]);
+    const turnId = asked?.type === 'approval_asked' ? asked.turn : '';
+    expect((await store.turns.listOps(turnId)).map((op) => op.state)).toEqual(['APPLIED', 'APPLIED']);
+    expect(events.find((e) => e.type === 'approval_settled')).toMatchObject({ messageId: `asked:${asked?.type === 'approval_asked' ? asked.approvalId : ''}` });
+  });
+
+  it('/deny CALL with a note: the write never runs and the model reads the note', async () => {
+    const { fake, target } = harness.current;
+    const bot = new Intake(harness.current.deps(APPROVALS));
+    fake.enqueue(chatToolCalls([{ id: 'w1', name: 'save_note', args: '{"text":"x"}' }]), chatText('I did not save it.'));
+    await say(bot, 'note x');
+
+    await say(bot, '/deny w1 the wrong channel');
+    expect(target.requests).toEqual([]);
+    expect(toolResultsSent(fake, 1)).toEqual([{ role: 'tool', tool_call_id: 'w1', content: 'Error: not run: denied by console:ada: the wrong channel' }]);
+    expect(harness.current.replies()).toEqual(['I did not save it.']);
+  });
+
+  it('only the requester answers by default; someone else is told so and the call still waits', async () => {
+    const { fake, target } = harness.current;
+    const bot = new Intake(harness.current.deps(APPROVALS));
+    fake.enqueue(chatToolCalls([{ id: 'w1', name: 'save_note', args: '{"text":"x"}' }]), chatText('Saved.'));
+    await say(bot, 'note x');
+
+    await say(bot, '/approve w1', 'mallory');
+    expect(operatorAnswers()).toEqual(['Only the person who asked, or an admin, may answer this request.']);
+    await say(bot, '/approve nope');
+    expect(operatorAnswers().at(-1)).toBe('Several calls wait for approval here: `w1`. Name the one you mean.');
+    expect(target.requests).toEqual([]);
+  });
+
+  it('a request nobody answers is denied after tools.approval_timeout_minutes: the model is told, the channel once', async () => {
+    const { fake, target, store, events } = harness.current;
+    const bot = new Intake(harness.current.deps(APPROVALS));
+    fake.enqueue(chatToolCalls([{ id: 'w1', name: 'save_note', args: '{"text":"x"}' }]), chatText('Nobody approved it, so I left it.'));
+    await say(bot, 'note x');
+
+    await store.clock.advance(29 * 60_000);
+    await bot.announceResolutions('console');
+    await settle(bot);
+    expect(harness.current.replies()).toEqual([]);
+    await store.clock.advance(60_000);
+    await bot.announceResolutions('console');
+    await settle(bot);
+    await bot.announceResolutions('console');
+    await settle(bot);
+
+    expect(target.requests).toEqual([]);
+    expect(toolResultsSent(fake, 1)).toEqual([
+      { role: 'tool', tool_call_id: 'w1', content: 'Error: not run: denied by timeout: nobody approved this call in time. Do not propose it again unless the user asks.' },
+    ]);
+    expect(harness.current.replies()).toEqual(['Nobody approved it, so I left it.']);
+    const told = events.filter((e) => e.type === 'message' && e.text.startsWith('Nobody answered the request'));
+    expect(told).toHaveLength(1);
+    expect(told[0]).toMatchObject({ text: 'Nobody answered the request to run `save_note` within 30 minutes, so it was denied; I told the model and go on without it.' });
+  });
+
+  it('without a store no request could be kept: a call that needs approval is refused, never run, and the turn goes on', async () => {
+    const { fake, target } = harness.current;
+    const bot = new Intake(harness.current.deps(APPROVALS, withoutDurability()));
+    fake.enqueue(chatToolCalls([{ id: 'w1', name: 'save_note', args: '{"text":"x"}' }]), chatText('I could not save it.'));
+    await say(bot, 'note x');
+
+    expect(target.requests).toEqual([]);
+    expect(toolResultsSent(fake, 1)).toEqual([
+      { role: 'tool', tool_call_id: 'w1', content: 'Error: not run: this call needs a person’s approval, and without its store the bot cannot keep a request for one' },
+    ]);
+    expect(harness.current.replies()).toEqual(['I could not save it.']);
+  });
+
+  it('an override may ask for reads too, in its channels only; a tool’s own setting wins over the defaults', async () => {
+    const { fake, target, events } = harness.current;
+    const config = `${APPROVALS}overrides:\n  - match: { channel_ids: [c1] }\n    approval_defaults: { read: required, write: never }\n`;
+    const bot = new Intake(harness.current.deps(config));
+    fake.enqueue(chatToolCalls([{ id: 'r1', name: 'lookup', args: '{"word":"x"}' }]), chatText('Found.'), chatToolCalls([{ id: 'w1', name: 'save_note', args: '{"text":"x"}' }]), chatText('Saved.'));
+    await say(bot, 'look x up');
+    expect(events.filter((e) => e.type === 'approval_asked')).toHaveLength(1);
+    expect(target.requests).toEqual([]);
+    await say(bot, '/approve');
+    await say(bot, 'note x');
+
+    expect(harness.current.replies()).toEqual(['Found.', 'Saved.']);
+    expect(target.requests.map((r) => r.method)).toEqual(['GET', 'POST']);
+    expect(events.filter((e) => e.type === 'approval_asked')).toHaveLength(1);
+  });
+});
