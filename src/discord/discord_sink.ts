@@ -11,6 +11,7 @@ import { NoticeMessages } from './notice_messages.js';
 import { RequestBudget } from './request_budget.js';
 import { TypingIndicators } from './typing.js';
 import { approvalButtons } from './approval_buttons.js';
+import { PRESS_AGAIN_TEXT } from '../conversation/notices/approval_texts.js';
 import { assertNever } from '../core/assert_never.js';
 import { KeyedSerialQueue } from '../core/keyed_queue.js';
 
@@ -202,7 +203,7 @@ export function discordSink(options: DiscordSinkOptions): ReplySink {
         // The nonce makes a send that Discord took but did not answer come back as the same message when tried again.
         const message = await withDiscordRetry(options.delivery, () =>
           channel.send({
-            content: `${NOTICE_MARK}${ask.text}`,
+            content: `${NOTICE_MARK}${ask.text}\n${PRESS_AGAIN_TEXT}`,
             reply: replyTo(ask.inReplyTo),
             components: [approvalButtons(ask.approvalId)],
             nonce: replyNonce(ask.turn, `approval:${ask.approvalId}`),

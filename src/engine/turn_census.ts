@@ -20,7 +20,7 @@ export const TURN_FIELD_CENSUS = {
   turnId: { kind: 'reconstructed', reason: "the store's row of the resumed turn carries its id" },
   identity: { kind: 'reconstructed', reason: "the store's row carries the identity; the original message is re-fetched from the transport" },
   requester: { kind: 'reconstructed', reason: "the user id comes from the store's row; the roles are re-read from the transport, as they are now" },
-  tools: { kind: 'reconstructed', reason: 'tools are re-derived from the current catalog and permissions: current policy wins' },
+  tools: { kind: 'reconstructed', reason: 'tools are re-derived from the current catalog, permissions and approval rules: current policy wins' },
   signal: { kind: 'reconstructed', reason: 'a fresh signal: the resumed turn has its own /stop' },
   logger: { kind: 'reconstructed', reason: 'a new logger for the resumed generation' },
   systemPrompt: { kind: 'persisted' },

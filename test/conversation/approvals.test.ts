@@ -119,7 +119,7 @@ describe('approval before a call, in the conversation (DESIGN §9.2)', () => {
     expect(harness.current.replies()).toEqual(['I could not save it.']);
   });
 
-  it('an override may ask for reads too, in its channels only; a tool’s own setting wins over the defaults', async () => {
+  it('an override may ask for reads too, in its channels only', async () => {
     const { fake, target, events } = harness.current;
     const config = `${APPROVALS}overrides:\n  - match: { channel_ids: [c1] }\n    approval_defaults: { read: required, write: never }\n`;
     const bot = new Intake(harness.current.deps(config));
@@ -133,5 +133,17 @@ describe('approval before a call, in the conversation (DESIGN §9.2)', () => {
     expect(harness.current.replies()).toEqual(['Found.', 'Saved.']);
     expect(target.requests.map((r) => r.method)).toEqual(['GET', 'POST']);
     expect(events.filter((e) => e.type === 'approval_asked')).toHaveLength(1);
+  });
+
+  it('a tool’s own `approval` wins over the default of its effect class', async () => {
+    const { fake, target, events } = harness.current;
+    const own = `    - name: drop_note\n      description: Drops a note.\n      method: DELETE\n      url: ${target.url}/notes/{id}\n      effect: write\n      approval: never\n      parameters: { type: object, properties: { id: { type: string } }, required: [id] }\n`;
+    const bot = new Intake(harness.current.deps(own + APPROVALS));
+    fake.enqueue(chatToolCalls([{ id: 'd1', name: 'drop_note', args: '{"id":"n1"}' }]), chatText('Dropped.'));
+    await say(bot, 'drop note n1');
+
+    expect(events.filter((e) => e.type === 'approval_asked')).toEqual([]);
+    expect(target.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['DELETE /notes/n1']);
+    expect(harness.current.replies()).toEqual(['Dropped.']);
   });
 });

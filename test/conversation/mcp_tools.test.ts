@@ -89,6 +89,33 @@ describe('MCP tools in a conversation', () => {
     expect(readFileSync(memoryFile, 'utf8')).toContain('prefers tea');
   });
 
+  it('asks for approval before a tool named in `tools.mcp[].approval`, and runs it once approved; the server’s reads follow their class', async () => {
+    const memoryFile = join(temp.path(), 'memory.jsonl');
+    const server = published(
+      'memory',
+      serverProgram('@modelcontextprotocol/server-memory'),
+      [],
+      `      env: { MEMORY_FILE_PATH: ${JSON.stringify(memoryFile)} }\n      approval: { create_entities: required }\n`,
+    );
+    const bot = await intakeWith(server);
+    const entity = { name: 'Ada', entityType: 'person', observations: ['prefers tea'] };
+    fake.enqueue(
+      chatToolCalls([{ id: 'r1', name: 'memory__read_graph', args: '{}' }]),
+      chatToolCalls([{ id: 'w1', name: 'memory__create_entities', args: JSON.stringify({ entities: [entity] }) }]),
+      chatText('Noted: Ada prefers tea.'),
+    );
+    bot.submit(inboundFromText(harness.current.message('Remember that I prefer tea.')));
+    await bot.idle();
+    const asked = harness.current.events.filter((e) => e.type === 'approval_asked');
+    expect(asked).toMatchObject([{ call: 'w1' }]);
+    expect(readFileSync(memoryFile, { encoding: 'utf8', flag: 'a+' })).not.toContain('prefers tea');
+
+    bot.submit(inboundFromText(harness.current.message('/approve w1')));
+    await bot.idle();
+    expect(harness.current.replies()).toEqual(['Noted: Ada prefers tea.']);
+    expect(readFileSync(memoryFile, 'utf8')).toContain('prefers tea');
+  });
+
   it('sends MCP’s cancellation for a running call on /stop, and the turn ends cancelled', async () => {
     target = await McpTarget.start();
     target.answer({ hold: never });

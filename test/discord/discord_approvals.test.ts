@@ -56,6 +56,7 @@ describe('approval before a write, on the local Discord', () => {
     expect(ask.content).toContain('`save_note` (write) wants to run');
     expect(ask.content).toContain('```json\n{\n  "text": "printer on fire"\n}\n```');
     expect(ask.message_reference?.message_id).toBe(asked);
+    expect(ask.content.split('\n').at(-1)).toBe('-# If Discord says the interaction failed, the bot was away for a moment: press the button again.');
     expect(ask.components).toHaveLength(1);
     expect(target.requests).toHaveLength(0);
     const [parked] = await store.operator.listTurns({ statuses: ['AWAITING_APPROVAL'] });

@@ -71,6 +71,9 @@ export function approvalTimedOutText(ops: readonly OpRecord[], timeoutMinutes: n
   return `Nobody answered the request to run ${tools} within ${minutes(timeoutMinutes)}, so it was denied; I told the model and go on without it.`;
 }
 
+/** Under a request with buttons: a press while the bot was away fails, and works once it is back. */
+export const PRESS_AGAIN_TEXT = '-# If Discord says the interaction failed, the bot was away for a moment: press the button again.';
+
 /** How the console's user answers a request: the console has no buttons. */
 export function approveHowText(call: string): string {
   return `Answer with \`/approve ${call}\` or \`/deny ${call} [note]\`.`;
