@@ -118,6 +118,22 @@ describe('approval before a write, on the local Discord', () => {
     expect(target.requests).toHaveLength(1);
   });
 
+  it('an admin’s /deny slash command answers the only call waiting in the channel, with its note', async () => {
+    const { fake, target } = harness.current;
+    fake.enqueue(chatToolCalls([{ id: 'w1', name: 'save_note', args: '{"text":"x"}' }]), chatText('Left it.'));
+    const asked = await say(discord, 'note x');
+    const ask = await request();
+
+    const denied = await discord.dispatchInteraction({ name: 'deny', options: [{ name: 'note', type: 3, value: 'ask the team first' }], userId: '900' });
+    expect(await discord.whenInteractionAnswer(denied.id, (a) => a.type === 'edit_original')).toMatchObject({
+      ephemeral: true,
+      content: 'ℹ️ Denied: `save_note` will not run, and the model is told why.',
+    });
+    await answered(asked, 'Left it.');
+    expect(target.requests).toEqual([]);
+    expect(discord.message(ask.id)?.content).toMatch(/\*\*Denied\*\* by <@900> at .* UTC: ask the team first\.$/);
+  });
+
   it('answers another message in the channel while a request waits', async () => {
     const { fake } = harness.current;
     fake.enqueue(chatToolCalls([{ id: 'w1', name: 'save_note', args: '{"text":"x"}' }]), chatText('What a nice day.'));

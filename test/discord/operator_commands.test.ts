@@ -103,9 +103,11 @@ describe('the admins’ /turns and /resolve on Discord', { timeout: 60_000 }, ()
       ['status', undefined],
       ['model', '0'],
       ['turns', '0'],
+      ['approve', '0'],
+      ['deny', '0'],
       ['resolve', '0'],
     ]);
-    expect(commands.filter((c) => c.default_member_permissions === '0').map((c) => c.contexts)).toEqual([[0], [0], [0]]);
+    expect(commands.filter((c) => c.default_member_permissions === '0').map((c) => c.contexts)).toEqual([[0], [0], [0], [0], [0]]);
     expect(commands.find((c) => c.name === 'resolve')?.options).toMatchObject([
       { name: 'turn', type: 3, required: true },
       { name: 'call', type: 3, required: true },

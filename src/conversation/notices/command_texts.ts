@@ -17,6 +17,7 @@ export function helpText(source: string, admin: boolean): string {
     '• `/status`: what is running here, your saved requests and how the models are doing',
     '• `/stop`: stop the request running here',
     '• `resume` or `/resume [id]`: continue your saved request (`/status` shows the ids)',
+    '• `/approve [call]` or `/deny [call] [note]`: answer a request to run a tool call here',
     'Anything else is a message for the model.',
   ];
   if (admin) lines.push('Admins: `/model` lists the models used here, `/model NAME` picks the one tried first, `/model default` goes back to the configured order.');
