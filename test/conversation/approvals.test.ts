@@ -67,6 +67,36 @@ describe('approval before a call, in the conversation (DESIGN §9.2)', () => {
     expect(harness.current.replies()).toEqual(['I did not save it.']);
   });
 
+  it('a step with two writes asks for each; it goes on once both are answered, running only the approved one, in order', async () => {
+    const { fake, target, events } = harness.current;
+    const bot = new Intake(harness.current.deps(APPROVALS));
+    fake.enqueue(
+      chatToolCalls([
+        { id: 'w1', name: 'save_note', args: '{"text":"one"}' },
+        { id: 'w2', name: 'save_note', args: '{"text":"two"}' },
+      ]),
+      chatText('Saved one, not two.'),
+    );
+    await say(bot, 'note one and two');
+    expect(events.filter((e) => e.type === 'approval_asked').map((e) => (e.type === 'approval_asked' ? e.call : ''))).toEqual(['w1', 'w2']);
+
+    await say(bot, '/approve');
+    await say(bot, '/approve w1');
+    expect(target.requests).toEqual([]);
+    await say(bot, '/deny w2');
+    expect(operatorAnswers()).toEqual([
+      'Several calls wait for approval here: `w1`, `w2`. Name the one you mean.',
+      'Approved: `save_note` runs now once the other request of this step is answered.',
+      'Denied: `save_note` will not run, and the model is told why.',
+    ]);
+    expect(target.requests.map((r) => r.body)).toEqual(['{"text":"one"}']);
+    expect(toolResultsSent(fake, 1)).toEqual([
+      { role: 'tool', tool_call_id: 'w1', content: 'ok' },
+      { role: 'tool', tool_call_id: 'w2', content: 'Error: not run: denied by console:ada' },
+    ]);
+    expect(harness.current.replies()).toEqual(['Saved one, not two.']);
+  });
+
   it('only the requester answers by default; someone else is told so and the call still waits', async () => {
     const { fake, target } = harness.current;
     const bot = new Intake(harness.current.deps(APPROVALS));
@@ -76,7 +106,7 @@ describe('approval before a call, in the conversation (DESIGN §9.2)', () => {
     await say(bot, '/approve w1', 'mallory');
     expect(operatorAnswers()).toEqual(['Only the person who asked, or an admin, may answer this request.']);
     await say(bot, '/approve nope');
-    expect(operatorAnswers().at(-1)).toBe('Several calls wait for approval here: `w1`. Name the one you mean.');
+    expect(operatorAnswers().at(-1)).toBe('No call `nope` waits for approval here. Waiting: `w1`.');
     expect(target.requests).toEqual([]);
   });
 

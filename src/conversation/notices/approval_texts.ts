@@ -84,10 +84,12 @@ export function awaitingApprovalAtAdmissionText(turnId: string): string {
   return `This request (${shortTurnId(turnId)}) is waiting for approval of a tool call; it goes on once the call is approved or denied.`;
 }
 
-/** What `/approve` or `/deny` without a call says when several wait, or none. */
-export function whichApprovalText(labels: readonly string[]): string {
-  if (labels.length === 0) return 'No call waits for approval here.';
-  return `Several calls wait for approval here: ${labels.map((label) => `\`${label}\``).join(', ')}. Name the one you mean.`;
+/** What `/approve` or `/deny` says when it names no call that waits here (`named`), or names none while several wait. */
+export function whichApprovalText(named: string | undefined, waiting: readonly string[]): string {
+  const listed = waiting.map((label) => `\`${label}\``).join(', ');
+  if (waiting.length === 0) return named === undefined ? 'No call waits for approval here.' : `No call \`${named}\` waits for approval here, nor does any other.`;
+  if (named === undefined) return `Several calls wait for approval here: ${listed}. Name the one you mean.`;
+  return `No call \`${named}\` waits for approval here. Waiting: ${listed}.`;
 }
 
 /** `/status`'s line for the calls that wait for approval in a channel, and the tools always allowed there. */
