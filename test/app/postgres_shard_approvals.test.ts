@@ -1,0 +1,100 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { answersTo, answerTo, approvalButton, approvalRequest, approvedBy, isApprovalRequest, isEditOf } from '../support/approval_requests.js';
+import { startProgram, type BackgroundProgram } from '../support/background_program.js';
+import { useProgramsKilledAfterEach } from '../support/program.js';
+import { discordConfigYaml } from '../support/discord_bot.js';
+import { FakeDiscord } from '../support/fake_discord/server.js';
+import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
+import { FakeLLMServer } from '../support/fake_llm/server.js';
+import { freshPgConnection, onSchema } from '../support/postgres_schema.js';
+import { useTempDir } from '../support/temp_dir.js';
+import { ToolTarget } from '../support/tool_target.js';
+
+// Real processes, real leases: generous limits that only catch hangs.
+describe('a request for approval on two shard processes sharing one PostgreSQL store', { timeout: 120_000 }, () => {
+  const temp = useTempDir();
+  let discord: FakeDiscord;
+  let fake: FakeLLMServer;
+  let target: ToolTarget;
+  beforeEach(async () => {
+    discord = await FakeDiscord.start({ guilds: 2 });
+    fake = await FakeLLMServer.start();
+    target = await ToolTarget.start();
+  });
+  afterEach(async () => {
+    await target.close();
+    await fake.close();
+    await discord.close();
+  });
+  const track = useProgramsKilledAfterEach<BackgroundProgram>();
+
+  /** Starts the bot running shard `id` of 2, its writes waiting for approval, in a working directory of its own. */
+  async function shard(id: number, url: string, schema: string): Promise<BackgroundProgram> {
+    const cwd = join(temp.path(), `shard-${id}`);
+    mkdirSync(cwd, { recursive: true });
+    const extra = `turn_state:
+  backend: postgres
+  auto_resume: false
+  continue_after_restart: false
+  lease_ttl_seconds: 1.5
+  housekeeping_interval_seconds: 0.25
+  postgres: { url: "${url}", schema: ${schema} }
+tools:
+  builtin: []
+  approval_defaults: { write: required }
+  http:
+    - name: save_note
+      description: Saves a note.
+      method: POST
+      url: ${target.url}/notes
+      effect: write
+      parameters: { type: object, properties: { text: { type: string } }, required: [text] }
+`;
+    const yaml = discordConfigYaml(discord, fake.baseUrl).replace('tools:\n  builtin: []\n', '').replace('discord:\n', `discord:\n  shards: { ids: [${id}], count: 2 }\n`) + extra;
+    writeFileSync(join(cwd, 'config.yml'), yaml);
+    const program = track(startProgram(['--config', join(cwd, 'config.yml')], { cwd, env: { PATH: process.env['PATH'] } }));
+    await program.logged('connected to Discord');
+    return program;
+  }
+
+  const say = (channelId: string, text: string): Promise<string> =>
+    discord.dispatchMessage({ channelId, authorId: discord.world.user.id, content: `<@${discord.world.bot.id}> ${text}`, mentionsBot: true });
+
+  it('a request asked on shard 1 and approved after its restart runs the write once, on shard 1, and its reply is posted once', async () => {
+    const { url, schema } = freshPgConnection();
+    const first = discord.channelOnShard(0, 2);
+    const second = discord.channelOnShard(1, 2);
+    const zero = await shard(0, url, schema);
+    const one = await shard(1, url, schema);
+
+    fake.enqueue(chatToolCalls([{ id: 'call_note', name: 'save_note', args: '{"text":"buy milk"}' }]));
+    const asked = await say(second, 'note: buy milk');
+    const request = (await approvalRequest(discord, second)).id;
+    // Once the channel's next message is answered and its turn finished, the asking is over (the request is stored with its call) and nothing else runs.
+    fake.enqueue(chatText('Bread is baked.'));
+    expect(await answerTo(discord, second, await say(second, 'what is bread?'))).toBe('Bread is baked.');
+    await one.logged('"status":"TERMINAL_COMPLETED"');
+    one.kill('SIGKILL');
+    await one.exited;
+
+    await shard(1, url, schema);
+    fake.enqueue(chatText('Noted: buy milk.'));
+    const press = discord.pressButton({ messageId: request, customId: approvalButton(discord, request, 'Approve') });
+    expect(await discord.whenInteractionAnswer(press.id, (a) => a.type === 'edit_original')).toMatchObject({ ephemeral: true, content: 'ℹ️ Approved: `save_note` runs now.' });
+    expect(await answerTo(discord, second, asked)).toBe('Noted: buy milk.');
+    await discord.whenRequest(isEditOf(second, request));
+
+    expect(target.requests.map((r) => r.body)).toEqual(['{"text":"buy milk"}']);
+    const ops = await onSchema<{ tool_call_id: string; state: string }>({ url, schema, poolSize: 1 }, 'SELECT tool_call_id, state FROM ops');
+    expect(ops).toEqual([{ tool_call_id: 'call_note', state: 'APPLIED' }]);
+    expect(answersTo(discord, second, asked)).toEqual(['Noted: buy milk.']);
+    expect(discord.requests.filter(isApprovalRequest(second))).toHaveLength(1);
+    expect(discord.message(request)?.components).toEqual([]);
+    expect(discord.message(request)?.content).toMatch(approvedBy(discord.world.user.id));
+    expect(discord.requests.filter(isApprovalRequest(first))).toEqual([]);
+    expect(zero.stderr()).not.toContain(second);
+    expect(fake.requests).toHaveLength(3);
+  });
+});
