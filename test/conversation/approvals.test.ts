@@ -103,6 +103,8 @@ describe('approval before a call, in the conversation (DESIGN §9.2)', () => {
     fake.enqueue(chatToolCalls([{ id: 'w1', name: 'save_note', args: '{"text":"x"}' }]), chatText('Saved.'));
     await say(bot, 'note x');
 
+    await say(bot, 'resume');
+    expect(harness.current.events.at(-1)).toMatchObject({ notice: 'in_progress', text: expect.stringContaining('is waiting for approval of a tool call') as unknown });
     await say(bot, '/approve w1', 'mallory');
     expect(operatorAnswers()).toEqual(['Only the person who asked, or an admin, may answer this request.']);
     await say(bot, '/approve nope');

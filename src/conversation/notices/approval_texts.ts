@@ -79,7 +79,7 @@ export function approveHowText(call: string): string {
   return `Answer with \`/approve ${call}\` or \`/deny ${call} [note]\`.`;
 }
 
-/** A message of a turn that waits for approval, sent again. */
+/** A message of a turn that waits for approval, sent again, or a `resume` of it. */
 export function awaitingApprovalAtAdmissionText(turnId: string): string {
   return `This request (${shortTurnId(turnId)}) is waiting for approval of a tool call; it goes on once the call is approved or denied.`;
 }

@@ -15,6 +15,7 @@ import { claimOnRoute, routeOf } from '../../recovery/model_route.js';
 import { turnDefaults } from './admission.js';
 import { overrideAt, toolsOffered } from '../channel_overrides.js';
 import { resolvedNotice, stillAwaitingNotice } from '../operators/resolution_notices.js';
+import { awaitingApprovalAtAdmissionText } from '../notices/approval_texts.js';
 import { ambiguousSavedText, heldElsewhereText, noSuchSavedText, resumeExpiredText, TEXTS } from '../notices/texts.js';
 import { turnStoreTimings } from '../../turn_state/store_options.js';
 import type { InboundMessage, MessageSource, NoticeKind } from '../transport.js';
@@ -89,14 +90,15 @@ export async function resumeCommand(origin: InboundMessage, wanted: string | und
 /**
  * What a resume says of the requester's request in this channel (named by `wanted`, or their
  * newest) that is saved but cannot be resumed now: one parked for an operator's verdict (DESIGN
- * §9.1) waits for it; one another process holds (its owner may have died, its lease not yet run
+ * §9.1) waits for it, one parked for approval (§9.2) for the answers; one another process holds (its owner may have died, its lease not yet run
  * out) is tried again once the lease ends. `undefined` when there is none.
  */
 async function heldElsewhere(origin: InboundMessage, wanted: string | undefined, deps: ResumeDeps): Promise<ResumeAttempt | undefined> {
-  const open = await deps.operator.listTurns({ statuses: ['AWAITING_RESOLUTION', 'ACTIVE'], source: origin.source, channelId: origin.channelId });
+  const open = await deps.operator.listTurns({ statuses: ['AWAITING_RESOLUTION', 'AWAITING_APPROVAL', 'ACTIVE'], source: origin.source, channelId: origin.channelId });
   const turn = open.map((overview) => overview.turn).find((candidate) => candidate.requesterId === origin.authorId && (wanted === undefined || candidate.turnId.startsWith(wanted)));
   if (turn === undefined) return undefined;
   if (turn.status === 'AWAITING_RESOLUTION') return { kind: 'notice', turn: turn.turnId, notice: 'manual_resolution', text: stillAwaitingNotice(turn, await deps.store.listOps(turn.turnId)) };
+  if (turn.status === 'AWAITING_APPROVAL') return { kind: 'notice', turn: turn.turnId, notice: 'in_progress', text: awaitingApprovalAtAdmissionText(turn.turnId) };
   const seconds = Math.ceil(((turn.leaseExpiresAt ?? 0) - deps.clock.now()) / 1000);
   return { kind: 'notice', turn: turn.turnId, notice: 'in_progress', text: heldElsewhereText(turn.turnId, seconds) };
 }
