@@ -14,7 +14,9 @@ export interface CliArgs {
 export type ParsedArgs = { readonly ok: true; readonly args: CliArgs } | { readonly ok: false; readonly error: string };
 
 export const USAGE = `Usage: holdfast [options]
-       holdfast turns list|show|resolve ...   inspect saved turns, give verdicts on uncertain calls
+       holdfast turns list|show|resolve|approve|deny ...
+                                              inspect saved turns, give verdicts on uncertain
+                                              calls, answer calls that wait for approval
        holdfast doctor                        check the configuration and the store
        holdfast backup PATH                   copy the store while the bot runs
        holdfast migrate --to postgres         copy a stopped bot's store into PostgreSQL
@@ -36,8 +38,8 @@ failure, or when Discord or its PostgreSQL store stayed out of reach for startup
 shard Discord refuses, a database that refuses the user, password or database name, a store file
 another bot process holds, a metrics address in use (do not restart it until then).
 The operator commands exit 0 on success, 1 on a runtime failure, 2 for bad arguments or
-configuration, 3 for a turn or call that does not exist, a verdict not allowed or a migration
-refused; doctor 1 when something needs attention.
+configuration, 3 for a turn or call that does not exist, a verdict or approval not allowed or a
+migration refused; doctor 1 when something needs attention.
 `;
 
 type Flag = 'console' | 'jsonl' | 'help' | 'version';

@@ -46,8 +46,8 @@ export interface ApprovalRule {
 export interface ApprovalStore {
   /** Records an answer; the last answer of a turn makes it SUSPENDED, still to be continued. */
   answerApproval(answer: ApprovalAnswer): Promise<ApprovalOutcome>;
-  /** Denies by timeout every request past its time; resolves to the turns that changed. */
-  expireApprovals(): Promise<string[]>;
+  /** Denies by timeout every request past its time; resolves to the calls it denied, as they now stand. */
+  expireApprovals(): Promise<OpRecord[]>;
   /** The call a request's stable key names, whatever became of it. */
   findApproval(approvalId: string): Promise<OpRecord | undefined>;
   /** Keeps which message asks for a call's approval. */

@@ -8,7 +8,7 @@
 import { idempotencyKey } from './call_fingerprint.js';
 import { TurnStateUnavailable } from './errors.js';
 import { movedOp, type OpKey, type OpRecord } from './ledger_types.js';
-import type { OperatorStore } from './operator_store.js';
+import type { OperatorStore, StoreCensus } from './operator_store.js';
 import type { TurnStore } from './turn_store.js';
 import type { Lease, TurnRecord } from './turn_types.js';
 
@@ -92,13 +92,27 @@ export function noTurnStore(): TurnStore {
   };
 }
 
-/** The operators' view of a store that keeps nothing: there is nothing to see, resolve or copy. */
+/** The counts of a store that keeps nothing: every one zero. */
+export const EMPTY_CENSUS: StoreCensus = {
+  active: 0,
+  suspended: 0,
+  awaitingResolution: 0,
+  callsAwaitingVerdict: 0,
+  awaitingApproval: 0,
+  callsAwaitingApproval: 0,
+  repliesPending: 0,
+  strandedCalls: 0,
+  expiredLeases: 0,
+};
+
+/** The operators' view of a store that keeps nothing: there is nothing to see, resolve, approve or copy. */
 export const NO_OPERATOR_STORE: OperatorStore = {
   listTurns: () => Promise.resolve([]),
   turnsWithPrefix: () => Promise.resolve([]),
   turnDetail: () => Promise.resolve(undefined),
   resolveCall: () => Promise.resolve({ kind: 'refused', reason: 'turn_not_found', op: undefined }),
-  census: () => Promise.resolve({ active: 0, suspended: 0, awaitingResolution: 0, callsAwaitingVerdict: 0, repliesPending: 0, strandedCalls: 0, expiredLeases: 0 }),
+  answerApproval: () => Promise.resolve({ kind: 'refused', reason: 'call_not_found', op: undefined }),
+  census: () => Promise.resolve(EMPTY_CENSUS),
   checkIntegrity: () => Promise.resolve([]),
   backup: () => Promise.reject(new TurnStateUnavailable('backup', 'durability is off: there is no store to copy')),
 };

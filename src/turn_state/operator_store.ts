@@ -1,3 +1,4 @@
+import type { ApprovalAnswer, ApprovalOutcome } from './approval_store.js';
 import type { OpKey, OpRecord } from './ledger_types.js';
 import type { ReplyState } from './reply_types.js';
 import type { TurnRecord, TurnStatus } from './turn_types.js';
@@ -18,6 +19,8 @@ export interface TurnOverview {
   readonly turn: TurnRecord;
   /** Its calls marked MANUAL_RESOLUTION_REQUIRED: each waits for an operator's verdict (DESIGN §9.1). */
   readonly callsAwaitingVerdict: number;
+  /** Its calls marked AWAITING_APPROVAL: each waits for a person's approval or denial (DESIGN §9.2). */
+  readonly callsAwaitingApproval: number;
   /** Where its final reply stands; `null` when it has none. */
   readonly reply: ReplyState | null;
 }
@@ -66,6 +69,8 @@ export interface StoreCensus {
   readonly suspended: number;
   readonly awaitingResolution: number;
   readonly callsAwaitingVerdict: number;
+  readonly awaitingApproval: number;
+  readonly callsAwaitingApproval: number;
   readonly repliesPending: number;
   /** Calls still marked RUNNING in a turn that is not running (DESIGN §9.3): their effect may have happened, and nothing will settle them. */
   readonly strandedCalls: number;
@@ -76,7 +81,8 @@ export interface StoreCensus {
 /**
  * What operators do with the store (DESIGN §9.1), from `holdfast turns`, `holdfast doctor`,
  * `holdfast backup` and the admins' slash commands, while the bot runs: list and inspect turns,
- * record verdicts (fenced like every write), count, check and copy the store.
+ * record verdicts (fenced like every write) and answers to requests for approval, count, check
+ * and copy the store.
  */
 export interface OperatorStore {
   /** Turns matching `filter`, newest first. */
@@ -90,6 +96,11 @@ export interface OperatorStore {
    * resume window restarted and its requester to be told once.
    */
   resolveCall(request: VerdictRequest): Promise<VerdictOutcome>;
+  /**
+   * Records an answer to a call that waits for approval (DESIGN §9.2), as the bot records one; the
+   * last answer of a turn makes it SUSPENDED, still to be continued by the bot that serves its channel.
+   */
+  answerApproval(answer: ApprovalAnswer): Promise<ApprovalOutcome>;
   census(): Promise<StoreCensus>;
   /** The store's own consistency check: the problems found, none when healthy. */
   checkIntegrity(): Promise<string[]>;

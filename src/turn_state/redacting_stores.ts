@@ -40,9 +40,13 @@ export function redactingTurnStore(store: TurnStore, secrets: SecretValues): Tur
   };
 }
 
-/** `operator`, recording no verdict text that holds one of `secrets`. */
+/** `operator`, recording no verdict text and no approval's note that holds one of `secrets`. */
 export function redactingOperatorStore(operator: OperatorStore, secrets: Redactor): OperatorStore {
-  return { ...operator, resolveCall: (request) => operator.resolveCall({ ...request, text: request.text === null ? null : secrets.redact(request.text) }) };
+  return {
+    ...operator,
+    resolveCall: (request) => operator.resolveCall({ ...request, text: request.text === null ? null : secrets.redact(request.text) }),
+    answerApproval: (answer) => operator.answerApproval({ ...answer, note: answer.note === null ? null : secrets.redact(answer.note) }),
+  };
 }
 
 /** `history`, appending no entry or summary that holds one of `secrets`. */

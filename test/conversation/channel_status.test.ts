@@ -188,6 +188,26 @@ describe('what /status and /stop tell a person', () => {
     expect(statusTexts()[0]).toContain('\nThe model openai:test-model is overloaded; it is tried again at 00:00:07 UTC (in 5 s).\n');
   });
 
+  it('/status lists the calls that wait for approval in the channel, to anyone who asks, and the tools always allowed there', async () => {
+    fake.enqueue(chatToolCalls([{ id: 'w1', name: 'save_note', args: '{"text":"buy milk"}' }]));
+    const bot = new Intake(harness.current.deps('  approval_defaults:\n    write: required\n', { operator: harness.current.store.operator }));
+    bot.submit(inboundFromText(harness.current.message('note: buy milk')));
+    await bot.idle();
+    const [asking] = await harness.current.store.operator.listTurns({ statuses: ['AWAITING_APPROVAL'] });
+    if (asking === undefined) throw new Error('no turn waits for approval');
+    const short = asking.turn.turnId.slice(0, 8);
+
+    expect(await askStatus(bot, 'bob')).toBe(`Nothing is running in this channel.\nNo saved requests are waiting.\nWaiting for approval: \`save_note\` (request ${short}, call \`w1\`).`);
+
+    // An admin's "Always allow here", as the Discord button records it.
+    await harness.current.store.turns.answerApproval({ call: { turnId: asking.turn.turnId, step: 1, toolCallId: 'w1' }, verdict: 'approved', by: 'discord:900', note: null, allowHere: true });
+    fake.enqueue(chatText('Saved.'));
+    await bot.announceResolutions('console');
+    await bot.idle();
+    expect(harness.current.replies()).toEqual(['Saved.']);
+    expect(await askStatus(bot, 'bob')).toBe('Nothing is running in this channel.\nNo saved requests are waiting.\nAlways allowed here: `save_note`.');
+  });
+
   it('/status names the asker’s calls that wait for an operator’s verdict', async () => {
     target.reply({ hold: never });
     target.onRequest = () => storeClock.advance(6_000);

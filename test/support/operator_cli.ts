@@ -73,6 +73,17 @@ export async function parkedTurn(turns: TurnStore, messageId: string, calls: rea
   return lease.turnId;
 }
 
+/** A turn parked AWAITING_APPROVAL until a person answers each of `calls`, each request waiting `timeoutMs` (DESIGN §9.2); returns its id. */
+export async function approvalTurn(turns: TurnStore, messageId: string, calls: readonly TestCall[], timeoutMs = 3_600_000, channelId = 'channel-1'): Promise<string> {
+  const lease = await turnWithCalls(turns, messageId, calls, channelId);
+  await turns.awaitApproval(
+    lease,
+    calls.map((call) => ({ turnId: lease.turnId, step: call.step ?? 1, toolCallId: call.id })),
+    timeoutMs,
+  );
+  return lease.turnId;
+}
+
 /** A real store file in `cwd`, where a bot started there keeps it, with turn ids of distinct short ids. */
 export function storeIn(cwd: string, clock: ManualClock): ReturnType<typeof openStoreFileAt> {
   return openStoreFileAt(storePathIn(cwd), { clock, ids: new DistinctIds() });

@@ -183,6 +183,11 @@ const OPERATOR_STORE: EveryMethod<OperatorStore> = {
     const notApplied = await parked(world);
     await world.operator.resolveCall({ call: notApplied.key, verdict: 'not_applied', text: say('the note'), by: 'cli:ops' });
   },
+  answerApproval: async (world) => {
+    const { lease, key } = await withCall(world);
+    await world.turns.awaitApproval(lease, [key], 60_000);
+    await world.operator.answerApproval({ call: key, verdict: 'denied', by: 'cli:ops', note: say('the operator’s denial') });
+  },
   census: 'read',
   checkIntegrity: 'read',
   backup: (world) => world.operator.backup(world.backupPath),

@@ -4,8 +4,15 @@ import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client
 export const TURN_ENDINGS = ['completed', 'failed', 'cancelled', 'rejected', 'expired'] as const;
 export type TurnEnding = (typeof TURN_ENDINGS)[number];
 
+/** What became of a request for approval, as `holdfast_approvals_total` counts it: answered either way, or denied because nobody answered in time. */
+export const APPROVAL_ENDINGS = ['approved', 'denied', 'expired'] as const;
+export type ApprovalEnding = (typeof APPROVAL_ENDINGS)[number];
+
 /** Durable writes take milliseconds; the buckets reach from a fraction of one to a slow disk's seconds. */
 const STORE_WRITE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+
+/** A person answers a request in seconds or hours; the buckets reach from a click at once to a day's timeout. */
+const APPROVAL_WAIT_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600, 1_800, 3_600, 7_200, 14_400, 43_200, 86_400];
 
 /**
  * The bot's counters and the store's write times, on a registry of their own together with the
@@ -38,6 +45,18 @@ export class HoldfastMetrics {
     labelNames: ['from', 'to'] as const,
     registers: [this.registry],
   });
+  readonly approvalsTotal = new Counter({
+    name: 'holdfast_approvals_total',
+    help: 'Requests for approval answered, by what became of them: approved, denied, or expired (denied because nobody answered in time).',
+    labelNames: ['verdict'] as const,
+    registers: [this.registry],
+  });
+  readonly approvalWaitSeconds = new Histogram({
+    name: 'holdfast_approval_wait_seconds',
+    help: 'How long each request for approval waited, from the request to its answer or its expiry.',
+    buckets: APPROVAL_WAIT_BUCKETS,
+    registers: [this.registry],
+  });
   readonly storeWriteSeconds = new Histogram({
     name: 'holdfast_store_write_seconds',
     help: 'How long each durable write to the turn store took.',
@@ -49,10 +68,17 @@ export class HoldfastMetrics {
     collectDefaultMetrics({ register: this.registry });
     // Every ending shows from the start, at zero, so that a rate over it is defined before the first one.
     for (const status of TURN_ENDINGS) this.turnsTotal.inc({ status }, 0);
+    for (const verdict of APPROVAL_ENDINGS) this.approvalsTotal.inc({ verdict }, 0);
   }
 
   /** Counts `count` turns that ended as `status`. */
   turnsEnded(status: TurnEnding, count = 1): void {
     this.turnsTotal.inc({ status }, count);
+  }
+
+  /** Counts a request for approval that ended as `verdict` after waiting `waitedMs`. */
+  approvalEnded(verdict: ApprovalEnding, waitedMs: number): void {
+    this.approvalsTotal.inc({ verdict });
+    this.approvalWaitSeconds.observe(Math.max(0, waitedMs) / 1000);
   }
 }

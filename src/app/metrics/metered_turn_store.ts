@@ -8,8 +8,9 @@ import type { HoldfastMetrics, TurnEnding } from './holdfast_metrics.js';
 /**
  * `store`, measured: every durable write is timed into `holdfast_store_write_seconds` (on the
  * monotonic clock, failed writes too), each tool call the ledger settles counts in
- * `holdfast_tool_calls_total`, and each turn that ends in `holdfast_turns_total`. Reads pass
- * through untimed.
+ * `holdfast_tool_calls_total`, each turn that ends in `holdfast_turns_total`, and each request
+ * for approval answered or expired in `holdfast_approvals_total`, with how long it waited (by the
+ * store's clock) in `holdfast_approval_wait_seconds`. Reads pass through untimed.
  */
 export function meteredTurnStore(store: TurnStore, metrics: HoldfastMetrics, clock: Clock): TurnStore {
   async function timed<T>(write: () => Promise<T>): Promise<T> {
@@ -23,6 +24,11 @@ export function meteredTurnStore(store: TurnStore, metrics: HoldfastMetrics, clo
   function countSettled(op: OpRecord): void {
     const outcome = settledOutcome(op.state);
     if (outcome !== undefined) metrics.toolCallsTotal.inc({ tool: op.toolName, effect: op.effect, outcome });
+  }
+  function countAnswered(op: OpRecord, expired: boolean): void {
+    const { approval } = op;
+    if (approval === null || approval.decision === null) return;
+    metrics.approvalEnded(expired ? 'expired' : approval.decision.verdict, approval.decision.at - approval.requestedAt);
   }
   // Reads and the readiness probe pass as they are: they are not the bot's durable writes.
   return {
@@ -61,8 +67,16 @@ export function meteredTurnStore(store: TurnStore, metrics: HoldfastMetrics, clo
     },
     awaitResolution: (lease, calls, reason) => timed(() => store.awaitResolution(lease, calls, reason)),
     awaitApproval: (lease, calls, timeoutMs) => timed(() => store.awaitApproval(lease, calls, timeoutMs)),
-    answerApproval: (answer) => timed(() => store.answerApproval(answer)),
-    expireApprovals: () => timed(() => store.expireApprovals()),
+    answerApproval: async (answer) => {
+      const outcome = await timed(() => store.answerApproval(answer));
+      if (outcome.kind === 'recorded') countAnswered(outcome.op, false);
+      return outcome;
+    },
+    expireApprovals: async () => {
+      const expired = await timed(() => store.expireApprovals());
+      for (const op of expired) countAnswered(op, true);
+      return expired;
+    },
     noteApprovalMessage: (call, messageId) => timed(() => store.noteApprovalMessage(call, messageId)),
     markResolutionTold: (turnId) => timed(() => store.markResolutionTold(turnId)),
     sweepOnStartup: () => timed(() => store.sweepOnStartup()),

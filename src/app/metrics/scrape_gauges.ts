@@ -1,5 +1,6 @@
 import { Gauge, type Registry } from 'prom-client';
 import type { ModelBreakerRegistry } from '../../recovery/breaker_registry.js';
+import { EMPTY_CENSUS } from '../../turn_state/no_store.js';
 import type { StoreCensus } from '../../turn_state/operator_store.js';
 
 /** Where the gauges read what they show, at each scrape. */
@@ -8,8 +9,6 @@ export interface ScrapeSources {
   readonly census: (() => Promise<StoreCensus>) | undefined;
   readonly breakers: ModelBreakerRegistry;
 }
-
-const NOTHING_STORED: StoreCensus = { active: 0, suspended: 0, awaitingResolution: 0, callsAwaitingVerdict: 0, repliesPending: 0, strandedCalls: 0, expiredLeases: 0 };
 
 /**
  * Adds to `registry` the gauges computed when Prometheus scrapes: live turns by state, calls
@@ -28,6 +27,7 @@ export function registerScrapeGauges(registry: Registry, sources: ScrapeSources)
       this.set({ state: 'active' }, counts.active);
       this.set({ state: 'suspended' }, counts.suspended);
       this.set({ state: 'awaiting_resolution' }, counts.awaitingResolution);
+      this.set({ state: 'awaiting_approval' }, counts.awaitingApproval);
     },
   });
   new Gauge({
@@ -60,7 +60,7 @@ export function registerScrapeGauges(registry: Registry, sources: ScrapeSources)
 
 /** The census, read once for all the gauges that ask while one read is under way. */
 function sharedPerScrape(read: (() => Promise<StoreCensus>) | undefined): () => Promise<StoreCensus> {
-  if (read === undefined) return () => Promise.resolve(NOTHING_STORED);
+  if (read === undefined) return () => Promise.resolve(EMPTY_CENSUS);
   let reading: Promise<StoreCensus> | undefined;
   return () =>
     (reading ??= read().finally(() => {

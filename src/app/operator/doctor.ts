@@ -33,7 +33,8 @@ export interface DoctorSubject {
  * needed — calls awaiting a verdict, a lease past its end that no process took over, calls
  * stranded RUNNING, replies not yet delivered, an integrity error, no store at the configured
  * path (named: a doctor run from another folder than the bot's looks elsewhere). Turns suspended
- * for their requesters' `resume` are information, as is a store switched off. With `--json`,
+ * for their requesters' `resume` or waiting for a person's approval are information, as is a
+ * store switched off. With `--json`,
  * `{"healthy","problems","notes","census"}`.
  */
 export async function doctor(subject: DoctorSubject, json: boolean, out: (text: string) => void): Promise<ExitStatus> {
@@ -69,6 +70,12 @@ async function examine({ config, excused, store }: DoctorSubject): Promise<Docto
       if (census.strandedCalls > 0) problems.push(await strandedProblem(store.operator, census.strandedCalls));
       if (census.active > 0) notes.push(`${census.active} turn(s) running`);
       if (census.suspended > 0) notes.push(`${census.suspended} turn(s) suspended, waiting for their requester's resume: holdfast turns list --status suspended`);
+      if (census.awaitingApproval > 0) {
+        notes.push(
+          `${census.callsAwaitingApproval} call(s) of ${census.awaitingApproval} turn(s) wait for a person's approval, denied when nobody answers in time: ` +
+            'holdfast turns list --status awaiting_approval',
+        );
+      }
       return { problems, notes, census, integrity };
     }
     default:
@@ -106,8 +113,9 @@ function describe({ source, store }: DoctorSubject, report: DoctorReport, health
   if (store.kind === 'opened' && integrity !== null) lines.push(`store: ${store.path}: integrity ${integrity.length === 0 ? 'ok' : 'check failed'}`);
   if (census !== null) {
     lines.push(
-      `turns: ${census.active} active, ${census.suspended} suspended, ${census.awaitingResolution} awaiting resolution`,
+      `turns: ${census.active} active, ${census.suspended} suspended, ${census.awaitingResolution} awaiting resolution, ${census.awaitingApproval} awaiting approval`,
       `calls awaiting a verdict: ${census.callsAwaitingVerdict}`,
+      `calls waiting for approval: ${census.callsAwaitingApproval}`,
       `replies not yet delivered: ${census.repliesPending}`,
     );
   }

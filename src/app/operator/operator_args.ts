@@ -1,3 +1,4 @@
+import type { ApprovalVerdict } from '../../turn_state/ledger_types.js';
 import { TURN_STATUSES, type TurnStatus } from '../../turn_state/turn_types.js';
 import { parseOptions, valueOf, type OptionSpec, type ParsedOptions } from './option_parser.js';
 import { OPERATOR_USAGE, type UsageTopic } from './operator_usage.js';
@@ -13,6 +14,15 @@ export type OperatorCommand =
       readonly call: string;
       readonly verdict: 'applied' | 'not_applied';
       readonly text: string | null;
+      readonly json: boolean;
+    }
+  | {
+      readonly kind: 'turns_approval';
+      readonly configPath?: string;
+      readonly turn: string;
+      readonly call: string;
+      readonly verdict: ApprovalVerdict;
+      readonly note: string | null;
       readonly json: boolean;
     }
   | { readonly kind: 'doctor'; readonly configPath?: string; readonly json: boolean }
@@ -32,7 +42,7 @@ export function isOperatorCommand(argv: readonly string[]): boolean {
 }
 
 /** The subcommands of `turns`: options given before the command go after them. */
-const TURNS_SUBCOMMANDS: ReadonlySet<string> = new Set(['list', 'show', 'resolve']);
+const TURNS_SUBCOMMANDS: ReadonlySet<string> = new Set(['list', 'show', 'resolve', 'approve', 'deny']);
 
 /**
  * `argv` with an operator command's options given before its name moved after it, so that
@@ -63,12 +73,13 @@ const STATUS_SHORT_NAMES: Readonly<Record<string, TurnStatus>> = {
 const CONFIG: OptionSpec = { kind: 'value' };
 const JSON_FLAG: OptionSpec = { kind: 'flag' };
 const HELP: OptionSpec = { kind: 'flag' };
+const APPROVAL_SPECS: Readonly<Record<string, OptionSpec>> = { '--note': { kind: 'value', text: true }, '--json': JSON_FLAG };
 
 /** Parses an operator command line (`argv` starts with `turns`, `doctor`, `backup` or `migrate`); never throws. */
 export function parseOperatorArgs(argv: readonly string[]): OperatorArgs {
   const [first, second, ...rest] = argv;
   if (first === 'turns') {
-    if (second === undefined) return { kind: 'error', error: 'turns needs a subcommand: list, show or resolve', topic: 'turns' };
+    if (second === undefined) return { kind: 'error', error: 'turns needs a subcommand: list, show, resolve, approve or deny', topic: 'turns' };
     if (second === '--help' || second === '-h') return { kind: 'help', text: OPERATOR_USAGE.turns };
     if (second === 'list') return withOptions(rest, 'turns_list', { '--status': { kind: 'value', repeatable: true }, '--channel': { kind: 'value' }, '--json': JSON_FLAG }, turnsList);
     if (second === 'show') return withOptions(rest, 'turns_show', { '--json': JSON_FLAG }, turnsShow);
@@ -82,7 +93,9 @@ export function parseOperatorArgs(argv: readonly string[]): OperatorArgs {
       } as const;
       return withOptions(rest, 'turns_resolve', specs, turnsResolve);
     }
-    return { kind: 'error', error: `unknown turns subcommand '${second}' (expected list, show or resolve)`, topic: 'turns' };
+    if (second === 'approve') return withOptions(rest, 'turns_approve', APPROVAL_SPECS, (options, config) => turnsApproval(options, config, 'approved'));
+    if (second === 'deny') return withOptions(rest, 'turns_deny', APPROVAL_SPECS, (options, config) => turnsApproval(options, config, 'denied'));
+    return { kind: 'error', error: `unknown turns subcommand '${second}' (expected list, show, resolve, approve or deny)`, topic: 'turns' };
   }
   const tail = second === undefined ? rest : [second, ...rest];
   if (first === 'doctor') return withOptions(tail, 'doctor', { '--json': JSON_FLAG }, doctor);
@@ -160,6 +173,13 @@ function turnsResolve(options: ParsedOptions, config: { configPath?: string }): 
     ok: true,
     command: { kind: 'turns_resolve', ...config, turn, call, verdict: applied ? 'applied' : 'not_applied', text: (applied ? result : note) ?? null, json: options.flags.has('--json') },
   };
+}
+
+function turnsApproval(options: ParsedOptions, config: { configPath?: string }, verdict: ApprovalVerdict): Built {
+  const given = positionals(options, ['TURN', 'CALL']);
+  if (!given.ok) return given;
+  const [turn = '', call = ''] = given.values;
+  return { ok: true, command: { kind: 'turns_approval', ...config, turn, call, verdict, note: valueOf(options, '--note') ?? null, json: options.flags.has('--json') } };
 }
 
 function doctor(options: ParsedOptions, config: { configPath?: string }): Built {

@@ -115,6 +115,8 @@ async function onStore(command: Exclude<OperatorCommand, { kind: 'doctor' | 'mig
       return (await import('./turns_show.js')).turnsShow(context, command);
     case 'turns_resolve':
       return (await import('./turns_resolve.js')).turnsResolve(context, command);
+    case 'turns_approval':
+      return (await import('./turns_approval.js')).turnsApproval(context, command);
     case 'backup':
       return (await import('./backup.js')).backup(context, { path: command.path, cwd: io.cwd, storePath: store.path });
     default:

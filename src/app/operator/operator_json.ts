@@ -53,12 +53,12 @@ export function turnJson(turn: TurnRecord, now: number): Record<string, unknown>
   };
 }
 
-/** One entry of `turns list --json`: the turn, its calls awaiting a verdict and its reply's state. */
+/** One entry of `turns list --json`: the turn, its calls awaiting a verdict or an approval and its reply's state. */
 export function overviewJson(overview: TurnOverview, now: number): Record<string, unknown> {
-  return { ...turnJson(overview.turn, now), calls_awaiting_verdict: overview.callsAwaitingVerdict, reply: overview.reply };
+  return { ...turnJson(overview.turn, now), calls_awaiting_verdict: overview.callsAwaitingVerdict, calls_awaiting_approval: overview.callsAwaitingApproval, reply: overview.reply };
 }
 
-/** One ledger row of `turns show --json`; `label` is how `turns resolve` names the call. */
+/** One ledger row of `turns show --json`; `label` is how `turns resolve`, `approve` and `deny` name the call. */
 export function callJson(op: OpRecord, ops: readonly OpRecord[]): Record<string, unknown> {
   return {
     step: op.step,
@@ -72,6 +72,19 @@ export function callJson(op: OpRecord, ops: readonly OpRecord[]): Record<string,
     result: op.result,
     error: op.error,
     verdict: op.verdict === null ? null : { applied: op.state === 'RESOLVED_APPLIED', text: op.verdict.text, by: op.verdict.by, at: isoTime(op.verdict.at) },
+    approval: approvalJson(op),
+  };
+}
+
+/** A call's request for approval in `turns show --json`: when it was asked and until when, and its answer once given. */
+function approvalJson({ approval }: OpRecord): Record<string, unknown> | null {
+  if (approval === null) return null;
+  const { decision } = approval;
+  return {
+    requested_at: isoTime(approval.requestedAt),
+    expires_at: isoTime(approval.expiresAt),
+    message: approval.messageId,
+    answer: decision === null ? null : { verdict: decision.verdict, by: decision.by, at: isoTime(decision.at), note: decision.note },
   };
 }
 
@@ -87,6 +100,8 @@ export function censusJson(census: StoreCensus): Record<string, number> {
     suspended: census.suspended,
     awaiting_resolution: census.awaitingResolution,
     calls_awaiting_verdict: census.callsAwaitingVerdict,
+    awaiting_approval: census.awaitingApproval,
+    calls_awaiting_approval: census.callsAwaitingApproval,
     replies_pending: census.repliesPending,
     stranded_calls: census.strandedCalls,
     expired_leases: census.expiredLeases,

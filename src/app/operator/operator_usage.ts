@@ -1,5 +1,5 @@
 /** The help texts of the operator commands, one per command and one for `holdfast turns`. */
-export type UsageTopic = 'turns' | 'turns_list' | 'turns_show' | 'turns_resolve' | 'doctor' | 'backup' | 'migrate';
+export type UsageTopic = 'turns' | 'turns_list' | 'turns_show' | 'turns_resolve' | 'turns_approve' | 'turns_deny' | 'doctor' | 'backup' | 'migrate';
 
 const COMMON = `  --config PATH   the configuration file (default: $HOLDFAST_CONFIG, else ./config.yml if it exists)
   -h, --help      print this help and exit`;
@@ -9,15 +9,19 @@ const TURN_ARG = `TURN is the turn's id or a unique prefix of it (the 8 characte
 const EXIT_STATUS = `Exit status: 0 on success, 2 for bad arguments, bad configuration or no store file,
 3 when the turn or call does not exist or the verdict is not allowed.`;
 
+const APPROVAL_EXIT_STATUS = `Exit status: 0 on success, 2 for bad arguments, bad configuration or no store file,
+3 when the turn or call does not exist or the call does not wait for approval.`;
+
 const LIST = `Usage: holdfast turns list [--status S]... [--channel C] [--json] [--config PATH]
 
 Lists the saved turns, newest first: short id, status, channel, requester, age, the calls
-awaiting a verdict and the reason. Without --status, what needs attention: turns suspended or
-awaiting resolution, and replies not yet delivered. Works while the bot runs.
+awaiting a verdict, the calls waiting for approval and the reason. Without --status, what needs
+attention: turns suspended, awaiting resolution or awaiting approval, and replies not yet
+delivered. Works while the bot runs.
 
 Options:
   --status S      only turns in status S, any case: active, suspended, awaiting_resolution,
-                  terminal_completed (or completed), failed, cancelled, rejected, expired;
+                  awaiting_approval, terminal_completed (or completed), failed, cancelled, rejected, expired;
                   repeat it or separate statuses with commas
   --channel C     only turns of the channel with id C
   --json          print one JSON document: {"turns":[…]}
@@ -29,7 +33,7 @@ ${EXIT_STATUS}
 const SHOW = `Usage: holdfast turns show TURN [--json] [--config PATH]
 
 Shows one turn: its record, its ledger (step, call id, tool, effect, state, input, result or
-error, verdict) and its reply's delivery. ${TURN_ARG}
+error, verdict, approval) and its reply's delivery. ${TURN_ARG}
 
 Options:
   --json          print one JSON document: {"turn":{…},"calls":[…],"reply":{…}|null}
@@ -60,11 +64,30 @@ ${COMMON}
 ${EXIT_STATUS}
 `;
 
+const APPROVAL = `Usage: holdfast turns approve TURN CALL [--note TEXT] [--json] [--config PATH]
+       holdfast turns deny TURN CALL [--note TEXT] [--json] [--config PATH]
+
+Answers a call that waits for a person's approval before it runs (state AWAITING_APPROVAL), as
+its request's Approve or Deny would: approve lets it run, deny keeps it from running and the
+model is told so, with your note. Once every such call of the turn is answered, the running bot
+goes on with the turn in its channel within seconds. An answer is final.
+${TURN_ARG}
+CALL is the tool call id as the request and \`turns show\` name it (STEP:CALL where the same id
+occurs in two steps of the turn).
+
+Options:
+  --note TEXT     why, kept with the answer; the model reads it with a denial
+  --json          print one JSON document: {"turn","call","state","remaining","turn_status"}
+${COMMON}
+
+${APPROVAL_EXIT_STATUS}
+`;
+
 const DOCTOR = `Usage: holdfast doctor [--json] [--config PATH]
 
 Checks the configuration, opens the store and runs SQLite's integrity check, then reports
-replies not yet delivered, calls awaiting a verdict and suspended turns. It calls neither the
-model provider nor any tool. Works while the bot runs.
+replies not yet delivered, calls awaiting a verdict, calls waiting for approval and suspended
+turns. It calls neither the model provider nor any tool. Works while the bot runs.
 
 Options:
   --json          print one JSON document: {"healthy":…,"problems":[…],"notes":[…],"census":{…}|null}
@@ -106,8 +129,10 @@ the store, when the schema already holds rows, or when the store is at another s
 const TURNS = `Usage: holdfast turns list [--status S]... [--channel C] [--json] [--config PATH]
        holdfast turns show TURN [--json] [--config PATH]
        holdfast turns resolve TURN CALL (--applied [--result TEXT] | --not-applied [--note TEXT]) [--json] [--config PATH]
+       holdfast turns approve|deny TURN CALL [--note TEXT] [--json] [--config PATH]
 
-Inspects the saved turns and records verdicts on uncertain calls, while the bot runs.
+Inspects the saved turns, records verdicts on uncertain calls and answers calls that wait for
+approval, while the bot runs.
 'holdfast turns COMMAND --help' tells more of each.
 `;
 
@@ -117,6 +142,8 @@ export const OPERATOR_USAGE: Readonly<Record<UsageTopic, string>> = {
   turns_list: LIST,
   turns_show: SHOW,
   turns_resolve: RESOLVE,
+  turns_approve: APPROVAL,
+  turns_deny: APPROVAL,
   doctor: DOCTOR,
   backup: BACKUP,
   migrate: MIGRATE,
@@ -128,6 +155,8 @@ export const TOPIC_COMMAND: Readonly<Record<UsageTopic, string>> = {
   turns_list: 'holdfast turns list',
   turns_show: 'holdfast turns show',
   turns_resolve: 'holdfast turns resolve',
+  turns_approve: 'holdfast turns approve',
+  turns_deny: 'holdfast turns deny',
   doctor: 'holdfast doctor',
   backup: 'holdfast backup',
   migrate: 'holdfast migrate',

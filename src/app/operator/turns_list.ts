@@ -16,8 +16,8 @@ export interface TurnsListRequest {
 
 /**
  * `holdfast turns list`: the turns asked for, newest first — without statuses, what needs
- * attention (suspended, awaiting resolution, replies not yet delivered) — as a table or as
- * `{"turns":[…]}`.
+ * attention (suspended, awaiting resolution or approval, replies not yet delivered) — as a table
+ * or as `{"turns":[…]}`.
  */
 export async function turnsList(context: OperatorContext, request: TurnsListRequest): Promise<ExitStatus> {
   const filter: TurnFilter = { ...(request.statuses === undefined ? {} : { statuses: request.statuses }), ...(request.channel === undefined ? {} : { channelId: request.channel }) };
@@ -31,11 +31,11 @@ export async function turnsList(context: OperatorContext, request: TurnsListRequ
     return EXIT.ok;
   }
   const rows = overviews.map((overview) => row(overview, context.now));
-  context.out(renderTable(['TURN', 'STATUS', 'CHANNEL', 'REQUESTER', 'AGE', 'AWAITING', 'REASON'], rows));
+  context.out(renderTable(['TURN', 'STATUS', 'CHANNEL', 'REQUESTER', 'AGE', 'AWAITING', 'APPROVALS', 'REASON'], rows));
   return EXIT.ok;
 }
 
-function row({ turn, callsAwaitingVerdict, reply }: TurnOverview, now: number): string[] {
+function row({ turn, callsAwaitingVerdict, callsAwaitingApproval, reply }: TurnOverview, now: number): string[] {
   const reason = reply === 'pending' ? 'reply not yet delivered' : (turnReason(turn) ?? '-');
   return [
     shortTurnId(turn.turnId),
@@ -44,6 +44,7 @@ function row({ turn, callsAwaitingVerdict, reply }: TurnOverview, now: number): 
     turn.requesterId,
     formatAge((now - turn.createdAt) / 1000),
     String(callsAwaitingVerdict),
+    String(callsAwaitingApproval),
     reason,
   ];
 }

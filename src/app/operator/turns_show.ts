@@ -1,6 +1,6 @@
 import { findTurn } from '../../conversation/operators/operator_actions.js';
 import { ledgerCallLabel, shortTurnId } from '../../engine/call_label.js';
-import type { OpRecord } from '../../turn_state/ledger_types.js';
+import type { OpApproval, OpRecord } from '../../turn_state/ledger_types.js';
 import type { ReplyDelivery, TurnDetail } from '../../turn_state/operator_store.js';
 import { EXIT, type ExitStatus } from '../exit_status.js';
 import type { OperatorContext } from './operator_context.js';
@@ -28,10 +28,11 @@ export async function turnsShow(context: OperatorContext, request: TurnsShowRequ
   const detail = await context.operator.turnDetail(lookup.turn.turnId);
   if (detail === undefined) return refuse(context, `no turn ${request.turn}`);
   const awaiting = detail.ops.filter((op) => op.state === 'MANUAL_RESOLUTION_REQUIRED').length;
+  const asking = detail.ops.filter((op) => op.state === 'AWAITING_APPROVAL').length;
   if (request.json) {
     context.out(
       jsonDocument({
-        turn: { ...turnJson(detail.turn, context.now), calls_awaiting_verdict: awaiting },
+        turn: { ...turnJson(detail.turn, context.now), calls_awaiting_verdict: awaiting, calls_awaiting_approval: asking },
         calls: detail.ops.map((op) => callJson(op, detail.ops)),
         reply: detail.reply === null ? null : replyJson(detail.reply),
       }),
@@ -62,7 +63,12 @@ function describe(detail: TurnDetail, now: number): string {
   const awaiting = ops.filter((op) => op.state === 'MANUAL_RESOLUTION_REQUIRED');
   const verdictLine = (op: OpRecord): string =>
     `Record a verdict: holdfast turns resolve ${shortTurnId(turn.turnId)} ${ledgerCallLabel(op, ops)} --applied [--result TEXT] | --not-applied [--note TEXT]`;
-  const hint = awaiting.length === 0 ? '' : `\n${awaiting.map(verdictLine).join('\n')}\n`;
+  const answerLine = (op: OpRecord): string => {
+    const command = `${shortTurnId(turn.turnId)} ${ledgerCallLabel(op, ops)} [--note TEXT]`;
+    return `Answer the request for approval: holdfast turns approve ${command} | holdfast turns deny ${command}`;
+  };
+  const lines = [...awaiting.map(verdictLine), ...ops.filter((op) => op.state === 'AWAITING_APPROVAL').map(answerLine)];
+  const hint = lines.length === 0 ? '' : `\n${lines.join('\n')}\n`;
   return `${head}\n${calls(ops)}\n${reply(detail.reply)}${hint}`;
 }
 
@@ -80,9 +86,19 @@ function calls(ops: readonly OpRecord[]): string {
       const found = op.state === 'RESOLVED_APPLIED' ? 'applied' : 'not applied';
       lines.push(`  verdict: ${found} by ${oneLine(op.verdict.by)} at ${isoTime(op.verdict.at) ?? ''}${op.verdict.text === null ? '' : `: ${shortened(op.verdict.text, SHOWN_CHARS)}`}`);
     }
+    if (op.approval !== null) lines.push(`  approval: ${approvalLine(op.approval)}`);
     return `${ledgerCallLabel(op, ops)} (step ${op.step}):\n${lines.join('\n')}\n`;
   });
   return `Calls:\n${table}\n${details.join('')}`;
+}
+
+/** A call's request for approval: when it was asked, and until when it waits or who answered it, when, and their note. */
+function approvalLine(approval: OpApproval): string {
+  const asked = `asked ${isoTime(approval.requestedAt) ?? ''}`;
+  const { decision } = approval;
+  if (decision === null) return `${asked}, waits until ${isoTime(approval.expiresAt) ?? ''}`;
+  const note = decision.note === null ? '' : `: ${shortened(decision.note, SHOWN_CHARS)}`;
+  return `${asked}, ${decision.verdict} by ${oneLine(decision.by)} at ${isoTime(decision.at) ?? ''}${note}`;
 }
 
 function reply(delivery: ReplyDelivery | null): string {

@@ -2,6 +2,8 @@ import { isAdmin } from '../../tools/permissions.js';
 import { modelsAt, overrideAt, overrideLabel } from '../channel_overrides.js';
 import type { ConversationDeps } from '../conversation_deps.js';
 import { chosenModelIn } from '../model_choice.js';
+import { waitingIn } from '../operators/approvals.js';
+import { approvalStatusLines } from './approval_texts.js';
 import { modelHealthLines } from './model_health.js';
 import { channelKey, type Inbound, type InboundMessage, postNotice } from '../transport.js';
 import { parkedCallLines, savedRequestLines } from './saved_requests.js';
@@ -37,7 +39,8 @@ export function unknownCommand(origin: InboundMessage, command: string, deps: Pi
  * `/status`: what runs in the channel (its phase and for how long) and the messages `waiting`
  * behind it (how many, and the first words of each); the asker's saved requests
  * there, each with its short id for `/resume`, why it stopped, how long ago and when it expires;
- * their calls awaiting an operator's verdict; the model an admin chose for the channel, if one
+ * their calls awaiting an operator's verdict; the calls in the channel that wait for a person's
+ * approval and the tools always allowed there; the model an admin chose for the channel, if one
  * is in use; any model that is overloaded or failing (with fallbacks: every model of the channel,
  * in the order they are tried, and its breaker's state); and, when `overrides` are configured,
  * which entry applies here.
@@ -59,6 +62,10 @@ export async function statusCommand(
     ...(waiting.length === 0 ? [] : [queuedText(waiting.length), ...waiting.map((message) => queuedLineText(message.text))]),
     ...(await savedRequestLines(origin, deps)),
     ...(await parkedCallLines(origin, deps)),
+    ...approvalStatusLines(
+      await waitingIn(origin, deps),
+      (await deps.store.approvalRules({ source: origin.source, channelId: origin.channelId })).map((rule) => rule.toolName),
+    ),
     ...(inUse === undefined ? [] : [chosenModelText(inUse)]),
     ...modelHealthLines(deps.recovery, route),
     ...settingsLines(origin, deps),

@@ -88,19 +88,19 @@ export function* answerApproval(answer: ApprovalAnswer): Op<ApprovalOutcome> {
   return { kind: 'recorded', op: yield* requireOp(key), turn: yield* requireTurn(turn.turnId), remaining: Number(remaining) };
 }
 
-/** Denies, by timeout, every call whose request expired by the store's clock; resolves to the ids of the turns that changed. */
-export function* expireApprovals(): Op<string[]> {
+/** Denies, by timeout, every call whose request expired by the store's clock; resolves to those calls as they now stand. */
+export function* expireApprovals(): Op<OpRecord[]> {
   const at = yield* now();
   const { rows } = yield* query<{ turn_id: string; step: number; tool_call_id: string }>(
     `SELECT turn_id, step, tool_call_id FROM ops WHERE state = 'AWAITING_APPROVAL' AND approval_expires_at <= @now ORDER BY approval_expires_at`,
     { now: at },
   );
-  const changed = new Set<string>();
+  const expired: OpRecord[] = [];
   for (const row of rows) {
     const outcome = yield* answerApproval({ call: { turnId: row.turn_id, step: row.step, toolCallId: row.tool_call_id }, verdict: 'denied', by: APPROVAL_TIMEOUT, note: null });
-    if (outcome.kind === 'recorded') changed.add(row.turn_id);
+    if (outcome.kind === 'recorded') expired.push(outcome.op);
   }
-  return [...changed];
+  return expired;
 }
 
 /** Keeps which of the transport's messages asks for a call's approval, so that it can be edited once answered, from any process. */

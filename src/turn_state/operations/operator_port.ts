@@ -1,4 +1,5 @@
 import type { OperatorStore } from '../operator_store.js';
+import { answerApproval } from './approvals.js';
 import type { StoreRunner } from './durable_store.js';
 import { census, listTurns, rowProblems, turnDetail } from './operator_reads.js';
 import { recordVerdict } from './resolution.js';
@@ -6,7 +7,7 @@ import { turnsWithPrefix } from './turn_reads.js';
 
 /**
  * The operators' port over `runner` (DESIGN §9.1): the turns as operators list and show them, the
- * verdicts they record, the census, the integrity check and the backup. Built apart from the other
+ * verdicts and the answers to requests for approval they record, the census, the integrity check and the backup. Built apart from the other
  * ports, so that an operator's command loads only the operations it can run.
  */
 export function operatorPort(runner: StoreRunner): OperatorStore {
@@ -15,6 +16,7 @@ export function operatorPort(runner: StoreRunner): OperatorStore {
     turnsWithPrefix: (prefix, limit) => runner.read('find turns by prefix', turnsWithPrefix(prefix, limit)),
     turnDetail: (turnId) => runner.read('read turn detail', turnDetail(turnId)),
     resolveCall: (request) => runner.write('record verdict', recordVerdict(request)),
+    answerApproval: (answer) => runner.write('answer approval', answerApproval(answer)),
     census: () => runner.read('count turns', census()),
     checkIntegrity: async () => [...(await runner.storageProblems()), ...(await runner.read('check integrity', rowProblems()))],
     backup: (path) => runner.backup(path),

@@ -1,6 +1,6 @@
 /**
- * What operators read of the store (DESIGN §9.1): the turns that match a filter with what each
- * waits for, one turn whole, the counts they watch, and the store's check of its own rows.
+ * What operators read of the store (DESIGN §9.1, §9.2): the turns that match a filter with what
+ * each waits for, one turn whole, the counts they watch, and the store's check of its own rows.
  */
 import type { StoreCensus, TurnDetail, TurnFilter, TurnOverview } from '../operator_store.js';
 import type { ReplyState } from '../reply_types.js';
@@ -10,9 +10,9 @@ import { opsOfTurn } from './ledger.js';
 import { replyDelivery } from './replies.js';
 import { turnById } from './turn_reads.js';
 
-type OverviewRow = TurnRow & { awaiting_verdict: number; reply_state: ReplyState | null };
+type OverviewRow = TurnRow & { awaiting_verdict: number; awaiting_approval: number; reply_state: ReplyState | null };
 
-/** The turns matching `filter`, newest first, each with its calls awaiting a verdict and where its reply stands. */
+/** The turns matching `filter`, newest first, each with its calls awaiting a verdict or an approval and where its reply stands. */
 export function* listTurns(filter: TurnFilter): Op<TurnOverview[]> {
   const { admissionOrder, inList } = yield* dialect();
   const where: string[] = [];
@@ -33,13 +33,14 @@ export function* listTurns(filter: TurnFilter): Op<TurnOverview[]> {
   if (filter.strandedCalls === true) where.push(`turns.status <> 'ACTIVE' AND EXISTS (SELECT 1 FROM ops WHERE ops.turn_id = turns.turn_id AND ops.state = 'RUNNING')`);
   const { rows } = yield* query<OverviewRow>(
     `SELECT turns.*, replies.state AS reply_state,
-       (SELECT COUNT(*) FROM ops WHERE ops.turn_id = turns.turn_id AND ops.state = 'MANUAL_RESOLUTION_REQUIRED') AS awaiting_verdict
+       (SELECT COUNT(*) FROM ops WHERE ops.turn_id = turns.turn_id AND ops.state = 'MANUAL_RESOLUTION_REQUIRED') AS awaiting_verdict,
+       (SELECT COUNT(*) FROM ops WHERE ops.turn_id = turns.turn_id AND ops.state = 'AWAITING_APPROVAL') AS awaiting_approval
      FROM turns LEFT JOIN replies USING (turn_id)
      ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`}
      ORDER BY turns.created_at DESC, turns.${admissionOrder} DESC`,
     params,
   );
-  return rows.map((row) => ({ turn: turnFromRow(row), callsAwaitingVerdict: row.awaiting_verdict, reply: row.reply_state }));
+  return rows.map((row) => ({ turn: turnFromRow(row), callsAwaitingVerdict: row.awaiting_verdict, callsAwaitingApproval: row.awaiting_approval, reply: row.reply_state }));
 }
 
 /** One turn whole: its row, its ledger and its reply's delivery. */
@@ -54,6 +55,8 @@ interface CensusRow {
   readonly suspended: number;
   readonly awaiting_resolution: number;
   readonly calls_awaiting_verdict: number;
+  readonly awaiting_approval: number;
+  readonly calls_awaiting_approval: number;
   readonly replies_pending: number;
   readonly stranded_calls: number;
   readonly expired_leases: number;
@@ -61,7 +64,7 @@ interface CensusRow {
 
 /**
  * The counts an operator watches, in one statement: live turns by status, calls awaiting a
- * verdict, replies not yet delivered, calls stranded RUNNING, and leases past their end (judged by
+ * verdict or an approval, replies not yet delivered, calls stranded RUNNING, and leases past their end (judged by
  * the store's now, as every expiry is: DESIGN §7.7).
  */
 export function* census(): Op<StoreCensus> {
@@ -72,6 +75,8 @@ export function* census(): Op<StoreCensus> {
     (SELECT COUNT(*) FROM turns WHERE status = 'SUSPENDED') AS suspended,
     (SELECT COUNT(*) FROM turns WHERE status = 'AWAITING_RESOLUTION') AS awaiting_resolution,
     (SELECT COUNT(*) FROM ops WHERE state = 'MANUAL_RESOLUTION_REQUIRED') AS calls_awaiting_verdict,
+    (SELECT COUNT(*) FROM turns WHERE status = 'AWAITING_APPROVAL') AS awaiting_approval,
+    (SELECT COUNT(*) FROM ops WHERE state = 'AWAITING_APPROVAL') AS calls_awaiting_approval,
     (SELECT COUNT(*) FROM replies WHERE state = 'pending') AS replies_pending,
     (SELECT COUNT(*) FROM ops JOIN turns ON turns.turn_id = ops.turn_id WHERE ops.state = 'RUNNING' AND turns.status <> 'ACTIVE') AS stranded_calls,
     (SELECT COUNT(*) FROM turns WHERE status = 'ACTIVE' AND lease_expires_at <= @now) AS expired_leases`,
@@ -83,6 +88,8 @@ export function* census(): Op<StoreCensus> {
     suspended: row.suspended,
     awaitingResolution: row.awaiting_resolution,
     callsAwaitingVerdict: row.calls_awaiting_verdict,
+    awaitingApproval: row.awaiting_approval,
+    callsAwaitingApproval: row.calls_awaiting_approval,
     repliesPending: row.replies_pending,
     strandedCalls: row.stranded_calls,
     expiredLeases: row.expired_leases,

@@ -68,6 +68,43 @@ describe('the turn store measured for the metrics', () => {
     await file.close();
   });
 
+  it('counts each request for approval by what became of it, with how long it waited by the store’s clock, and shows each at zero before the first', async () => {
+    const { file, store, scrape } = meteredStore(temp.path());
+    expect(sampleValuesBy(await scrape(), 'holdfast_approvals_total', 'verdict', ['approved', 'denied', 'expired'])).toEqual({ approved: 0, denied: 0, expired: 0 });
+    const asking = async (messageId: string, timeoutMs: number) => {
+      const lease = await admitNew(store, messageId);
+      await proposeCalls(store, lease, [{ id: 'w1', tool: 'send_mail', effect: 'write' }]);
+      const key = { turnId: lease.turnId, step: 1, toolCallId: 'w1' };
+      await store.awaitApproval(lease, [key], timeoutMs);
+      return key;
+    };
+    const approved = await asking('m-1', 3_600_000);
+    const denied = await asking('m-2', 3_600_000);
+    await asking('m-3', 7_200_000);
+    await file.clock.advance(90_000);
+    await store.answerApproval({ call: approved, verdict: 'approved', by: 'discord:ada', note: null });
+    expect((await store.answerApproval({ call: approved, verdict: 'denied', by: 'discord:bob', note: null })).kind).toBe('refused');
+    await file.clock.advance(510_000);
+    await store.answerApproval({ call: denied, verdict: 'denied', by: 'console:ada', note: 'not now' });
+    expect(await store.expireApprovals()).toEqual([]);
+    await file.clock.advance(7_200_000 - 600_000);
+    expect((await store.expireApprovals()).map((op) => op.approval?.decision?.by)).toEqual(['timeout']);
+
+    const text = await scrape();
+    expect(sampleValuesBy(text, 'holdfast_approvals_total', 'verdict', ['approved', 'denied', 'expired'])).toEqual({ approved: 1, denied: 1, expired: 1 });
+    expect(sampleValue(text, 'holdfast_approval_wait_seconds_count')).toBe(3);
+    expect(sampleValue(text, 'holdfast_approval_wait_seconds_sum')).toBe(90 + 600 + 7_200);
+    expect(sampleValuesBy(text, 'holdfast_approval_wait_seconds_bucket', 'le', ['60', '120', '600', '3600', '7200', '+Inf'])).toEqual({
+      '60': 0,
+      '120': 1,
+      '600': 2,
+      '3600': 2,
+      '7200': 3,
+      '+Inf': 3,
+    });
+    await file.close();
+  });
+
   it('counts each tool call the ledger settles by tool, effect and the state it moved to, and not its start', async () => {
     const { file, store, scrape } = meteredStore(temp.path());
     const lease = await admitNew(store, 'm-1');

@@ -26,7 +26,7 @@ async function callAwaitingVerdict(store: TurnStore, lease: Lease, toolCallId: s
 describe('the gauges read at each scrape', () => {
   const temp = useTempDir();
 
-  it('show the store as it is now: live turns by state, calls awaiting a verdict, replies not yet delivered', async () => {
+  it('show the store as it is now: live turns by state, waiting for approval too, calls awaiting a verdict, replies not yet delivered', async () => {
     const clock = new ManualClock();
     const opened = openStoreFileAt(join(temp.path(), 'turns.sqlite3'), { clock });
     const { turns: store } = opened;
@@ -36,12 +36,24 @@ describe('the gauges read at each scrape', () => {
     await callAwaitingVerdict(store, held, 'c1');
     await admitNew(store, 'm-2');
     await store.suspend(await admitNew(store, 'm-3'), 'provider overloaded');
+    const asking = await admitNew(store, 'm-6');
+    await store.recordModelTurn(asking, {
+      step: 1,
+      assistant: { role: 'assistant', content: [{ type: 'tool_use', id: 'w1', name: 'send_mail', input: {} }] },
+      intents: [{ toolCallId: 'w1', toolName: 'send_mail', input: {}, effect: 'write' }],
+    });
+    await store.awaitApproval(asking, [{ turnId: asking.turnId, step: 1, toolCallId: 'w1' }], 60_000);
     await store.complete(await admitNew(store, 'm-4'), 'Done.');
     await store.complete(await admitNew(store, 'm-5'), 'Done too.');
     await store.recordReplyDelivery((await store.listPendingReplies())[1]?.turn.turnId ?? '', { kind: 'delivered' });
 
     const text = await metrics.registry.metrics();
-    expect(sampleValuesBy(text, 'holdfast_turns', 'state', ['active', 'suspended', 'awaiting_resolution'])).toEqual({ active: 2, suspended: 1, awaiting_resolution: 0 });
+    expect(sampleValuesBy(text, 'holdfast_turns', 'state', ['active', 'suspended', 'awaiting_resolution', 'awaiting_approval'])).toEqual({
+      active: 2,
+      suspended: 1,
+      awaiting_resolution: 0,
+      awaiting_approval: 1,
+    });
     expect(sampleValue(text, 'holdfast_calls_awaiting_verdict')).toBe(1);
     expect(sampleValue(text, 'holdfast_replies_pending')).toBe(1);
 
@@ -55,7 +67,12 @@ describe('the gauges read at each scrape', () => {
     const metrics = new HoldfastMetrics();
     registerScrapeGauges(metrics.registry, { census: undefined, breakers: testRecoveryRuntime(new ManualClock()).breakers });
     const text = await metrics.registry.metrics();
-    expect(sampleValuesBy(text, 'holdfast_turns', 'state', ['active', 'suspended', 'awaiting_resolution'])).toEqual({ active: 0, suspended: 0, awaiting_resolution: 0 });
+    expect(sampleValuesBy(text, 'holdfast_turns', 'state', ['active', 'suspended', 'awaiting_resolution', 'awaiting_approval'])).toEqual({
+      active: 0,
+      suspended: 0,
+      awaiting_resolution: 0,
+      awaiting_approval: 0,
+    });
     expect({ callsAwaitingVerdict: sampleValue(text, 'holdfast_calls_awaiting_verdict'), repliesPending: sampleValue(text, 'holdfast_replies_pending') }).toEqual({
       callsAwaitingVerdict: 0,
       repliesPending: 0,

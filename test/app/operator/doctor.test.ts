@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { blobDirectoryFor } from '../../../src/turn_state/sqlite/file.js';
 import { FakeLLMServer } from '../../support/fake_llm/server.js';
 import { ManualClock } from '../../support/manual_clock.js';
-import { parkedTurn, runCliIn, storeIn, storePathIn } from '../../support/operator_cli.js';
+import { approvalTurn, parkedTurn, runCliIn, storeIn, storePathIn } from '../../support/operator_cli.js';
 import { useTempDir } from '../../support/temp_dir.js';
 import { ToolTarget } from '../../support/tool_target.js';
 import { admissionFor } from '../../support/turn_store.js';
@@ -29,8 +29,9 @@ describe('holdfast doctor', () => {
       stdout: [
         `configuration: ${config}: valid`,
         `store: ${storePathIn(temp.path())}: integrity ok`,
-        'turns: 0 active, 0 suspended, 0 awaiting resolution',
+        'turns: 0 active, 0 suspended, 0 awaiting resolution, 0 awaiting approval',
         'calls awaiting a verdict: 0',
+        'calls waiting for approval: 0',
         'replies not yet delivered: 0',
         'healthy',
         '',
@@ -56,8 +57,9 @@ describe('holdfast doctor', () => {
 
     expect(run.status).toBe(1);
     expect(run.stdout.split('\n').slice(2)).toEqual([
-      'turns: 1 active, 1 suspended, 1 awaiting resolution',
+      'turns: 1 active, 1 suspended, 1 awaiting resolution, 0 awaiting approval',
       'calls awaiting a verdict: 2',
+      'calls waiting for approval: 0',
       'replies not yet delivered: 1',
       "problem: 2 call(s) of 1 turn(s) await an operator's verdict: holdfast turns list --status awaiting_resolution",
       'problem: 1 reply(ies) not yet delivered; the running bot posts them (a stopped one at its next start): holdfast turns list',
@@ -76,7 +78,46 @@ describe('holdfast doctor', () => {
         '1 reply(ies) not yet delivered; the running bot posts them (a stopped one at its next start): holdfast turns list',
       ],
       notes: ['1 turn(s) running', "1 turn(s) suspended, waiting for their requester's resume: holdfast turns list --status suspended"],
-      census: { active: 1, suspended: 1, awaiting_resolution: 1, calls_awaiting_verdict: 2, replies_pending: 1, stranded_calls: 0, expired_leases: 0 },
+      census: {
+        active: 1,
+        suspended: 1,
+        awaiting_resolution: 1,
+        calls_awaiting_verdict: 2,
+        awaiting_approval: 0,
+        calls_awaiting_approval: 0,
+        replies_pending: 1,
+        stranded_calls: 0,
+        expired_leases: 0,
+      },
+    });
+  });
+
+  it('reports calls waiting for a person’s approval as a note, not a problem: healthy, with status 0', async () => {
+    const config = configWithModel();
+    const clock = new ManualClock();
+    const store = storeIn(temp.path(), clock);
+    await approvalTurn(store.turns, 'm-1', [{ id: 'w1' }, { id: 'w2' }]);
+    await store.close();
+
+    const run = await runCliIn(temp.path(), ['doctor', '--config', config], { clock });
+
+    expect(run.status).toBe(0);
+    expect(run.stdout.split('\n').slice(2)).toEqual([
+      'turns: 0 active, 0 suspended, 0 awaiting resolution, 1 awaiting approval',
+      'calls awaiting a verdict: 0',
+      'calls waiting for approval: 2',
+      'replies not yet delivered: 0',
+      "note: 2 call(s) of 1 turn(s) wait for a person's approval, denied when nobody answers in time: holdfast turns list --status awaiting_approval",
+      'healthy',
+      '',
+    ]);
+    const json = await runCliIn(temp.path(), ['doctor', '--json', '--config', config], { clock });
+    expect(json.status).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      healthy: true,
+      problems: [],
+      notes: ["2 call(s) of 1 turn(s) wait for a person's approval, denied when nobody answers in time: holdfast turns list --status awaiting_approval"],
+      census: { awaiting_approval: 1, calls_awaiting_approval: 2, awaiting_resolution: 0, calls_awaiting_verdict: 0 },
     });
   });
 

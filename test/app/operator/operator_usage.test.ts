@@ -8,7 +8,7 @@ describe('the operator commands’ usage', () => {
   it('the program’s help names the operator commands', async () => {
     const run = await runCliIn(temp.path(), ['--help']);
     expect(run.status).toBe(0);
-    expect(run.stdout).toContain('holdfast turns list|show|resolve');
+    expect(run.stdout).toContain('holdfast turns list|show|resolve|approve|deny');
     expect(run.stdout).toContain('holdfast doctor');
     expect(run.stdout).toContain('holdfast backup PATH');
   });
@@ -18,6 +18,8 @@ describe('the operator commands’ usage', () => {
     [['turns', 'list', '--help'], /^Usage: holdfast turns list \[--status S\]\.\.\. \[--channel C\] \[--json\] \[--config PATH\]\n/],
     [['turns', 'show', '-h'], /^Usage: holdfast turns show TURN \[--json\] \[--config PATH\]\n/],
     [['turns', 'resolve', '--help'], /^Usage: holdfast turns resolve TURN CALL --applied \[--result TEXT\]/],
+    [['turns', 'approve', '--help'], /^Usage: holdfast turns approve TURN CALL \[--note TEXT\] \[--json\] \[--config PATH\]\n {7}holdfast turns deny TURN CALL/],
+    [['turns', 'deny', '-h'], /^Usage: holdfast turns approve TURN CALL .*\n {7}holdfast turns deny TURN CALL \[--note TEXT\] \[--json\] \[--config PATH\]\n/],
     [['doctor', '--help'], /^Usage: holdfast doctor \[--json\] \[--config PATH\]\n/],
     [['backup', '--help'], /^Usage: holdfast backup PATH \[--config PATH\]\n/],
   ])('%j prints its help on stdout and exits 0, touching no store', async (argv, usage) => {
@@ -27,8 +29,8 @@ describe('the operator commands’ usage', () => {
   });
 
   it.each([
-    [['turns'], 'turns needs a subcommand: list, show or resolve', 'holdfast turns'],
-    [['turns', 'delete'], "unknown turns subcommand 'delete' (expected list, show or resolve)", 'holdfast turns'],
+    [['turns'], 'turns needs a subcommand: list, show, resolve, approve or deny', 'holdfast turns'],
+    [['turns', 'delete'], "unknown turns subcommand 'delete' (expected list, show, resolve, approve or deny)", 'holdfast turns'],
     [['turns', 'list', '--all'], "unknown option '--all'", 'holdfast turns list'],
     [['turns', 'list', 'extra'], "unexpected argument 'extra'", 'holdfast turns list'],
     [['turns', 'list', '--json=yes'], '--json takes no value', 'holdfast turns list'],

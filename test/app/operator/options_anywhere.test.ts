@@ -31,6 +31,7 @@ describe('an operator command’s options before its name', () => {
 
   it('moves only options, and leaves the bot’s own arguments and a config file named like a command alone', () => {
     expect(commandFirst(['--config', 'c.yml', 'turns', 'resolve', 't', 'c', '--applied'])).toEqual(['turns', 'resolve', '--config', 'c.yml', 't', 'c', '--applied']);
+    expect(commandFirst(['--config', 'c.yml', 'turns', 'deny', 't', 'c', '--note', 'no'])).toEqual(['turns', 'deny', '--config', 'c.yml', 't', 'c', '--note', 'no']);
     expect(commandFirst(['--config', 'c.yml', 'backup', 'out.sqlite3'])).toEqual(['backup', '--config', 'c.yml', 'out.sqlite3']);
     expect(commandFirst(['--config', 'doctor'])).toEqual(['--config', 'doctor']);
     expect(commandFirst(['--console', '--config', 'c.yml'])).toEqual(['--console', '--config', 'c.yml']);

@@ -3,8 +3,9 @@ import { pino } from 'pino';
 import { SystemClock } from '../../../src/core/system_clock.js';
 import { openPostgresStore, type OpenedPgStore } from '../../../src/turn_state/postgres/open_pg_store.js';
 import type { PgConnection } from '../../../src/turn_state/postgres/pg_pool.js';
+import { APPROVALS_ANSWERED } from '../../../src/turn_state/turn_types.js';
 import { ManualClock } from '../../support/manual_clock.js';
-import { DistinctIds, parkedTurn, runCliIn } from '../../support/operator_cli.js';
+import { approvalTurn, DistinctIds, parkedTurn, runCliIn } from '../../support/operator_cli.js';
 import { freshPgConnection } from '../../support/postgres_schema.js';
 import { useTempDir } from '../../support/temp_dir.js';
 import { TEST_TIMINGS } from '../../support/turn_store.js';
@@ -51,6 +52,35 @@ describe('the operator commands on a PostgreSQL store', () => {
       stderr:
         `holdfast: the PostgreSQL store is backed up with PostgreSQL's own tools, not copied by holdfast backup: run ` + `pg_dump against turn_state.postgres.url (its schema holds the whole store)\n`,
     });
+    await store.close();
+  });
+
+  it('list the calls waiting for approval, approve and deny them in the shared store while it is in use, and count them in doctor', async () => {
+    const connection = freshPgConnection();
+    const config = configFor(connection);
+    const store = await storeOn(connection);
+    if (store.turns === undefined) throw new Error('no turn store');
+    const turn = await approvalTurn(store.turns, 'm-1', [{ id: 'w1' }, { id: 'w2' }]);
+    const clock = new ManualClock();
+
+    const list = await runCliIn(temp.path(), ['turns', 'list', '--json', '--config', config], { clock });
+    expect(JSON.parse(list.stdout)).toMatchObject({ turns: [{ id: turn, status: 'AWAITING_APPROVAL', calls_awaiting_approval: 2 }] });
+    const doctor = await runCliIn(temp.path(), ['doctor', '--json', '--config', config], { clock });
+    expect(JSON.parse(doctor.stdout)).toMatchObject({ healthy: true, census: { awaiting_approval: 1, calls_awaiting_approval: 2 } });
+
+    const approved = await runCliIn(temp.path(), ['turns', 'approve', turn.slice(0, 8), 'w1', '--json', '--config', config], { clock });
+    expect(JSON.parse(approved.stdout)).toEqual({ turn, call: 'w1', state: 'APPROVED', remaining: 1, turn_status: 'AWAITING_APPROVAL' });
+    const denied = await runCliIn(temp.path(), ['turns', 'deny', turn.slice(0, 8), 'w2', '--note', 'not today', '--config', config], { clock });
+    expect(denied.status).toBe(0);
+    const again = await runCliIn(temp.path(), ['turns', 'deny', turn.slice(0, 8), 'w1', '--config', config], { clock });
+    expect(again.status).toBe(3);
+    expect(again.stderr).toMatch(/^holdfast: call w1 of turn .* does not wait for approval: it was already approved by cli:/);
+
+    expect((await store.operator?.turnDetail(turn))?.ops.map((op) => [op.state, op.approval?.decision?.note])).toEqual([
+      ['APPROVED', null],
+      ['DENIED', 'not today'],
+    ]);
+    expect(await store.turns.getTurn(turn)).toMatchObject({ status: 'SUSPENDED', suspensionReason: APPROVALS_ANSWERED, resolutionUntold: true });
     await store.close();
   });
 

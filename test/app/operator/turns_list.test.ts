@@ -4,7 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { lockStoreFile } from '../../../src/turn_state/sqlite/store_lock.js';
 import { ManualClock } from '../../support/manual_clock.js';
-import { parkedTurn, runCliIn, storeIn, storePathIn } from '../../support/operator_cli.js';
+import { approvalTurn, parkedTurn, runCliIn, storeIn, storePathIn } from '../../support/operator_cli.js';
 import { admissionFor } from '../../support/turn_store.js';
 import { useTempDir } from '../../support/temp_dir.js';
 import type { TurnStore } from '../../../src/turn_state/turn_store.js';
@@ -50,10 +50,10 @@ describe('holdfast turns list', () => {
     expect(run).toMatchObject({ status: 0, stderr: '' });
     expect(run.stdout).toBe(
       [
-        'TURN      STATUS               CHANNEL            REQUESTER  AGE  AWAITING  REASON',
-        '00000005  TERMINAL_COMPLETED   console:channel-1  user-1     4m   0         reply not yet delivered',
-        '00000003  SUSPENDED            console:channel-1  user-1     34m  0         the model provider is overloaded',
-        '00000001  AWAITING_RESOLUTION  console:channel-1  user-1     2h   1         an uncertain call awaits an operator’s verdict',
+        'TURN      STATUS               CHANNEL            REQUESTER  AGE  AWAITING  APPROVALS  REASON',
+        '00000005  TERMINAL_COMPLETED   console:channel-1  user-1     4m   0         0          reply not yet delivered',
+        '00000003  SUSPENDED            console:channel-1  user-1     34m  0         0          the model provider is overloaded',
+        '00000001  AWAITING_RESOLUTION  console:channel-1  user-1     2h   1         0          an uncertain call awaits an operator’s verdict',
         '',
       ].join('\n'),
     );
@@ -83,9 +83,33 @@ describe('holdfast turns list', () => {
       generation: 1,
       reason: 'an uncertain call awaits an operator’s verdict',
       calls_awaiting_verdict: 1,
+      calls_awaiting_approval: 0,
       reply: null,
     });
-    expect(turns[0]).toMatchObject({ status: 'TERMINAL_COMPLETED', reason: null, calls_awaiting_verdict: 0, reply: 'pending' });
+    expect(turns[0]).toMatchObject({ status: 'TERMINAL_COMPLETED', reason: null, calls_awaiting_verdict: 0, calls_awaiting_approval: 0, reply: 'pending' });
+  });
+
+  it('lists a turn waiting for approval by default, with how many of its calls wait, and finds it by --status awaiting_approval', async () => {
+    const clock = new ManualClock();
+    const store = storeIn(temp.path(), clock);
+    await approvalTurn(store.turns, 'm-asking', [{ id: 'w1' }, { id: 'w2' }]);
+    await admitted(store.turns, 'm-active');
+    await clock.advance(5 * MINUTE);
+    await store.close();
+
+    const run = await runCliIn(temp.path(), ['turns', 'list'], { clock });
+
+    expect(run.stdout).toBe(
+      [
+        'TURN      STATUS             CHANNEL            REQUESTER  AGE  AWAITING  APPROVALS  REASON',
+        '00000001  AWAITING_APPROVAL  console:channel-1  user-1     5m   0         2          awaiting approval',
+        '',
+      ].join('\n'),
+    );
+    const json = await runCliIn(temp.path(), ['turns', 'list', '--status', 'awaiting_approval', '--json'], { clock });
+    expect((JSON.parse(json.stdout) as { turns: unknown[] }).turns).toEqual([
+      expect.objectContaining({ short_id: '00000001', status: 'AWAITING_APPROVAL', calls_awaiting_verdict: 0, calls_awaiting_approval: 2, reason: 'awaiting approval' }),
+    ]);
   });
 
   it('--status takes statuses in any case, short names, repeated or comma-separated; --channel narrows to one channel', async () => {
@@ -133,7 +157,7 @@ describe('holdfast turns list', () => {
     const run = await runCliIn(temp.path(), ['turns', 'list', '--status', 'paused']);
     expect(run.status).toBe(2);
     expect(run.stderr).toBe(
-      "holdfast: unknown status 'paused' (expected one of active, suspended, awaiting_resolution, " +
+      "holdfast: unknown status 'paused' (expected one of active, suspended, awaiting_resolution, awaiting_approval, " +
         'terminal_completed, terminal_failed, terminal_cancelled, terminal_rejected, terminal_expired, completed, ' +
         "failed, cancelled, rejected, expired)\nTry 'holdfast turns list --help' for the options.\n",
     );

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../support/manual_clock.js';
-import { parkedTurn, runCliIn, storeIn, turnWithCalls } from '../../support/operator_cli.js';
+import { approvalTurn, parkedTurn, runCliIn, storeIn, turnWithCalls } from '../../support/operator_cli.js';
 import { useTempDir } from '../../support/temp_dir.js';
 
 const MINUTE = 60_000;
@@ -60,11 +60,72 @@ describe('holdfast turns show', () => {
 
     expect(run.status).toBe(0);
     const document = JSON.parse(run.stdout) as Record<string, unknown>;
-    expect(document['turn']).toMatchObject({ id: lease.turnId, short_id: '00000001', status: 'TERMINAL_COMPLETED', age_seconds: 20, calls_awaiting_verdict: 0, reason: null });
+    expect(document['turn']).toMatchObject({
+      id: lease.turnId,
+      short_id: '00000001',
+      status: 'TERMINAL_COMPLETED',
+      age_seconds: 20,
+      calls_awaiting_verdict: 0,
+      calls_awaiting_approval: 0,
+      reason: null,
+    });
     expect(document['calls']).toEqual([
-      { step: 1, call: 'r1', label: 'r1', tool: 'lookup', effect: 'read', state: 'APPLIED', input: { q: 'milk' }, input_redacted: false, result: 'milk is in aisle 3', error: null, verdict: null },
+      {
+        step: 1,
+        call: 'r1',
+        label: 'r1',
+        tool: 'lookup',
+        effect: 'read',
+        state: 'APPLIED',
+        input: { q: 'milk' },
+        input_redacted: false,
+        result: 'milk is in aisle 3',
+        error: null,
+        verdict: null,
+        approval: null,
+      },
     ]);
     expect(document['reply']).toEqual({ state: 'pending', parts_delivered: 0, created_at: '2026-01-01T00:00:20.000Z', delivered_at: null, failure: null });
+  });
+
+  it('shows each call’s request for approval: when it was asked, until when it waits or who answered, when and why, and how to answer', async () => {
+    const clock = new ManualClock();
+    const store = storeIn(temp.path(), clock);
+    const turnId = await approvalTurn(store.turns, 'm-1', [{ id: 'w1' }, { id: 'w2' }], 60 * MINUTE);
+    await clock.advance(2 * MINUTE);
+    await store.operator.answerApproval({ call: { turnId, step: 1, toolCallId: 'w1' }, verdict: 'denied', by: 'discord:900', note: 'not the whole list' });
+    await store.close();
+
+    const run = await runCliIn(temp.path(), ['turns', 'show', '00000001'], { clock });
+
+    expect(run.stdout).toContain(
+      [
+        'STEP  CALL  TOOL       EFFECT  STATE',
+        '1     w1    save_note  write   DENIED',
+        '1     w2    save_note  write   AWAITING_APPROVAL',
+        '',
+        'w1 (step 1):',
+        '  input: {"text":"buy milk"}',
+        '  approval: asked 2026-01-01T00:00:00.000Z, denied by discord:900 at 2026-01-01T00:02:00.000Z: not the whole list',
+        'w2 (step 1):',
+        '  input: {"text":"buy milk"}',
+        '  approval: asked 2026-01-01T00:00:00.000Z, waits until 2026-01-01T01:00:00.000Z',
+        '',
+      ].join('\n'),
+    );
+    expect(run.stdout).toMatch(/\nAnswer the request for approval: holdfast turns approve 00000001 w2 \[--note TEXT\] \| holdfast turns deny 00000001 w2 \[--note TEXT\]\n$/);
+
+    const json = JSON.parse((await runCliIn(temp.path(), ['turns', 'show', '00000001', '--json'], { clock })).stdout) as { turn: unknown; calls: { approval: unknown }[] };
+    expect(json.turn).toMatchObject({ status: 'AWAITING_APPROVAL', calls_awaiting_verdict: 0, calls_awaiting_approval: 1 });
+    expect(json.calls.map((call) => call.approval)).toEqual([
+      {
+        requested_at: '2026-01-01T00:00:00.000Z',
+        expires_at: '2026-01-01T01:00:00.000Z',
+        message: null,
+        answer: { verdict: 'denied', by: 'discord:900', at: '2026-01-01T00:02:00.000Z', note: 'not the whole list' },
+      },
+      { requested_at: '2026-01-01T00:00:00.000Z', expires_at: '2026-01-01T01:00:00.000Z', message: null, answer: null },
+    ]);
   });
 
   it('prints a tool’s result on one line without the terminal escape sequences it holds, and cuts a long one short', async () => {
