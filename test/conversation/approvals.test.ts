@@ -169,7 +169,9 @@ describe('approval before a call, in the conversation (DESIGN §9.2)', () => {
 
   it('a tool’s own `approval` wins over the default of its effect class', async () => {
     const { fake, target, events } = harness.current;
-    const own = `    - name: drop_note\n      description: Drops a note.\n      method: DELETE\n      url: ${target.url}/notes/{id}\n      effect: write\n      approval: never\n      parameters: { type: object, properties: { id: { type: string } }, required: [id] }\n`;
+    const own =
+      `    - name: drop_note\n      description: Drops a note.\n      method: DELETE\n      url: ${target.url}/notes/{id}\n      effect: write\n      approval: never\n` +
+      '      parameters: { type: object, properties: { id: { type: string } }, required: [id] }\n';
     const bot = new Intake(harness.current.deps(own + APPROVALS));
     fake.enqueue(chatToolCalls([{ id: 'd1', name: 'drop_note', args: '{"id":"n1"}' }]), chatText('Dropped.'));
     await say(bot, 'drop note n1');

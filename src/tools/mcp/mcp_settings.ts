@@ -36,7 +36,8 @@ const server = z
       .record(z.string(), z.enum(TOOL_APPROVALS))
       .default({})
       .describe(
-        'Per tool name (as the server names it): `required` makes its calls wait for a person’s approval, `never` lets them run without; `tools.approval_defaults` for its effect class decides the rest.',
+        'Per tool name (as the server names it): `required` makes its calls wait for a person’s approval, `never` lets them run ' +
+          'without; `tools.approval_defaults` for its effect class decides the rest.',
       ),
     timeout_seconds: seconds('How long the server may take to start, and one call to answer, before it is cancelled', 60),
     max_result_bytes: z

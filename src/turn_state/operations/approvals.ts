@@ -90,17 +90,25 @@ export function* answerApproval(answer: ApprovalAnswer): Op<ApprovalOutcome> {
 
 /** Denies, by timeout, every call whose request expired by the store's clock; resolves to those calls as they now stand. */
 export function* expireApprovals(): Op<OpRecord[]> {
-  const at = yield* now();
-  const { rows } = yield* query<{ turn_id: string; step: number; tool_call_id: string }>(
-    `SELECT turn_id, step, tool_call_id FROM ops WHERE state = 'AWAITING_APPROVAL' AND approval_expires_at <= @now ORDER BY approval_expires_at`,
-    { now: at },
-  );
   const expired: OpRecord[] = [];
-  for (const row of rows) {
-    const outcome = yield* answerApproval({ call: { turnId: row.turn_id, step: row.step, toolCallId: row.tool_call_id }, verdict: 'denied', by: APPROVAL_TIMEOUT, note: null });
+  for (const call of yield* expiredApprovals()) {
+    const outcome = yield* answerApproval({ call, verdict: 'denied', by: APPROVAL_TIMEOUT, note: null });
     if (outcome.kind === 'recorded') expired.push(outcome.op);
   }
   return expired;
+}
+
+/**
+ * The calls whose request for approval is past its time by the store's clock, oldest first: read
+ * through an index of only the waiting calls, so that the look is cheap when none waits and a
+ * write is needed only when one expired.
+ */
+export function* expiredApprovals(): Op<OpKey[]> {
+  const { rows } = yield* query<{ turn_id: string; step: number; tool_call_id: string }>(
+    `SELECT turn_id, step, tool_call_id FROM ops WHERE state = 'AWAITING_APPROVAL' AND approval_expires_at <= @now ORDER BY approval_expires_at`,
+    { now: yield* now() },
+  );
+  return rows.map((row) => ({ turnId: row.turn_id, step: row.step, toolCallId: row.tool_call_id }));
 }
 
 /** Keeps which of the transport's messages asks for a call's approval, so that it can be edited once answered, from any process. */

@@ -11,7 +11,7 @@ import { reportSweep } from '../sweep_report.js';
 import type { RetentionSweepResult, StartupSweepResult, TurnStore } from '../turn_store.js';
 import type { Admission, Lease } from '../turn_types.js';
 import { admitTurn } from './admission.js';
-import { answerApproval, approvalByKey, approvalRulesIn, expireApprovals, noteApprovalMessage, parkForApproval } from './approvals.js';
+import { answerApproval, approvalByKey, approvalRulesIn, expiredApprovals, expireApprovals, noteApprovalMessage, parkForApproval } from './approvals.js';
 import { appendHistory, compactHistory, editHistory, historyRevision, readHistory, removeFromHistory } from './history.js';
 import { acceptInbound, dropInbound, listInbox } from './inbox.js';
 import { now, type Op } from './instructions.js';
@@ -130,7 +130,8 @@ export function durableStore(runner: StoreRunner, options: DurableStoreOptions):
     awaitResolution: (lease, calls, reason) => leased('await resolution', lease, parkAt(lease, calls, reason)),
     awaitApproval: (lease, calls, timeoutMs) => leased('await approval', lease, parkForApproval(lease, calls, timeoutMs)),
     answerApproval: (answer) => runner.write('answer approval', answerApproval(answer), 'alone'),
-    expireApprovals: () => runner.write('expire approvals', expireApprovals()),
+    // A read first: the watch looks every 2 s, and only a request past its time needs a write.
+    expireApprovals: async () => ((await runner.read('find expired approvals', expiredApprovals())).length === 0 ? [] : runner.write('expire approvals', expireApprovals())),
     findApproval: (approvalId) => runner.read('find approval', approvalByKey(approvalId)),
     noteApprovalMessage: (call, messageId) => runner.write('note approval message', noteApprovalMessage(call, messageId)),
     approvalRules: (channel) => runner.read('read approval rules', approvalRulesIn(channel)),

@@ -110,7 +110,9 @@ describe('holdfast turns approve and deny', () => {
     expect(await runCliIn(temp.path(), ['turns', 'approve', lease.turnId, 'r1'], { clock })).toEqual({
       status: 3,
       stdout: '',
-      stderr: `holdfast: call r1 of turn ${lease.turnId} does not wait for approval: it is PREPARED, and only a call waiting for approval (AWAITING_APPROVAL) in a turn waiting for it may be answered\n`,
+      stderr:
+        `holdfast: call r1 of turn ${lease.turnId} does not wait for approval: it is PREPARED, ` +
+        'and only a call waiting for approval (AWAITING_APPROVAL) in a turn waiting for it may be answered\n',
     });
     expect((await detailOf(clock))?.ops[0]?.approval?.decision?.verdict).toBe('approved');
   });

@@ -103,7 +103,10 @@ export function describeApprovals(makeHarness: MakeHarness): void {
       expect(await h.store.expireApprovals()).toEqual([]);
       await h.clock.advance(1);
 
-      expect(await h.store.expireApprovals()).toEqual([turnId]);
+      expect((await h.store.expireApprovals()).map((op) => [op.turnId, op.toolCallId, op.state])).toEqual([
+        [turnId, 'write-a', 'DENIED'],
+        [turnId, 'write-b', 'DENIED'],
+      ]);
       expect(await h.store.expireApprovals()).toEqual([]);
       const ops = await h.store.listOps(turnId);
       expect(findOp(ops, 1, 'write-a')).toMatchObject({ state: 'DENIED', approval: { decision: { verdict: 'denied', by: 'timeout', note: null } } });
