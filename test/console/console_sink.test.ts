@@ -55,6 +55,23 @@ describe('the console output', () => {
     expect(out.text()).toBe('bot> Hello.\n-- [suspended] Saved.\nbot> Not streamed.\n');
   });
 
+  it('asks for approval with the command that answers it, as a JSON line or for people, and has no message to edit once answered', async () => {
+    const ask = { channelId: 'console', inReplyTo: 'm', turn: 't1', approvalId: 'hf_1', call: 'w1', text: 'Approval needed: `save_note`.' };
+    const settled = { type: 'approval_settled', channelId: 'console', messageId: 'x', text: 'Approved.' } as const;
+    const lines = capture();
+    const json = jsonLinesSink(lines);
+    expect(await json.askApproval(ask)).toBeUndefined();
+    json.post(settled);
+    expect(JSON.parse(lines.text())).toEqual({ type: 'approval', turn: 't1', call: 'w1', text: 'Approval needed: `save_note`.' });
+
+    const out = capture();
+    const text = textSink(new ConsoleScreen(out));
+    text.post({ type: 'delta', channelId: 'console', inReplyTo: 'm', turn: 't1', text: 'Let me' });
+    expect(await text.askApproval(ask)).toBeUndefined();
+    text.post(settled);
+    expect(out.text()).toBe('bot> Let me\n-- [status] Approval needed: `save_note`.\n   Answer with `/approve w1` or `/deny w1 [note]`.\n');
+  });
+
   it('shows one status line for each attempt a turn waits for in each run, ending a streamed line first; the JSON lines carry no waits', async () => {
     const out = capture();
     const sink = textSink(new ConsoleScreen(out));

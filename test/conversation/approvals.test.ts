@@ -5,6 +5,8 @@ import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
 import type { FakeLLMServer } from '../support/fake_llm/server.js';
 import { useConversationHarness, withoutDurability } from '../support/conversation_harness.js';
 import { runToCompletion } from '../support/recovery_runtime.js';
+import { storeWith } from '../support/turn_store.js';
+import { StaleTurnError, TurnStateUnavailable } from '../../src/turn_state/errors.js';
 
 /** Writes wait for approval, for 30 minutes. */
 const APPROVALS = `  approval_defaults:\n    write: required\n  approval_timeout_minutes: 30\n`;
@@ -179,5 +181,60 @@ describe('approval before a call, in the conversation (DESIGN §9.2)', () => {
     expect(events.filter((e) => e.type === 'approval_asked')).toEqual([]);
     expect(target.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['DELETE /notes/n1']);
     expect(harness.current.replies()).toEqual(['Dropped.']);
+  });
+
+  it('the same message arriving again is told that its request waits for approval, and nothing runs', async () => {
+    const { fake, target } = harness.current;
+    const bot = new Intake(harness.current.deps(APPROVALS));
+    fake.enqueue(chatToolCalls([{ id: 'w1', name: 'save_note', args: '{"text":"x"}' }]));
+    bot.submit(inboundFromText(harness.current.message('note x', 'ada', 'm-7')));
+    await settle(bot);
+    bot.submit(inboundFromText(harness.current.message('note x', 'ada', 'm-7')));
+    await settle(bot);
+
+    expect(harness.current.events.at(-1)).toMatchObject({ notice: 'in_progress', text: expect.stringContaining('is waiting for approval of a tool call') as unknown });
+    expect(fake.requests).toHaveLength(1);
+    expect(target.requests).toEqual([]);
+  });
+
+  it('a turn whose calls were answered goes on only where its channel is served, once', async () => {
+    const { fake, target } = harness.current;
+    const elsewhere = new Intake(harness.current.deps(APPROVALS, { served: { source: 'console', serves: () => Promise.resolve(false) } }));
+    fake.enqueue(chatToolCalls([{ id: 'w1', name: 'save_note', args: '{"text":"x"}' }]), chatText('Saved.'));
+    await say(elsewhere, 'note x');
+    await say(elsewhere, '/approve');
+    expect(target.requests).toEqual([]);
+
+    const here = new Intake(harness.current.deps(APPROVALS));
+    await here.announceResolutions('console');
+    await settle(here);
+    await here.announceResolutions('console');
+    await settle(here);
+    expect(target.requests).toHaveLength(1);
+    expect(harness.current.replies()).toEqual(['Saved.']);
+  });
+
+  it('a store that fails as the turn parks for approval fails the turn plainly, and nothing ran', async () => {
+    const { fake, target, store } = harness.current;
+    const failing = storeWith(store.turns, 'awaitApproval', () => Promise.reject(new TurnStateUnavailable('await approval', new Error('disk I/O error'))));
+    const bot = new Intake(harness.current.deps(APPROVALS, { store: failing }));
+    fake.enqueue(chatToolCalls([{ id: 'w1', name: 'save_note', args: '{"text":"x"}' }]));
+    await say(bot, 'note x');
+
+    expect(harness.current.notices()).toEqual(['failed']);
+    expect(harness.current.events.at(-1)).toMatchObject({ text: expect.stringContaining('I lost access to my storage') as unknown });
+    expect(target.requests).toEqual([]);
+  });
+
+  it('a turn fenced out as it parks for approval leaves it to its new owner without a word', async () => {
+    const { fake, target, store } = harness.current;
+    const fenced = storeWith(store.turns, 'awaitApproval', (lease) => Promise.reject(new StaleTurnError(lease.turnId, 'await approval')));
+    const bot = new Intake(harness.current.deps(APPROVALS, { store: fenced }));
+    fake.enqueue(chatToolCalls([{ id: 'w1', name: 'save_note', args: '{"text":"x"}' }]));
+    await say(bot, 'note x');
+
+    expect(harness.current.notices()).toEqual([]);
+    expect(harness.current.events.filter((e) => e.type === 'approval_asked')).toEqual([]);
+    expect(target.requests).toEqual([]);
   });
 });

@@ -53,6 +53,16 @@ describe('what the bot posts, kept free of the configured secrets', () => {
     ]);
   });
 
+  it('redacts a request for approval and its answer, showing first what the turn’s draft held back', async () => {
+    const events: SeenEvent[] = [];
+    const sink = redactingSink(recordingSink(events), secrets);
+    sink.post({ type: 'delta', ...at, text: 'calling opaque-' });
+    expect(await sink.askApproval({ ...at, approvalId: 'hf_1', call: 'w1', text: `send ${KEY}?` })).toBe('asked:hf_1');
+    sink.post({ type: 'approval_settled', channelId: 'c1', messageId: 'asked:hf_1', text: `sent ${KEY}: approved` });
+
+    expect(seen(events)).toEqual(['draft: calling opaque-', 'approval_asked: send [REDACTED]?', 'approval_settled: sent [REDACTED]: approved']);
+  });
+
   it('is the sink itself when no secret is configured', () => {
     const sink = recordingSink([]);
     expect(redactingSink(sink, NO_SECRETS)).toBe(sink);

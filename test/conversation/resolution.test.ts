@@ -3,6 +3,8 @@ import { pino } from 'pino';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { inboundFromText } from '../../src/conversation/notices/channel_commands.js';
 import { giveVerdict } from '../../src/conversation/operators/operator_actions.js';
+import { verdictPhrase } from '../../src/conversation/operators/resolution_notices.js';
+import { OP_STATES } from '../../src/turn_state/ledger_types.js';
 import { Intake } from '../../src/conversation/turns/intake.js';
 import type { ConversationDeps } from '../../src/conversation/conversation_deps.js';
 import type { InboundMessage } from '../../src/conversation/transport.js';
@@ -290,5 +292,31 @@ describe('an uncertain write waits for an operator’s verdict (DESIGN §9.1)', 
 
     expect(harness.current.notices()).toEqual(['failed']);
     expect(textOf(noticesOf('failed')[0])).toMatch(/could not record how this request ended/);
+  });
+
+  it('tells the requester only of what an operator found: a call in any other state, an approval included, has no verdict to tell', () => {
+    const op = {
+      turnId: 't',
+      step: 1,
+      toolCallId: 'w1',
+      toolName: 'save_note',
+      effect: 'write',
+      idempotencyKey: 'hf_1',
+      fingerprint: '',
+      input: {},
+      inputRedacted: false,
+      result: null,
+      error: null,
+      approval: null,
+      createdAt: 0,
+      updatedAt: 0,
+    } as const;
+    const verdict = { by: 'cli:ops', at: 0, text: 'ticket T-1' };
+    const told = OP_STATES.map((state) => [state, verdictPhrase({ ...op, state, verdict: state.startsWith('RESOLVED_') ? verdict : null })]);
+    expect(told.filter(([, phrase]) => phrase !== undefined)).toEqual([
+      ['RESOLVED_APPLIED', 'took effect: ticket T-1'],
+      ['RESOLVED_NOT_APPLIED', 'did not take effect (ticket T-1)'],
+    ]);
+    expect(verdictPhrase({ ...op, state: 'APPROVED', verdict })).toBeUndefined();
   });
 });

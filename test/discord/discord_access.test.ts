@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { discordConfigYaml, userMessagesOf, type BotMessageBody, type InProcessBot } from '../support/discord_bot.js';
 import { useDiscordWorld } from '../support/discord_world.js';
-import { chatText } from '../support/fake_llm/openai_chat.js';
+import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
 
 /** A member of the guild other than the world's user; they hold no role. */
 const OTHER_MEMBER = '1100000000000000042';
@@ -146,5 +146,21 @@ describe('who may talk to the bot, and where (`access`), on the local Discord', 
     const allowed = await world.discord.dispatchInteraction({ name: 'status' });
     await world.discord.whenRequest((r) => r.method === 'PATCH' && r.path === `/webhooks/${world.discord.bot.id}/${allowed.token}/messages/@original`);
     expect(world.discord.requests.filter((r) => r.method === 'POST' && r.path.startsWith('/channels/'))).toEqual([]);
+  });
+
+  it('refuses a denied user’s press on a request for approval to them alone, and the request still waits', async () => {
+    const tools = `tools:\n  builtin: []\n  approval_defaults: { write: required }\n  http:\n    - { name: save_note, description: Saves a note., method: POST, url: "http://127.0.0.1:9/notes", effect: write }\n`;
+    const bot = world.start(discordConfigYaml(world.discord, world.fake.baseUrl, `access:\n  users:\n    deny: ["${OTHER_MEMBER}"]\n${tools}`).replace('tools:\n  builtin: []\n', ''));
+    await bot.logged('connected to Discord');
+    world.fake.enqueue(chatToolCalls([{ id: 'w1', name: 'save_note', args: '{"text":"x"}' }]));
+    await ask(world.discord.world.channelId, 'note x');
+    const posted = await world.discord.whenRequest((r) => r.method === 'POST' && Array.isArray((r.body as { components?: unknown[] } | undefined)?.components));
+    const request = world.discord.messagesIn(world.discord.world.channelId).find((m) => m.nonce === (posted.body as { nonce?: string }).nonce);
+    const rows = (request?.components ?? []) as { components: { custom_id: string }[] }[];
+    const approve = rows[0]?.components[0]?.custom_id ?? '';
+
+    const refused = world.discord.pressButton({ messageId: request?.id ?? '', customId: approve, userId: OTHER_MEMBER });
+    expect(await world.discord.whenInteractionAnswer(refused.id)).toMatchObject({ type: 'reply', ephemeral: true, content: ACCESS_REFUSED });
+    expect(world.discord.message(request?.id ?? '')?.components).toHaveLength(1);
   });
 });

@@ -134,6 +134,18 @@ describe('approval before a write, on the local Discord', () => {
     expect(discord.message(ask.id)?.content).toMatch(/\*\*Denied\*\* by <@900> at .* UTC: ask the team first\.$/);
   });
 
+  it('an admin’s /approve slash command names the call; a press of another bot’s button is left alone', async () => {
+    const { fake, target } = harness.current;
+    fake.enqueue(chatToolCalls([{ id: 'w1', name: 'save_note', args: '{"text":"x"}' }]), chatText('Saved.'));
+    const asked = await say(discord, 'note x');
+    await request();
+
+    const approved = await discord.dispatchInteraction({ name: 'approve', options: [{ name: 'call', type: 3, value: 'w1' }], userId: '900' });
+    expect((await discord.whenInteractionAnswer(approved.id, (a) => a.type === 'edit_original')).content).toBe('ℹ️ Approved: `save_note` runs now.');
+    await answered(asked, 'Saved.');
+    expect(target.requests).toHaveLength(1);
+  });
+
   it('answers another message in the channel while a request waits', async () => {
     const { fake } = harness.current;
     fake.enqueue(chatToolCalls([{ id: 'w1', name: 'save_note', args: '{"text":"x"}' }]), chatText('What a nice day.'));

@@ -22,7 +22,7 @@ export function meteredTurnStore(store: TurnStore, metrics: HoldfastMetrics, clo
     }
   }
   function countSettled(op: OpRecord): void {
-    const outcome = settledOutcome(op.state);
+    const outcome = SETTLED_OUTCOMES[op.state];
     if (outcome !== undefined) metrics.toolCallsTotal.inc({ tool: op.toolName, effect: op.effect, outcome });
   }
   function countAnswered(op: OpRecord, expired: boolean): void {
@@ -89,28 +89,25 @@ export function meteredTurnStore(store: TurnStore, metrics: HoldfastMetrics, clo
   };
 }
 
-/** The `outcome` label of a call the ledger moved to `state`; a call that only started has none. */
-function settledOutcome(state: OpState): string | undefined {
-  switch (state) {
-    case 'PREPARED':
-    case 'AWAITING_APPROVAL':
-    case 'APPROVED':
-    case 'RUNNING':
-      return undefined;
-    case 'APPLIED':
-    case 'DEFINITELY_FAILED':
-    case 'OUTCOME_UNKNOWN':
-    case 'RECONCILED_APPLIED':
-    case 'RECONCILED_FAILED':
-    case 'MANUAL_RESOLUTION_REQUIRED':
-    case 'RESOLVED_APPLIED':
-    case 'RESOLVED_NOT_APPLIED':
-    case 'DENIED':
-      return state.toLowerCase();
-    default:
-      return assertNever(state);
-  }
-}
+/**
+ * The `outcome` label of a call the ledger moved to each state; none for a call that only started
+ * or waits: a table over every state, so that a new state cannot go unclassified.
+ */
+const SETTLED_OUTCOMES: Readonly<Record<OpState, string | undefined>> = {
+  PREPARED: undefined,
+  AWAITING_APPROVAL: undefined,
+  APPROVED: undefined,
+  RUNNING: undefined,
+  APPLIED: 'applied',
+  DEFINITELY_FAILED: 'definitely_failed',
+  OUTCOME_UNKNOWN: 'outcome_unknown',
+  RECONCILED_APPLIED: 'reconciled_applied',
+  RECONCILED_FAILED: 'reconciled_failed',
+  MANUAL_RESOLUTION_REQUIRED: 'manual_resolution_required',
+  RESOLVED_APPLIED: 'resolved_applied',
+  RESOLVED_NOT_APPLIED: 'resolved_not_applied',
+  DENIED: 'denied',
+};
 
 function endingOf(status: OwnerTerminalStatus): TurnEnding {
   switch (status) {
