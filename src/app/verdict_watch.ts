@@ -3,9 +3,9 @@ import type { Logger } from '../core/logger.js';
 import { repeatUntilAborted } from '../core/repeat.js';
 
 /**
- * How often the running bot looks for verdicts it has not told yet (DESIGN §9.1): a verdict given
- * by `holdfast turns resolve`, or in another process on PostgreSQL, is told within about this
- * long. The look is one read of an index that holds only turns still to be told, empty when idle.
+ * How often the running bot looks for verdicts it has not told yet (DESIGN §9.1) and for answers
+ * and expired requests for approval (§9.2): a verdict or an answer given by `holdfast turns`, or in
+ * another process on PostgreSQL, is taken up within about this long. The look is one read of an index that holds only turns still to be told, empty when idle.
  */
 export const VERDICT_WATCH_INTERVAL_MS = 2_000;
 

@@ -149,7 +149,9 @@ describe('who may talk to the bot, and where (`access`), on the local Discord', 
   });
 
   it('refuses a denied user’s press on a request for approval to them alone, and the request still waits', async () => {
-    const tools = `tools:\n  builtin: []\n  approval_defaults: { write: required }\n  http:\n    - { name: save_note, description: Saves a note., method: POST, url: "http://127.0.0.1:9/notes", effect: write }\n`;
+    const tools =
+      'tools:\n  builtin: []\n  approval_defaults: { write: required }\n  http:\n' +
+      '    - { name: save_note, description: Saves a note., method: POST, url: "http://127.0.0.1:9/notes", effect: write }\n';
     const bot = world.start(discordConfigYaml(world.discord, world.fake.baseUrl, `access:\n  users:\n    deny: ["${OTHER_MEMBER}"]\n${tools}`).replace('tools:\n  builtin: []\n', ''));
     await bot.logged('connected to Discord');
     world.fake.enqueue(chatToolCalls([{ id: 'w1', name: 'save_note', args: '{"text":"x"}' }]));

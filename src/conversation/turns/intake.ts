@@ -147,7 +147,9 @@ export class Intake {
   /**
    * Tells the requester of each turn of `source` that the operators' verdicts made resumable
    * (DESIGN §9.1), once: with `turn_state.auto_resume` on, a turn whose message this process
-   * still holds continues by itself in its channel's lane; any other waits for `resume`.
+   * still holds continues by itself in its channel's lane; any other waits for `resume`. First
+   * denies every request for approval past its time; a turn whose calls were all answered goes on
+   * by itself where its channel is served (§9.2).
    */
   async announceResolutions(source: string): Promise<void> {
     const { deps } = this;
