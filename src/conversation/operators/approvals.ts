@@ -138,7 +138,12 @@ async function requestOf(command: ApprovalCommand, deps: ApprovalDeps): Promise<
   const waiting = await waitingIn(command.origin, deps);
   const named = target.call === undefined ? waiting : waiting.filter(({ op, label }) => label === target.call || op.toolCallId === target.call);
   const [only] = named;
-  return only !== undefined && named.length === 1 ? only.op : whichApprovalText(target.call, waiting.map(({ label }) => label));
+  return only !== undefined && named.length === 1
+    ? only.op
+    : whichApprovalText(
+        target.call,
+        waiting.map(({ label }) => label),
+      );
 }
 
 /** Whether the one who answered may (`tools.approvers`); only an admin may always allow a tool in a channel. */
