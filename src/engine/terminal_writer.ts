@@ -24,7 +24,7 @@ export type TurnEnding =
   | { readonly status: 'SUSPENDED'; readonly suspendedFor: SuspensionCause }
   /** Parked until an operator gives each of `awaiting` a verdict (DESIGN §9.1). */
   | { readonly status: 'AWAITING_RESOLUTION'; readonly awaiting: readonly AwaitedCall[] }
-  /** Parked until a person answers each of `asking`, as parked: with when each request expires (DESIGN §9.2). */
+  /** Parked until a person answers each of `asking` (DESIGN §9.2). */
   | { readonly status: 'AWAITING_APPROVAL'; readonly asking: readonly AwaitedCall[] }
   /** `uncertain`: calls nobody can verify where no verdict could be kept; `unresumable`: a saved turn that cannot go on. */
   | { readonly status: 'TERMINAL_REJECTED'; readonly reason: { readonly kind: 'uncertain'; readonly calls: readonly AwaitedCall[] } | { readonly kind: 'unresumable' } }
@@ -82,11 +82,11 @@ export async function endTurn(outcome: TurnOutcome, durability: TurnDurability, 
  */
 async function parkForApproval(calls: readonly AwaitedCall[], durability: TurnDurability, timeoutMs: number): Promise<TurnEnding> {
   try {
-    const parked = await durability.awaitApproval(
+    await durability.awaitApproval(
       calls.map((call) => call.op),
       timeoutMs,
     );
-    return { status: 'AWAITING_APPROVAL', asking: calls.map((call, index) => ({ ...call, op: parked[index] ?? call.op })) };
+    return { status: 'AWAITING_APPROVAL', asking: calls };
   } catch (error) {
     if (isStaleTurnError(error)) return { status: 'untouched' };
     return recorded(() => durability.finish('TERMINAL_FAILED', 'store_unavailable'), { status: 'TERMINAL_FAILED', reason: 'store_unavailable' });

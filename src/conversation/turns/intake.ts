@@ -183,7 +183,6 @@ export class Intake {
     tellAnswered(turn, await deps.store.listOps(turn.turnId), deps);
     const original = this.#parkedMessages.get(turn.turnId) ?? originalMessageOf(turn);
     this.#parkedMessages.delete(turn.turnId);
-    if (deps.provider === undefined) return;
     this.#lanes.enqueue(channelKey(original), () => this.#start(original, () => this.#runner.continueSaved(turn, original, 'approval')));
   }
 
