@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { answersTo, answerTo as answerIn, approvalButton, approvalRequest, approvedBy, isApprovalRequest, isEditOf } from '../support/approval_requests.js';
 import { startProgram, type BackgroundProgram } from '../support/background_program.js';
 import { useProgramsKilledAfterEach } from '../support/program.js';
 import { discordConfigYaml, type BotMessageBody } from '../support/discord_bot.js';
@@ -29,8 +30,8 @@ describe('two bot processes, shard 0 and shard 1 of 2, on one PostgreSQL store',
   });
   const track = useProgramsKilledAfterEach<BackgroundProgram>();
 
-  /** Starts the bot running shard `id` of 2 in a working directory of its own. */
-  async function shard(id: number, url: string, schema: string): Promise<BackgroundProgram> {
+  /** Starts the bot running shard `id` of 2 in a working directory of its own; with `approvals`, its writes wait for approval. */
+  async function shard(id: number, url: string, schema: string, approvals = false): Promise<BackgroundProgram> {
     const cwd = join(temp.path(), `shard-${id}`);
     mkdirSync(cwd, { recursive: true });
     const extra = `turn_state:
@@ -41,7 +42,7 @@ describe('two bot processes, shard 0 and shard 1 of 2, on one PostgreSQL store',
   housekeeping_interval_seconds: 0.25
   postgres: { url: "${url}", schema: ${schema} }
 tools:
-  builtin: []
+  builtin: []${approvals ? '\n  approval_defaults: { write: required }' : ''}
   http:
     - name: save_note
       description: Saves a note.
@@ -103,5 +104,41 @@ tools:
     expect(fake.requests).toHaveLength(3);
     const notices = discord.requests.filter((r) => postsIn(second)(r) && (r.body as BotMessageBody).content.includes('stopped answering'));
     expect(notices).toHaveLength(1);
+  });
+
+  it('a request asked on shard 1 and approved after its restart runs the write once, on shard 1, and its reply is posted once', async () => {
+    const { url, schema } = freshPgConnection();
+    const first = discord.channelOnShard(0, 2);
+    const second = discord.channelOnShard(1, 2);
+    const zero = await shard(0, url, schema, true);
+    const one = await shard(1, url, schema, true);
+
+    fake.enqueue(chatToolCalls([{ id: 'call_note', name: 'save_note', args: '{"text":"buy milk"}' }]));
+    const asked = await say(second, 'note: buy milk');
+    const request = (await approvalRequest(discord, second)).id;
+    // Once the channel's next message is answered and its turn finished, the asking is over (the request is stored with its call) and nothing else runs.
+    fake.enqueue(chatText('Bread is baked.'));
+    expect(await answerIn(discord, second, await say(second, 'what is bread?'))).toBe('Bread is baked.');
+    await one.logged('"status":"TERMINAL_COMPLETED"');
+    one.kill('SIGKILL');
+    await one.exited;
+
+    await shard(1, url, schema, true);
+    fake.enqueue(chatText('Noted: buy milk.'));
+    const press = discord.pressButton({ messageId: request, customId: approvalButton(discord, request, 'Approve') });
+    expect(await discord.whenInteractionAnswer(press.id, (a) => a.type === 'edit_original')).toMatchObject({ ephemeral: true, content: 'ℹ️ Approved: `save_note` runs now.' });
+    expect(await answerIn(discord, second, asked)).toBe('Noted: buy milk.');
+    await discord.whenRequest(isEditOf(second, request));
+
+    expect(target.requests.map((r) => r.body)).toEqual(['{"text":"buy milk"}']);
+    const ops = await onSchema<{ tool_call_id: string; state: string }>({ url, schema, poolSize: 1 }, 'SELECT tool_call_id, state FROM ops');
+    expect(ops).toEqual([{ tool_call_id: 'call_note', state: 'APPLIED' }]);
+    expect(answersTo(discord, second, asked)).toEqual(['Noted: buy milk.']);
+    expect(discord.requests.filter(isApprovalRequest(second))).toHaveLength(1);
+    expect(discord.message(request)?.components).toEqual([]);
+    expect(discord.message(request)?.content).toMatch(approvedBy(discord.world.user.id));
+    expect(discord.requests.filter(isApprovalRequest(first))).toEqual([]);
+    expect(zero.stderr()).not.toContain(second);
+    expect(fake.requests).toHaveLength(3);
   });
 });
