@@ -5,6 +5,7 @@
  */
 import { shortTurnId } from '../../engine/call_label.js';
 import type { JsonValue } from '../../llm/protocol.js';
+import type { AwaitedCall } from '../../engine/turn_outcome.js';
 import type { Approvers } from '../../tools/tools_settings.js';
 import { APPROVAL_TIMEOUT, type OpRecord } from '../../turn_state/ledger_types.js';
 
@@ -13,19 +14,12 @@ const SHOWN_VALUE_CHARS = 200;
 /** The longest arguments block a request shows. */
 const SHOWN_ARGUMENTS_CHARS = 1_200;
 
-/** A call that asks for approval, as its request names it. */
-export interface AskingCall {
-  readonly op: OpRecord;
-  /** Its call id, or `STEP:CALL` where the id occurs in two steps of the turn. */
-  readonly label: string;
-}
-
 /**
  * The request for approval of one call: the tool, its effect class, the turn and the call, its
  * arguments as the ledger keeps them (secrets scrubbed, long values cut) in a code block, who may
  * answer, and until when.
  */
-export function approvalRequestText(call: AskingCall, approvers: Approvers, timeoutMinutes: number): string {
+export function approvalRequestText(call: AwaitedCall, approvers: Approvers, timeoutMinutes: number): string {
   const { op, label } = call;
   return (
     `**Approval needed**: \`${op.toolName}\` (${op.effect}) wants to run for request ${shortTurnId(op.turnId)}, call \`${label}\`.\n` +
@@ -35,7 +29,7 @@ export function approvalRequestText(call: AskingCall, approvers: Approvers, time
 }
 
 /** The request as it reads once answered: the request, then the answer, who gave it and when. */
-export function approvalSettledText(call: AskingCall, approvers: Approvers, timeoutMinutes: number): string {
+export function approvalSettledText(call: AwaitedCall, approvers: Approvers, timeoutMinutes: number): string {
   const decision = call.op.approval?.decision;
   const request = approvalRequestText(call, approvers, timeoutMinutes).split('\n').slice(0, -1).join('\n');
   if (decision === undefined || decision === null) return request;
@@ -93,7 +87,7 @@ export function whichApprovalText(named: string | undefined, waiting: readonly s
 }
 
 /** `/status`'s line for the calls that wait for approval in a channel, and the tools always allowed there. */
-export function approvalStatusLines(waiting: readonly AskingCall[], allowed: readonly string[]): string[] {
+export function approvalStatusLines(waiting: readonly AwaitedCall[], allowed: readonly string[]): string[] {
   const lines = waiting.map(({ op, label }) => `Waiting for approval: \`${op.toolName}\` (request ${shortTurnId(op.turnId)}, call \`${label}\`).`);
   if (allowed.length > 0) lines.push(`Always allowed here: ${allowed.map((name) => `\`${name}\``).join(', ')}.`);
   return lines;

@@ -13,16 +13,7 @@ import { APPROVAL_TIMEOUT, type OpRecord } from '../../turn_state/ledger_types.j
 import type { TurnRecord } from '../../turn_state/turn_types.js';
 import type { ApprovalStore } from '../../turn_state/approval_store.js';
 import type { ConversationDeps } from '../conversation_deps.js';
-import {
-  approvalAnsweredText,
-  approvalNotWaitingText,
-  approvalRefusedText,
-  approvalRequestText,
-  approvalSettledText,
-  approvalTimedOutText,
-  type AskingCall,
-  whichApprovalText,
-} from '../notices/approval_texts.js';
+import { approvalAnsweredText, approvalNotWaitingText, approvalRefusedText, approvalRequestText, approvalSettledText, approvalTimedOutText, whichApprovalText } from '../notices/approval_texts.js';
 import { TEXTS } from '../notices/texts.js';
 import { type Inbound, type InboundMessage, postNotice } from '../transport.js';
 
@@ -121,9 +112,9 @@ export function lastAsked(ops: readonly OpRecord[]): OpRecord[] {
 }
 
 /** The calls of a channel's parked turns that wait for approval, as people name them. */
-export async function waitingIn(origin: Pick<InboundMessage, 'source' | 'channelId'>, deps: Pick<ApprovalDeps, 'operator' | 'store'>): Promise<AskingCall[]> {
+export async function waitingIn(origin: Pick<InboundMessage, 'source' | 'channelId'>, deps: Pick<ApprovalDeps, 'operator' | 'store'>): Promise<AwaitedCall[]> {
   const parked = await deps.operator.listTurns({ statuses: ['AWAITING_APPROVAL'], source: origin.source, channelId: origin.channelId });
-  const waiting: AskingCall[] = [];
+  const waiting: AwaitedCall[] = [];
   for (const { turn } of parked) {
     const ops = await deps.store.listOps(turn.turnId);
     for (const op of ops) if (op.state === 'AWAITING_APPROVAL') waiting.push({ op, label: ledgerCallLabel(op, ops) });
