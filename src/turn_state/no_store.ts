@@ -113,6 +113,7 @@ export const NO_OPERATOR_STORE: OperatorStore = {
   resolveCall: () => Promise.resolve({ kind: 'refused', reason: 'turn_not_found', op: undefined }),
   answerApproval: () => Promise.resolve({ kind: 'refused', reason: 'call_not_found', op: undefined }),
   census: () => Promise.resolve(EMPTY_CENSUS),
+  usage: () => Promise.resolve([]),
   checkIntegrity: () => Promise.resolve([]),
   backup: () => Promise.reject(new TurnStateUnavailable('backup', 'durability is off: there is no store to copy')),
 };

@@ -3,6 +3,7 @@ import type { MemoryStore } from './memory_store.js';
 import type { ModelChoiceStore } from './model_choice_store.js';
 import type { OperatorStore } from './operator_store.js';
 import type { TurnStore } from './turn_store.js';
+import type { UsageStore } from './usage_store.js';
 
 /** Every port of one opened store (DESIGN §7.1), whichever backend holds it. */
 export interface OpenedStore {
@@ -14,6 +15,8 @@ export interface OpenedStore {
   readonly memory: MemoryStore;
   /** The model each channel's admins chose (`/model`). */
   readonly models: ModelChoiceStore;
+  /** What each turn spent, and the limits on it (DESIGN §10.1). */
+  readonly usage: UsageStore;
   /** Closes the connections behind every port; closing twice is harmless. */
   close(): Promise<void>;
 }

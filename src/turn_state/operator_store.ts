@@ -1,3 +1,4 @@
+import type { UsageQuery, UsageRow } from './usage_store.js';
 import type { ApprovalAnswer, ApprovalOutcome } from './approval_store.js';
 import type { OpKey, OpRecord } from './ledger_types.js';
 import type { ReplyState } from './reply_types.js';
@@ -102,6 +103,8 @@ export interface OperatorStore {
    */
   answerApproval(answer: ApprovalAnswer): Promise<ApprovalOutcome>;
   census(): Promise<StoreCensus>;
+  /** The daily usage totals a query asks for (DESIGN §10.1). */
+  usage(query: UsageQuery): Promise<UsageRow[]>;
   /** The store's own consistency check: the problems found, none when healthy. */
   checkIntegrity(): Promise<string[]>;
   /** A consistent copy of the whole store at `path`, taken while the bot may be writing. */

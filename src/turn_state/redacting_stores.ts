@@ -2,8 +2,8 @@
  * The configured secrets kept out of everything the stores write (DESIGN §7.6): a wrapper around
  * each port that redacts every secret value, wherever it appears inside a string, from what it is
  * asked to persist — turn rows (suspension and failure reasons), the transcript, the ledger, the
- * checkpoints, the replies, the inbox, the history, the memory notes and the channels' chosen
- * models, and so the blobs made from them.
+ * checkpoints, the replies, the inbox, the history, the memory notes, the channels' chosen
+ * models and the models named in the usage, and so the blobs made from them.
  * Reads pass through: what was written redacted reads back redacted.
  */
 import type { Redactor, SecretValues } from '../core/secret_values.js';
@@ -14,6 +14,7 @@ import type { ModelChoiceStore } from './model_choice_store.js';
 import type { OperatorStore } from './operator_store.js';
 import type { ReplyProgress } from './reply_types.js';
 import type { TurnStore } from './turn_store.js';
+import type { UsageStore } from './usage_store.js';
 
 /** `store`, writing nothing that holds one of `secrets`. */
 export function redactingTurnStore(store: TurnStore, secrets: SecretValues): TurnStore {
@@ -84,4 +85,17 @@ function redactMove(move: OpMove, secrets: SecretValues): OpMove {
 
 function redactProgress(progress: ReplyProgress, secrets: SecretValues): ReplyProgress {
   return progress.kind === 'abandoned' ? { ...progress, reason: secrets.redact(progress.reason) } : progress;
+}
+
+/** `usage`, counting no call under a model name that holds one of `secrets`. */
+export function redactingUsageStore(usage: UsageStore, secrets: Redactor): UsageStore {
+  return {
+    ...usage,
+    record: (identity, requesterId, calls) =>
+      usage.record(
+        identity,
+        requesterId,
+        calls.map((call) => ({ ...call, model: secrets.redact(call.model) })),
+      ),
+  };
 }

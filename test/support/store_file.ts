@@ -5,6 +5,7 @@ import { pino, type Logger } from 'pino';
 import { ManualClock } from './manual_clock.js';
 import type { HistoryStore } from '../../src/turn_state/history_store.js';
 import type { MemoryStore } from '../../src/turn_state/memory_store.js';
+import type { UsageStore } from '../../src/turn_state/usage_store.js';
 import type { ModelChoiceStore } from '../../src/turn_state/model_choice_store.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';
 import type { OperatorStore } from '../../src/turn_state/operator_store.js';
@@ -20,6 +21,7 @@ export interface TestStoreFile {
   readonly history: HistoryStore;
   readonly memory: MemoryStore;
   readonly models: ModelChoiceStore;
+  readonly usage: UsageStore;
   readonly dbPath: string;
   readonly clock: ManualClock;
   close(): Promise<void>;
@@ -29,7 +31,7 @@ export interface TestStoreFile {
 export function openTestStoreFile(dir: string, clock = new ManualClock(), logger: Logger = pino({ level: 'silent' })): TestStoreFile {
   const dbPath = storeFileIn(dir);
   const opened = openStoreFileAt(dbPath, { clock, logger, baseDir: dir });
-  return { turns: opened.turns, operator: opened.operator, history: opened.history, memory: opened.memory, models: opened.models, dbPath, clock, close: () => opened.close() };
+  return { turns: opened.turns, operator: opened.operator, history: opened.history, memory: opened.memory, models: opened.models, usage: opened.usage, dbPath, clock, close: () => opened.close() };
 }
 
 /**

@@ -6,7 +6,8 @@ import type { EffectClass, OpKey } from '../../src/turn_state/ledger_types.js';
 import type { MemoryStore } from '../../src/turn_state/memory_store.js';
 import type { ModelChoiceStore } from '../../src/turn_state/model_choice_store.js';
 import type { OperatorStore } from '../../src/turn_state/operator_store.js';
-import { redactingHistoryStore, redactingMemoryStore, redactingModelChoiceStore, redactingOperatorStore, redactingTurnStore } from '../../src/turn_state/redacting_stores.js';
+import { redactingHistoryStore, redactingMemoryStore, redactingModelChoiceStore, redactingOperatorStore, redactingTurnStore, redactingUsageStore } from '../../src/turn_state/redacting_stores.js';
+import type { UsageStore } from '../../src/turn_state/usage_store.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';
 import type { Lease } from '../../src/turn_state/turn_types.js';
 import { bytesUnder, openTestStoreFile, type TestStoreFile } from '../support/store_file.js';
@@ -18,7 +19,7 @@ const KEY = 'opaque-model-key-4f9a2c71';
 const secrets = SecretValues.of([KEY]);
 const say = (what: string): string => `${what} mentions ${KEY}`;
 
-/** The five ports wrapped as the bot wraps them, over one store file in the test's folder. */
+/** The six ports wrapped as the bot wraps them, over one store file in the test's folder. */
 interface World {
   readonly file: TestStoreFile;
   readonly turns: TurnStore;
@@ -26,6 +27,7 @@ interface World {
   readonly history: HistoryStore;
   readonly memory: MemoryStore;
   readonly models: ModelChoiceStore;
+  readonly usage: UsageStore;
   /** Where `backup` writes its copy: inside the folder every scan reads. */
   readonly backupPath: string;
 }
@@ -189,6 +191,7 @@ const OPERATOR_STORE: EveryMethod<OperatorStore> = {
     await world.operator.answerApproval({ call: key, verdict: 'denied', by: 'cli:ops', note: say('the operator’s denial') });
   },
   census: 'read',
+  usage: 'read',
   checkIntegrity: 'read',
   backup: (world) => world.operator.backup(world.backupPath),
 };
@@ -233,6 +236,16 @@ const MODEL_CHOICE_STORE: EveryMethod<ModelChoiceStore> = {
   },
 };
 
+const ADA = { source: 'console', channelId: 'c1', messageId: 'u-1' };
+
+const USAGE_STORE: EveryMethod<UsageStore> = {
+  admit: (world) => world.usage.admit({ identity: ADA, owner: { source: 'console', userId: 'ada', channelId: 'c1' }, limits: [{ scope: 'user', kind: 'turns_per_hour', max: 5 }] }),
+  record: (world) => world.usage.record(ADA, 'ada', [{ model: say('the model'), inputTokens: 10, outputTokens: 2, cost: null }]),
+  turnSpent: 'read',
+  report: 'read',
+  sweep: (world) => world.usage.sweep({ detailDays: 7, dailyDays: 400 }),
+};
+
 /** Every port's table, with the wrapped port whose methods it must name. */
 const PORTS = [
   { port: 'TurnStore', uses: TURN_STORE, wrapped: (world: World): object => world.turns },
@@ -240,6 +253,7 @@ const PORTS = [
   { port: 'HistoryStore', uses: HISTORY_STORE, wrapped: (world: World): object => world.history },
   { port: 'MemoryStore', uses: MEMORY_STORE, wrapped: (world: World): object => world.memory },
   { port: 'ModelChoiceStore', uses: MODEL_CHOICE_STORE, wrapped: (world: World): object => world.models },
+  { port: 'UsageStore', uses: USAGE_STORE, wrapped: (world: World): object => world.usage },
 ] as const;
 
 describe('every write of every store port, wrapped with the configured secrets (DESIGN §7.6)', () => {
@@ -254,6 +268,7 @@ describe('every write of every store port, wrapped with the configured secrets (
       history: redactingHistoryStore(file.history, secrets),
       memory: redactingMemoryStore(file.memory, secrets),
       models: redactingModelChoiceStore(file.models, secrets),
+      usage: redactingUsageStore(file.usage, secrets),
       backupPath: join(temp.path(), 'data', 'backup.sqlite3'),
     };
     const written: string[] = [];

@@ -26,6 +26,8 @@ import { claimResume, rejectSuspended } from './resume_claim.js';
 import { suspendOwnerless, sweepRetention, type Ownerless } from './sweeps.js';
 import { latestCheckpoint, loadTranscript } from './transcript.js';
 import { latestTurnIn, suspendedTurnsIn, turnById } from './turn_reads.js';
+import { admitUsage, recordUsage, sweepUsage, turnSpent, usageReport } from './usage.js';
+import type { UsageStore } from '../usage_store.js';
 
 /**
  * How a backend runs the store's operations: its transactions and commit mechanics, and what it
@@ -73,6 +75,7 @@ export interface DurablePorts {
   readonly history: HistoryStore;
   readonly memory: MemoryStore;
   readonly models: ModelChoiceStore;
+  readonly usage: UsageStore;
 }
 
 /**
@@ -148,8 +151,8 @@ export function durableStore(runner: StoreRunner, options: DurableStoreOptions):
   return { turns, operator: operatorPort(runner), ...keptStores(runner) };
 }
 
-/** The conversation history, the memory notes and the channels' chosen models over `runner`: what even a store in memory keeps. */
-export function keptStores(runner: StoreRunner): Pick<DurablePorts, 'history' | 'memory' | 'models'> {
+/** The conversation history, the memory notes, the channels' chosen models and the usage over `runner`: what even a store in memory keeps. */
+export function keptStores(runner: StoreRunner): Pick<DurablePorts, 'history' | 'memory' | 'models' | 'usage'> {
   const history: HistoryStore = {
     append: (channel, entry) => runner.write('append history', appendHistory(channel, entry), 'alone'),
     read: (channel) => runner.read('read history', readHistory(channel)),
@@ -174,7 +177,14 @@ export function keptStores(runner: StoreRunner): Pick<DurablePorts, 'history' | 
     choose: (channel, model, chosenBy) => runner.write('choose model', chooseModel(channel, model, chosenBy), 'alone'),
     clear: (channel) => runner.write('clear chosen model', clearModel(channel), 'alone'),
   };
-  return { history, memory, models };
+  const usage: UsageStore = {
+    admit: (request) => runner.write('count turn usage', admitUsage(request), 'alone'),
+    record: (identity, requesterId, calls) => runner.write('record model usage', recordUsage(identity, requesterId, calls)),
+    turnSpent: (identity) => runner.read('read turn usage', turnSpent(identity)),
+    report: (query) => runner.read('report usage', usageReport(query)),
+    sweep: (retention) => runner.write('usage sweep', sweepUsage(retention)),
+  };
+  return { history, memory, models, usage };
 }
 
 function* loadResumable(turnId: string) {

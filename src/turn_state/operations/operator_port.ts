@@ -4,6 +4,7 @@ import type { StoreRunner } from './durable_store.js';
 import { census, listTurns, rowProblems, turnDetail } from './operator_reads.js';
 import { recordVerdict } from './resolution.js';
 import { turnsWithPrefix } from './turn_reads.js';
+import { usageReport } from './usage.js';
 
 /**
  * The operators' port over `runner` (DESIGN §9.1): the turns as operators list and show them, the
@@ -18,6 +19,7 @@ export function operatorPort(runner: StoreRunner): OperatorStore {
     resolveCall: (request) => runner.write('record verdict', recordVerdict(request)),
     answerApproval: (answer) => runner.write('answer approval', answerApproval(answer)),
     census: () => runner.read('count turns', census()),
+    usage: (query) => runner.read('report usage', usageReport(query)),
     checkIntegrity: async () => [...(await runner.storageProblems()), ...(await runner.read('check integrity', rowProblems()))],
     backup: (path) => runner.backup(path),
   };

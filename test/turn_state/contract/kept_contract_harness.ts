@@ -3,12 +3,14 @@ import type { ManualClock } from '../../support/manual_clock.js';
 import type { HistoryStore } from '../../../src/turn_state/history_store.js';
 import type { MemoryStore } from '../../../src/turn_state/memory_store.js';
 import type { ModelChoiceStore } from '../../../src/turn_state/model_choice_store.js';
+import type { UsageStore } from '../../../src/turn_state/usage_store.js';
 
-/** The history, memory and chosen-model ports of one store under test, and the manual clock it reads. */
+/** The history, memory, chosen-model and usage ports of one store under test, and the manual clock it reads. */
 export interface KeptHarness {
   readonly history: HistoryStore;
   readonly memory: MemoryStore;
   readonly models: ModelChoiceStore;
+  readonly usage: UsageStore;
   readonly clock: ManualClock;
   /** Whether what is kept outlives a close: `false` for the in-memory fallback. */
   readonly durable: boolean;

@@ -7,6 +7,7 @@ import { describeHistoryStoreContract } from './history_store_contract.js';
 import type { KeptHarness, MakeKeptHarness } from './kept_contract_harness.js';
 import { describeMemoryStoreContract } from './memory_store_contract.js';
 import { describeModelChoiceContract } from './model_choice_contract.js';
+import { describeUsageStoreContract } from './usage_store_contract.js';
 
 const migratedSchema = useMigratedPgSchema();
 
@@ -18,7 +19,7 @@ const postgresHarness: MakeKeptHarness = async () => {
   const sync = (): Promise<void> => followed.sync();
   const storesOn = (on: pg.Pool) => {
     const kept = pgKeptStoresOn(on);
-    return { history: callsAfter(kept.history, sync), memory: callsAfter(kept.memory, sync), models: callsAfter(kept.models, sync) };
+    return { history: callsAfter(kept.history, sync), memory: callsAfter(kept.memory, sync), models: callsAfter(kept.models, sync), usage: callsAfter(kept.usage, sync) };
   };
   let stores = storesOn(pool);
   const harness: KeptHarness = {
@@ -30,6 +31,9 @@ const postgresHarness: MakeKeptHarness = async () => {
     },
     get models() {
       return stores.models;
+    },
+    get usage() {
+      return stores.usage;
     },
     clock,
     durable: true,
@@ -49,3 +53,4 @@ const postgresHarness: MakeKeptHarness = async () => {
 describeHistoryStoreContract('PostgreSQL', postgresHarness);
 describeMemoryStoreContract('PostgreSQL', postgresHarness);
 describeModelChoiceContract('PostgreSQL', postgresHarness);
+describeUsageStoreContract('PostgreSQL', postgresHarness);

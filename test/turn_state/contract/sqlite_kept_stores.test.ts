@@ -10,6 +10,7 @@ import { describeHistoryStoreContract } from './history_store_contract.js';
 import type { KeptHarness, MakeKeptHarness } from './kept_contract_harness.js';
 import { describeMemoryStoreContract } from './memory_store_contract.js';
 import { describeModelChoiceContract } from './model_choice_contract.js';
+import { describeUsageStoreContract } from './usage_store_contract.js';
 
 const tmp = useTempDir();
 
@@ -30,6 +31,9 @@ function sqliteHarness(enabled: boolean): MakeKeptHarness {
       get models() {
         return store.models;
       },
+      get usage() {
+        return store.usage;
+      },
       clock,
       durable: store.turns.durable,
       reopen: async () => {
@@ -48,3 +52,5 @@ describeModelChoiceContract('SQLite file', sqliteHarness(true));
 describeHistoryStoreContract('SQLite in memory (store off)', sqliteHarness(false));
 describeMemoryStoreContract('SQLite in memory (store off)', sqliteHarness(false));
 describeModelChoiceContract('SQLite in memory (store off)', sqliteHarness(false));
+describeUsageStoreContract('SQLite file', sqliteHarness(true));
+describeUsageStoreContract('SQLite in memory (store off)', sqliteHarness(false));
