@@ -26,7 +26,7 @@ export class ResponseAssembler {
   readonly #calls = new Map<string, PendingCall>();
   readonly #events: StreamEvent[] = [];
   #stopReason: StopReason = 'other';
-  #usage: Usage = { inputTokens: null, outputTokens: null };
+  #usage: Usage | undefined;
   #provenance: Provenance;
   readonly #onData: () => void;
   readonly #thinking = new ThinkBlocks();
@@ -112,14 +112,22 @@ export class ResponseAssembler {
   setUsage(usage: { readonly [K in keyof Usage]?: number | undefined }): void {
     if (Object.values(usage).every((count) => count === undefined)) return;
     this.#onData();
-    const cacheReadTokens = usage.cacheReadTokens ?? this.#usage.cacheReadTokens;
-    const cacheWriteTokens = usage.cacheWriteTokens ?? this.#usage.cacheWriteTokens;
+    const known = this.#usage;
+    const cacheReadTokens = usage.cacheReadTokens ?? known?.cacheReadTokens;
+    const cacheWriteTokens = usage.cacheWriteTokens ?? known?.cacheWriteTokens;
+    const reasoningTokens = usage.reasoningTokens ?? known?.reasoningTokens;
     this.#usage = {
-      inputTokens: usage.inputTokens ?? this.#usage.inputTokens,
-      outputTokens: usage.outputTokens ?? this.#usage.outputTokens,
+      inputTokens: usage.inputTokens ?? known?.inputTokens ?? null,
+      outputTokens: usage.outputTokens ?? known?.outputTokens ?? null,
       ...(cacheReadTokens === undefined ? {} : { cacheReadTokens }),
       ...(cacheWriteTokens === undefined ? {} : { cacheWriteTokens }),
+      ...(reasoningTokens === undefined ? {} : { reasoningTokens }),
     };
+  }
+
+  /** The token counts the stream has reported so far; `undefined` while it has reported none. */
+  reportedUsage(): Usage | undefined {
+    return this.#usage;
   }
 
   setProvenance(update: { readonly model?: string | undefined; readonly responseId?: string | undefined }): void {
@@ -149,7 +157,7 @@ export class ResponseAssembler {
     });
     const hasCalls = content.some((block) => block.type === 'tool_use');
     const stopReason = hasCalls && (this.#stopReason === 'end_turn' || this.#stopReason === 'other') ? 'tool_use' : this.#stopReason;
-    return { content, stopReason, usage: this.#usage, provenance: this.#provenance };
+    return { content, stopReason, usage: this.#usage ?? { inputTokens: null, outputTokens: null }, provenance: this.#provenance };
   }
 }
 

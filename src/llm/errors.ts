@@ -1,4 +1,6 @@
+import { assertNever } from '../core/assert_never.js';
 import { marked } from '../core/marked.js';
+import type { Usage } from './protocol.js';
 
 /**
  * Typed model errors (DESIGN §4.1). The recovery policy decides on `kind` and the typed fields,
@@ -21,6 +23,8 @@ export interface LLMErrorDetails {
   readonly retryAfterMs?: number | undefined;
   /** The provider's `x-should-retry` header, when it sent one. */
   readonly shouldRetry?: boolean | undefined;
+  /** The tokens the failed attempt had reported before it failed; absent when it reported none. */
+  readonly usage?: Usage | undefined;
   readonly cause?: unknown;
 }
 
@@ -35,6 +39,7 @@ export abstract class LLMError extends Error {
   readonly status: number | undefined;
   readonly retryAfterMs: number | undefined;
   readonly shouldRetry: boolean | undefined;
+  readonly usage: Usage | undefined;
 
   constructor(message: string, details: LLMErrorDetails) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
@@ -45,6 +50,7 @@ export abstract class LLMError extends Error {
     this.status = details.status;
     this.retryAfterMs = details.retryAfterMs;
     this.shouldRetry = details.shouldRetry;
+    this.usage = details.usage;
   }
 }
 
@@ -91,6 +97,27 @@ export class LLMRequestError extends LLMError {
   override readonly name = 'LLMRequestError';
   readonly kind = 'request';
   readonly isRetryable = false;
+}
+
+/** The same error (class, message and fields), carrying the usage its attempt had reported before it failed. */
+export function withUsage(error: LLMError, usage: Usage): LLMError {
+  const { message, provider, model, code, status, retryAfterMs, shouldRetry, cause } = error;
+  const details: LLMErrorDetails = { provider, model, code, status, retryAfterMs, shouldRetry, cause, usage };
+  const { kind } = error;
+  switch (kind) {
+    case 'capacity':
+      return new LLMCapacityError(message, details);
+    case 'transport':
+      return new LLMTransportError(message, details);
+    case 'rate_limit':
+      return new LLMRateLimitError(message, details, isLLMErrorOfKind(error, 'rate_limit') && error.quota);
+    case 'auth':
+      return new LLMAuthError(message, details);
+    case 'request':
+      return new LLMRequestError(message, details);
+    default:
+      return assertNever(kind);
+  }
 }
 
 /** Recognises any {@link LLMError}, even one made by a second copy of this module. */

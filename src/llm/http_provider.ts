@@ -4,7 +4,7 @@ import { ResponseAssembler } from './assembler.js';
 import { AttemptLimits, type AttemptLimitSettings } from './attempt_limits.js';
 import { AuthFailureLog } from './auth_failure_log.js';
 import type { ErrorContext } from './classify.js';
-import { isLLMErrorOfKind, LLMTransportError } from './errors.js';
+import { isLLMError, isLLMErrorOfKind, LLMTransportError, withUsage } from './errors.js';
 import type { GenerateRequest } from './protocol.js';
 import { streamSse, type SseItem, type SseRequest } from './sse_stream.js';
 import type { LLMProvider, StreamEvent } from './provider.js';
@@ -45,6 +45,7 @@ export interface HttpProviderOptions {
  * A provider over HTTP and SSE. It never retries by itself (DESIGN §4), except that an HTTP 429
  * hands the request to the next API key; the rate-limit error escapes once every key has been
  * refused. Capacity errors never rotate keys: another key does not make the model less busy.
+ * An attempt that fails after its stream reported usage throws an error carrying that usage.
  */
 export class HttpProvider implements LLMProvider {
   readonly provider: string;
@@ -88,7 +89,7 @@ export class HttpProvider implements LLMProvider {
       } catch (error) {
         if (isLLMErrorOfKind(error, 'auth')) this.#authFailures.refused(error, keyIndex + 1);
         const rotate = !yielded && tried < keyCount && isLLMErrorOfKind(error, 'rate_limit') && error.status === 429;
-        if (!rotate) throw error;
+        if (!rotate) throw withReportedUsage(error, assembler);
         this.#keyIndex = keyIndex + 1;
         this.#options.logger.warn({ provider: this.provider, model: this.model, key: keyIndex + 1, of: keyCount }, 'API key rate limited; trying the next key');
         continue;
@@ -99,4 +100,10 @@ export class HttpProvider implements LLMProvider {
       return;
     }
   }
+}
+
+/** A model error carrying the usage the stream had reported before it failed; anything else (the caller's abort) as it is. */
+function withReportedUsage(error: unknown, assembler: ResponseAssembler): unknown {
+  const usage = assembler.reportedUsage();
+  return usage !== undefined && isLLMError(error) ? withUsage(error, usage) : error;
 }

@@ -88,15 +88,20 @@ export const STOP_REASONS = ['end_turn', 'tool_use', 'max_tokens', 'content_filt
 export type StopReason = (typeof STOP_REASONS)[number];
 
 /**
- * The tokens one response used, as the provider reported them (`null`: not reported).
- * `inputTokens` counts every input token; the cache fields, which only Anthropic reports, say how
- * many of them were read from or written to its prompt cache.
+ * The tokens one response used, as the provider reported them (`null` or absent: not reported,
+ * which is unknown, not zero). `inputTokens` counts every input token, cached ones included, and
+ * `outputTokens` every output token, reasoning included. The other counts are parts of those, each
+ * present only from the providers that report it.
  */
 export interface Usage {
   readonly inputTokens: number | null;
   readonly outputTokens: number | null;
+  /** Of the input, the tokens read from the prompt cache (Anthropic, both OpenAI APIs and the servers that copy them). */
   readonly cacheReadTokens?: number;
+  /** Of the input, the tokens written to the prompt cache (Anthropic). */
   readonly cacheWriteTokens?: number;
+  /** Of the output, the tokens spent on reasoning (both OpenAI APIs and the servers that copy them). */
+  readonly reasoningTokens?: number;
 }
 
 /** Which provider and model produced a response: the subsystem guard clears a latch only with it. */

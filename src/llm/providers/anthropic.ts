@@ -140,7 +140,8 @@ function applyEvent(item: { readonly event: string | undefined; readonly data: s
 
 /**
  * The counts of a `usage` object. Anthropic's `input_tokens` leaves out the tokens read from and
- * written to the prompt cache, so the neutral input count is the sum of the three.
+ * written to the prompt cache, so the neutral input count is the sum of the three. Thinking is
+ * counted in `output_tokens` with no count of its own, so the reasoning count stays unknown.
  */
 function usageOf(usage: JsonRecord | undefined): { readonly [K in keyof Usage]: number | undefined } {
   const uncached = numberAt(usage, 'input_tokens');

@@ -113,7 +113,7 @@ function textOf(content: readonly ContentBlock[], separator: string): string | u
   return texts.length === 0 ? undefined : texts.join(separator);
 }
 
-/** One `chat.completion.chunk`: provenance, the first choice's delta and finish reason, usage. */
+/** One `chat.completion.chunk`: provenance, the first choice's delta and finish reason, usage (which may come after the finish reason, in a chunk without choices). */
 function applyChunk(chunk: JsonRecord, assembler: ResponseAssembler): void {
   assembler.setProvenance({ model: stringAt(chunk, 'model'), responseId: stringAt(chunk, 'id') });
   const choice = Array.isArray(chunk['choices']) ? (chunk['choices'] as unknown[])[0] : undefined;
@@ -125,7 +125,12 @@ function applyChunk(chunk: JsonRecord, assembler: ResponseAssembler): void {
   }
   // Moonshot reports usage inside the choice rather than beside it.
   const usage = chunk['usage'] ?? (isRecord(choice) ? choice['usage'] : undefined);
-  assembler.setUsage({ inputTokens: numberAt(usage, 'prompt_tokens'), outputTokens: numberAt(usage, 'completion_tokens') });
+  assembler.setUsage({
+    inputTokens: numberAt(usage, 'prompt_tokens'),
+    outputTokens: numberAt(usage, 'completion_tokens'),
+    cacheReadTokens: numberAt(recordAt(usage, 'prompt_tokens_details'), 'cached_tokens'),
+    reasoningTokens: numberAt(recordAt(usage, 'completion_tokens_details'), 'reasoning_tokens'),
+  });
 }
 
 function applyDelta(delta: JsonRecord, assembler: ResponseAssembler): void {

@@ -90,6 +90,7 @@ export const openAIResponsesProtocol: WireProtocol = {
         assembler.setStopReason(incompleteStopReason(data));
         return true;
       case 'response.failed': {
+        noteResponse(data, assembler);
         const fields = errorFieldsOf(data);
         if (fields === undefined) {
           throw new LLMTransportError(`${context.provider} ${context.model}: the response failed without an error`, { ...context, code: 'response_failed' });
@@ -169,12 +170,20 @@ function userContent(block: ContentBlock, context: ErrorContext): InputContent[]
   }
 }
 
-/** Records the model, response id and usage a `response.*` event carries in its `response` object. */
+/**
+ * Records the model, response id and usage a `response.*` event carries in its `response` object:
+ * `usage` is null until `response.completed`, `response.incomplete` or `response.failed`.
+ */
 function noteResponse(data: unknown, assembler: ResponseAssembler): void {
   const response = recordAt(data, 'response');
   assembler.setProvenance({ model: stringAt(response, 'model'), responseId: stringAt(response, 'id') });
   const usage = recordAt(response, 'usage');
-  assembler.setUsage({ inputTokens: numberAt(usage, 'input_tokens'), outputTokens: numberAt(usage, 'output_tokens') });
+  assembler.setUsage({
+    inputTokens: numberAt(usage, 'input_tokens'),
+    outputTokens: numberAt(usage, 'output_tokens'),
+    cacheReadTokens: numberAt(recordAt(usage, 'input_tokens_details'), 'cached_tokens'),
+    reasoningTokens: numberAt(recordAt(usage, 'output_tokens_details'), 'reasoning_tokens'),
+  });
 }
 
 function addFunctionCall(data: unknown, assembler: ResponseAssembler): void {
