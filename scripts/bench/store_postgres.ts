@@ -51,6 +51,7 @@ export async function benchPostgres(): Promise<BackendFigures> {
     resumeTtlMs: 86_400_000,
     payloadRetentionMs: 7 * 86_400_000,
     ledgerRetentionMs: 90 * 86_400_000,
+    usageRetentionMs: 400 * 86_400_000,
   });
   try {
     if (!opened.turns.durable) throw new Error('the store did not open');

@@ -59,6 +59,7 @@ export async function benchSqlite(): Promise<BackendFigures> {
     resumeTtlMs: 86_400_000,
     payloadRetentionMs: 7 * 86_400_000,
     ledgerRetentionMs: 90 * 86_400_000,
+    usageRetentionMs: 400 * 86_400_000,
   });
   if (!opened.turns.durable) throw new Error('the store did not open');
   try {

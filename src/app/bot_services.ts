@@ -20,7 +20,8 @@ import { deriveCatalog } from '../tools/catalog.js';
 import { McpServers } from '../tools/mcp/mcp_servers.js';
 import type { HistoryStore } from '../turn_state/history_store.js';
 import type { MemoryStore } from '../turn_state/memory_store.js';
-import { redactingHistoryStore, redactingMemoryStore, redactingModelChoiceStore, redactingOperatorStore, redactingTurnStore } from '../turn_state/redacting_stores.js';
+import { redactingHistoryStore, redactingMemoryStore, redactingModelChoiceStore, redactingOperatorStore, redactingTurnStore, redactingUsageStore } from '../turn_state/redacting_stores.js';
+import type { UsageStore } from '../turn_state/usage_store.js';
 import type { ModelChoiceStore } from '../turn_state/model_choice_store.js';
 import type { OperatorStore } from '../turn_state/operator_store.js';
 import type { TurnStore } from '../turn_state/turn_store.js';
@@ -37,6 +38,8 @@ export interface BotServices {
   readonly memory: MemoryStore | undefined;
   /** The model each channel's admins chose (`/model`). */
   readonly models: ModelChoiceStore;
+  /** What each turn spent, and the limits on it (DESIGN §10.1). */
+  readonly usage: UsageStore;
   /** The MCP servers of `tools.mcp`, started with the bot and stopped by `close`. */
   readonly mcp: McpServers;
   readonly provider: LLMProvider | undefined;
@@ -55,11 +58,12 @@ export interface BotServices {
 /** Wrappers put around the turn store and the models as they open, and what hears of a move to a fallback model: the metrics' counters. */
 export interface ServiceInstruments {
   turnStore(store: TurnStore): TurnStore;
+  usageStore(usage: UsageStore): UsageStore;
   provider(provider: LLMProvider): LLMProvider;
   modelSwitched?(from: LLMProvider, to: LLMProvider): void;
 }
 
-const UNINSTRUMENTED: ServiceInstruments = { turnStore: (store) => store, provider: (provider) => provider };
+const UNINSTRUMENTED: ServiceInstruments = { turnStore: (store) => store, usageStore: (usage) => usage, provider: (provider) => provider };
 
 /** What a bot process adds to its services: the metrics' instruments, its Discord shards, how it waits for its store at start. */
 export interface ServiceOptions {
@@ -91,6 +95,7 @@ export async function openBotServices(config: Config, cwd: string, clock: Clock,
   const operator = redactingOperatorStore(opened.operator, secrets);
   const history = redactingHistoryStore(opened.history, secrets);
   const models = redactingModelChoiceStore(opened.models, secrets);
+  const usage = instruments.usageStore(redactingUsageStore(opened.usage, secrets));
   const interrupted: TurnRecord[] = [];
   for (const turnId of (await store.sweepOnStartup()).turnIds) {
     const turn = await store.getTurn(turnId);
@@ -124,6 +129,7 @@ export async function openBotServices(config: Config, cwd: string, clock: Clock,
     history,
     memory,
     models,
+    usage,
     mcp,
     provider,
     fallbacks,
@@ -150,6 +156,7 @@ export function intakeFor(
     operator: services.operator,
     history: services.history,
     models: services.models,
+    usage: services.usage,
     provider: services.provider,
     fallbacks: services.fallbacks,
     recovery: services.recovery,

@@ -3,6 +3,7 @@ import { loadConfigWith, parseConfigWith, type LoadConfigOptions, type LoadedCon
 import { seconds } from '../config/schema_parts.js';
 import { renderJsonSchema } from '../config/json_schema.js';
 import { chatSection } from '../conversation/chat_settings.js';
+import { limitsSection } from '../conversation/limits_settings.js';
 import { overridesSection, unknownOverrideModels, unknownOverrideTools } from '../conversation/overrides_settings.js';
 import { loggingSection } from '../core/logging_settings.js';
 import { accessSection } from '../discord/access_settings.js';
@@ -36,6 +37,7 @@ export const configSchema = z
     permissions: permissionsSection.prefault({}),
     metrics: metricsSection.prefault({}),
     access: accessSection.prefault({}),
+    limits: limitsSection.prefault({}),
     overrides: overridesSection,
   })
   .superRefine((config, context) => {

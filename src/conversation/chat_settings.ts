@@ -2,6 +2,8 @@ import { z } from 'zod';
 import type { PermissionsSettings } from '../tools/permissions_settings.js';
 import type { ToolsSettings } from '../tools/tools_settings.js';
 import type { OverrideSettings } from './overrides_settings.js';
+import type { LimitsSettings } from './limits_settings.js';
+import type { ModelPrice } from '../llm/llm_settings.js';
 import type { TurnStateSettings } from '../turn_state/turn_state_settings.js';
 import { PLACEHOLDERS_DESCRIPTION, promptSchema } from './prompt_placeholders.js';
 
@@ -38,13 +40,16 @@ export const chatSection = z
 /** The validated section, defaults filled in. */
 export type ChatSettings = z.output<typeof chatSection>;
 
-/** The sections the conversation reads: its own and the overrides, the store's clocks, who may do what, whether the model sees images and how a fallback's reply is marked. */
+/** The sections the conversation reads: its own and the overrides, the store's clocks, who may do what, whether the model sees images, how a fallback's reply is marked, the prices and the limits. */
 export interface ConversationSettings {
   readonly chat: ChatSettings;
   readonly overrides: readonly OverrideSettings[];
   readonly turn_state: TurnStateSettings;
   readonly permissions: PermissionsSettings;
-  readonly llm: { readonly vision: boolean; readonly fallback_note: string };
+  /** The models' prices per million tokens, by model name: what turns a call's tokens into cost (DESIGN §10.1). */
+  readonly llm: { readonly vision: boolean; readonly fallback_note: string; readonly prices: Readonly<Record<string, ModelPrice>> };
+  /** What turns may spend (DESIGN §10.1). */
+  readonly limits: LimitsSettings;
   /** When calls wait for a person's approval, who may give it and for how long (DESIGN §9.2). */
   readonly tools: Pick<ToolsSettings, 'approval_defaults' | 'approvers' | 'approval_timeout_minutes'>;
 }

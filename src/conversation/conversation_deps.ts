@@ -9,6 +9,7 @@ import type { OperatorStore } from '../turn_state/operator_store.js';
 import type { TurnStore } from '../turn_state/turn_store.js';
 import type { HistoryStore } from '../turn_state/history_store.js';
 import type { ModelChoiceStore } from '../turn_state/model_choice_store.js';
+import type { UsageStore } from '../turn_state/usage_store.js';
 import type { MessageSource, ReplySink, ServedChannels } from './transport.js';
 
 /** Everything the conversation works with; built once by the program's wiring. */
@@ -19,6 +20,8 @@ export interface ConversationDeps {
   readonly history: HistoryStore;
   /** The model each channel's admins chose with `/model`, which its turns try first. */
   readonly models: ModelChoiceStore;
+  /** What each turn spent, and the limits on it (DESIGN §10.1). */
+  readonly usage: UsageStore;
   /** The operators' view of the same store, for `/status` and the admins' commands. */
   readonly operator: OperatorStore;
   /** `undefined` when no model is configured: every message gets a notice saying what to set. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { approvalDefaults, isConfiguredToolName } from '../tools/tools_settings.js';
+import { overrideLimitsSchema } from './limits_settings.js';
 import { PLACEHOLDERS_DESCRIPTION, promptSchema } from './prompt_placeholders.js';
 
 /** A list of Discord ids that, when given, names at least one. */
@@ -35,6 +36,7 @@ const overrideSchema = z
       .refine((list) => list.length > 0, 'list at least one model, or leave the key out')
       .optional()
       .describe('The only models turns here may use, by name (`llm.model` or a fallback’s `model`), in the order they are tried. Every configured model, primary first, when absent.'),
+    limits: overrideLimitsSchema.optional(),
   })
   .describe('The settings of turns in some servers, categories or channels.');
 

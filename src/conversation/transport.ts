@@ -126,6 +126,7 @@ export const NOTICE_KINDS = [
   'already_processed',
   'in_progress',
   'busy',
+  'limited',
   'status',
   'operator',
 ] as const;

@@ -1,5 +1,5 @@
 import type { Clock } from '../core/clock.js';
-import { isLLMErrorOfKind } from '../llm/errors.js';
+import { isLLMError, isLLMErrorOfKind } from '../llm/errors.js';
 import type { GenerateRequest, GenerateResponse } from '../llm/protocol.js';
 import type { LLMProvider, StreamEvent } from '../llm/provider.js';
 import { assertToolPairs } from '../llm/tool_pairs.js';
@@ -15,6 +15,7 @@ import type { FaultInjector } from './fault_points.js';
 import { stopped } from './turn_stop.js';
 import type { TurnOutcome } from './turn_outcome.js';
 import type { TurnStats } from './turn_stats.js';
+import type { AttemptUsage, TurnMeter } from './turn_meter.js';
 
 export interface EngineDeps {
   /** The turn's first model. */
@@ -33,6 +34,8 @@ export interface EngineDeps {
   readonly onToolActivity?: (activity: ToolActivity) => void;
   /** Where this run counts its model attempts, tool calls and tokens. */
   readonly stats?: TurnStats;
+  /** Where this turn's model calls are counted, and the per-turn limits it stops at (DESIGN §10.1). */
+  readonly meter?: TurnMeter;
   /** The probe slots of the models' breakers that this run claimed (a resume is the probe): its first model call to each goes as that probe. */
   readonly probeTokens?: readonly string[];
 }
@@ -49,6 +52,7 @@ export async function generate(turn: ChatTurn, durability: TurnDurability, deps:
   turn.recoveryDeadlineAt = deps.clock.now() + Math.max(0, budgetMs);
   await durability.setRecoveryDeadline(turn.recoveryDeadlineAt);
   deps.faults.reach('after_deadline', turn.iteration + 1);
+  const attempts: AttemptUsage[] = [];
   try {
     const { response, model } = await generateOnRoute(routeOf(deps.provider, deps.fallbacks), buildRequest(turn, deps), {
       runtime: deps.recovery,
@@ -58,6 +62,7 @@ export async function generate(turn: ChatTurn, durability: TurnDurability, deps:
       ...(deps.onStreamEvent === undefined ? {} : { onStreamEvent: deps.onStreamEvent }),
       onEvent: (event) => {
         if (event.type === 'attempt_started') deps.stats?.modelAttempted();
+        if (event.type === 'attempt_failed' && isLLMError(event.error) && event.error.usage !== undefined) attempts.push({ model: event.error.model, usage: event.error.usage });
         if (event.type === 'switched')
           turn.logger.info({ from: event.from.model, to: event.to.model, why: event.error.message }, `model ${event.from.model} is overloaded: going on with ${event.to.model}`);
         turn.logger.debug({ recovery: event }, `model call: ${event.type}`);
@@ -65,10 +70,13 @@ export async function generate(turn: ChatTurn, durability: TurnDurability, deps:
       },
     });
     deps.stats?.responded(response.usage);
+    attempts.push({ model: model.model, usage: response.usage });
     return { kind: 'response', response, model };
   } catch (error) {
     if (!isRecoveryGiveUpError(error)) throw error;
     return { kind: 'outcome', outcome: error.reason === 'cancelled' ? stopped(turn) : outcomeOfGiveUp(error.reason, error.lastError) };
+  } finally {
+    await deps.meter?.record(turn, attempts);
   }
 }
 

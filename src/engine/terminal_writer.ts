@@ -3,6 +3,7 @@ import type { TurnRecord } from '../turn_state/turn_types.js';
 import type { TurnDurability } from './durability.js';
 import type { ReplyAuthor } from '../turn_state/reply_types.js';
 import type { AwaitedCall, FailureReason, TurnOutcome } from './turn_outcome.js';
+import type { DoneCall, TurnLimitHit } from './turn_meter.js';
 import { assertNever } from '../core/assert_never.js';
 import { isStaleTurnError } from '../turn_state/errors.js';
 
@@ -20,6 +21,8 @@ export type TurnEnding =
   | { readonly status: 'TERMINAL_COMPLETED'; readonly reply: string; readonly writtenBy?: ReplyAuthor }
   /** `suspension_not_stored`: the turn was to be suspended, but the store could not keep it. */
   | { readonly status: 'TERMINAL_FAILED'; readonly reason: FailureReason | 'suspension_not_stored' }
+  /** A per-turn limit stopped the turn before its next model call; `done` is the work it keeps (DESIGN §10.1). */
+  | { readonly status: 'TERMINAL_FAILED'; readonly reason: 'turn_limit'; readonly limit: TurnLimitHit; readonly done: readonly DoneCall[] }
   | { readonly status: 'TERMINAL_CANCELLED' }
   | { readonly status: 'SUSPENDED'; readonly suspendedFor: SuspensionCause }
   /** Parked until an operator gives each of `awaiting` a verdict (DESIGN §9.1). */
@@ -69,6 +72,8 @@ export async function endTurn(outcome: TurnOutcome, durability: TurnDurability, 
     }
     case 'awaiting_approval':
       return parkForApproval(outcome.calls, durability, approvalTimeoutMs);
+    case 'limited':
+      return recorded(() => durability.finish('TERMINAL_FAILED', 'turn_limit'), { status: 'TERMINAL_FAILED', reason: 'turn_limit', limit: outcome.limit, done: outcome.done });
     case 'fenced':
       return { status: 'untouched' };
     default:

@@ -8,6 +8,7 @@ import type { TurnLog } from './turn_log.js';
 import type { TurnOutcome } from './turn_outcome.js';
 import { outcomeOfError, stopped } from './turn_stop.js';
 import { toolStep } from './tool_step.js';
+import { callsDone } from './turn_meter.js';
 
 /**
  * The tool loop of one turn, from the state it is in to its outcome (DESIGN §7.3, §7.4). It is
@@ -37,6 +38,8 @@ async function loop(turn: ChatTurn, log: TurnLog, durability: TurnDurability, de
     const logged = log.nextModelTurn(turn.transcript);
     let response = logged;
     if (response === undefined) {
+      const limit = await deps.meter?.reached(turn);
+      if (limit !== undefined) return { kind: 'limited', limit, done: callsDone(turn.transcript) };
       const generated = await generate(turn, durability, deps, budgetMs ?? deps.recovery.settings.deadlineMs);
       budgetMs = undefined;
       if (generated.kind === 'outcome') return generated.outcome;

@@ -1,5 +1,6 @@
 import type { OpRecord } from '../turn_state/ledger_types.js';
 import type { ReplyAuthor } from '../turn_state/reply_types.js';
+import type { DoneCall, TurnLimitHit } from './turn_meter.js';
 
 /** Why a turn failed; each one is told to the user in its own words. */
 export const FAILURE_REASONS = ['provider_auth', 'provider_request', 'provider_quota', 'provider_rate_limit', 'empty_model_turn', 'iteration_limit', 'store_unavailable', 'internal_error'] as const;
@@ -26,4 +27,6 @@ export type TurnOutcome =
   | { readonly kind: 'needs_manual_resolution'; readonly calls: readonly AwaitedCall[] }
   /** Calls that wait for a person's approval before they run (DESIGN §9.2). */
   | { readonly kind: 'awaiting_approval'; readonly calls: readonly AwaitedCall[] }
+  /** A per-turn limit was reached before the next model call (DESIGN §10.1): `done` is the work it keeps. */
+  | { readonly kind: 'limited'; readonly limit: TurnLimitHit; readonly done: readonly DoneCall[] }
   | { readonly kind: 'fenced'; readonly detail: string };

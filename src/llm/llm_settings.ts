@@ -46,6 +46,14 @@ const fallbackSchema = z
 /** The default subscript of a reply written by a fallback model on Discord. */
 export const DEFAULT_FALLBACK_NOTE = '-# answered by <model>';
 
+const priceSchema = z
+  .strictObject({
+    input: z.number().nonnegative().describe('The price of a million input tokens.'),
+    cached_input: z.number().nonnegative().optional().describe('The price of a million input tokens read from the provider’s prompt cache; `input`’s when absent.'),
+    output: z.number().nonnegative().describe('The price of a million output tokens (reasoning included).'),
+  })
+  .describe('What one model’s tokens cost, per million, in the operator’s currency.');
+
 /** The `llm` section. */
 export const llmSection = z
   .strictObject({
@@ -57,6 +65,10 @@ export const llmSection = z
         'Further models, in order, each with the keys of `llm`. A model that is overloaded hands the turn over to the next one its breaker admits, even in the middle of a turn; none by default.',
       ),
     fallback_note: z.string().default(DEFAULT_FALLBACK_NOTE).describe('The line a Discord reply written by a fallback model ends with; `<model>` stands for its name. Empty: no line.'),
+    prices: z
+      .record(z.string().min(1), priceSchema)
+      .default({})
+      .describe('Prices per model name (`llm.model` or a fallback’s `model`), which turn tokens into cost for `/usage`, `holdfast usage` and `limits.per_turn.max_cost`; without a price, usage is shown in tokens only.'),
   })
   .refine(oneKeyList, ONE_KEY_LIST)
   .superRefine((llm, context) => {
@@ -68,21 +80,27 @@ export const llmSection = z
 export type LlmSettings = z.output<typeof llmSection>;
 
 /** What describes one model: the `llm` section without its fallbacks, or one of `llm.fallbacks`. */
-export type ModelSettings = Omit<LlmSettings, 'fallbacks' | 'fallback_note'>;
+export type ModelSettings = Omit<LlmSettings, 'fallbacks' | 'fallback_note' | 'prices'>;
 
 /** The names of the configured models, the primary first: the names `overrides` may list. */
 export function configuredModelNames(llm: Pick<LlmSettings, 'model' | 'fallbacks'>): string[] {
   return llm.model === undefined ? [] : [llm.model, ...llm.fallbacks.map((fallback) => fallback.model)];
 }
 
-/** Fallbacks without a primary, and model names given twice, with the key each problem is at. */
-function fallbackProblems(llm: Pick<LlmSettings, 'model' | 'fallbacks'>): { readonly path: (string | number)[]; readonly message: string }[] {
-  if (llm.fallbacks.length === 0) return [];
+/** Fallbacks without a primary, model names given twice and prices of models not configured, with the key each problem is at. */
+function fallbackProblems(llm: Pick<LlmSettings, 'model' | 'fallbacks' | 'prices'>): { readonly path: (string | number)[]; readonly message: string }[] {
+  const unpriced = Object.keys(llm.prices).flatMap((name) =>
+    configuredModelNames(llm).includes(name) ? [] : [{ path: ['prices', name], message: `no model is called ${JSON.stringify(name)}: prices are given by the names of llm.model and the fallbacks` }],
+  );
+  if (llm.fallbacks.length === 0) return unpriced;
   if (llm.model === undefined) return [{ path: ['fallbacks'], message: 'fallbacks follow a primary model: set llm.model too' }];
   const named = new Map<string, string>([[llm.model, 'llm.model']]);
   return llm.fallbacks.flatMap((fallback, index) => {
     const earlier = named.get(fallback.model);
     named.set(fallback.model, `llm.fallbacks[${index}].model`);
     return earlier === undefined ? [] : [{ path: ['fallbacks', index, 'model'], message: `${JSON.stringify(fallback.model)} is already the name of ${earlier}: each model needs a name of its own` }];
-  });
+  }).concat(unpriced);
 }
+
+/** What one model's tokens cost, per million. */
+export type ModelPrice = z.output<typeof priceSchema>;

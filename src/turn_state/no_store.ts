@@ -86,7 +86,7 @@ export function noTurnStore(): TurnStore {
     listPendingReplies: () => Promise.resolve([]),
     sweepOnStartup: () => Promise.resolve(NOTHING_SWEPT),
     sweepExpiredLeases: () => Promise.resolve(NOTHING_SWEPT),
-    sweepRetention: () => Promise.resolve({ expiredTurns: 0, tombstonedTurns: 0, deletedOps: 0, deletedTurns: 0, deletedBlobs: 0, abandonedReplies: 0, turnIds: [] }),
+    sweepRetention: () => Promise.resolve({ expiredTurns: 0, tombstonedTurns: 0, deletedOps: 0, deletedTurns: 0, deletedBlobs: 0, abandonedReplies: 0, deletedUsageRows: 0, turnIds: [] }),
     probe: () => refused('probe'),
     close: () => Promise.resolve(),
   };

@@ -6,6 +6,8 @@ export interface TurnStoreTimings {
   readonly resumeTtlMs: number;
   readonly payloadRetentionMs: number;
   readonly ledgerRetentionMs: number;
+  /** How long the daily usage totals are kept (DESIGN §10.1). */
+  readonly usageRetentionMs: number;
 }
 
 const derived = new WeakMap<TurnStateSettings, TurnStoreTimings>();
@@ -23,6 +25,7 @@ export function turnStoreTimings(section: TurnStateSettings): TurnStoreTimings {
     resumeTtlMs: Math.round(section.resume_ttl_hours * hour),
     payloadRetentionMs: Math.round(section.payload_retention_days * 24 * hour),
     ledgerRetentionMs: Math.round(section.ledger_retention_days * 24 * hour),
+    usageRetentionMs: Math.round(section.usage_retention_days * 24 * hour),
   };
   derived.set(section, timings);
   return timings;

@@ -61,6 +61,11 @@ export const turnStateSection = z
       .positive()
       .default(90)
       .describe('How long ledger rows are kept, in days. Calls whose outcome is unknown or awaits manual resolution are never deleted automatically.'),
+    usage_retention_days: z
+      .number()
+      .positive()
+      .default(400)
+      .describe('How long the daily usage totals (`/usage`, `holdfast usage`) are kept, in days; the detailed rows behind them go with the turns’ payload, after `payload_retention_days`.'),
   })
   .refine((section) => section.backend !== 'postgres' || section.postgres !== undefined, {
     message: 'backend postgres needs turn_state.postgres with its url',

@@ -64,6 +64,8 @@ export interface RetentionSweepResult {
   readonly deletedBlobs: number;
   /** Replies still undelivered past payload retention, given up (text dropped). */
   readonly abandonedReplies: number;
+  /** Usage rows past their retention: detailed ones past the payload's, daily totals past `usage_retention_days`. */
+  readonly deletedUsageRows: number;
   /** The turns this sweep expired, tombstoned or deleted. */
   readonly turnIds: readonly string[];
 }

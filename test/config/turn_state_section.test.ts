@@ -7,7 +7,7 @@ describe('the turn_state section', () => {
   it('defaults to a durable store with a 30 s lease, a 24 h resume window, 7 days of payload and 90 days of ledger', () => {
     const section = parseConfigText('', 'c.yml', {}).turn_state;
     expect(section).toMatchObject({ enabled: true, db_path: 'data/turn_state/turns.sqlite3' });
-    expect(turnStoreTimings(section)).toEqual({ leaseTtlMs: 30_000, resumeTtlMs: 86_400_000, payloadRetentionMs: 604_800_000, ledgerRetentionMs: 7_776_000_000 });
+    expect(turnStoreTimings(section)).toEqual({ leaseTtlMs: 30_000, resumeTtlMs: 86_400_000, payloadRetentionMs: 604_800_000, ledgerRetentionMs: 7_776_000_000, usageRetentionMs: 34_560_000_000 });
   });
 
   it('takes fractional hours and days', () => {

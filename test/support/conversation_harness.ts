@@ -84,6 +84,7 @@ async function startHarness(dir: string): Promise<ConversationHarness & { close(
         operator: store.operator,
         history: store.history,
         models: store.models,
+        usage: store.usage,
         provider: testProvider(llmConfig('openai', fake.baseUrl)),
         recovery: testRecoveryRuntime(harness.recoveryClock),
         catalog: () => deriveCatalog(config.tools, { memory: undefined }),

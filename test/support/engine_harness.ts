@@ -6,6 +6,7 @@ import { initialCheckpoint } from '../../src/engine/fresh_turn.js';
 import type { ChatTurn } from '../../src/engine/chat_turn.js';
 import { storeDurability, type TurnDurability } from '../../src/engine/durability.js';
 import type { TurnEnding } from '../../src/engine/terminal_writer.js';
+import { turnLimitText } from '../../src/conversation/notices/limit_texts.js';
 import { endingNotice } from '../../src/conversation/notices/texts.js';
 import { NO_FAULTS } from '../../src/engine/fault_points.js';
 import type { RunDeps } from '../../src/engine/run_turn.js';
@@ -66,6 +67,7 @@ export function told(ending: TurnEnding): { readonly status: TurnEnding['status'
   if (ending.status === 'TERMINAL_COMPLETED') return { status: ending.status, message: ending.reply };
   if (ending.status === 'untouched') return { status: ending.status, message: undefined };
   if (ending.status === 'AWAITING_APPROVAL') return { status: ending.status, message: ending.asking.map(({ op }) => op.toolName).join(', ') };
+  if (ending.status === 'TERMINAL_FAILED' && ending.reason === 'turn_limit') return { status: ending.status, message: turnLimitText(ending.limit, ending.done) };
   return { status: ending.status, message: endingNotice(ending).text };
 }
 

@@ -14,7 +14,7 @@ import type { OpMove } from '../../src/turn_state/ledger_types.js';
 import { initialCheckpoint } from '../../src/engine/fresh_turn.js';
 
 /** Production retention figures (DESIGN §10) with a 30 s lease. */
-export const TEST_TIMINGS = { leaseTtlMs: 30_000, resumeTtlMs: 24 * 3_600_000, payloadRetentionMs: 7 * 86_400_000, ledgerRetentionMs: 90 * 86_400_000 };
+export const TEST_TIMINGS = { leaseTtlMs: 30_000, resumeTtlMs: 24 * 3_600_000, payloadRetentionMs: 7 * 86_400_000, ledgerRetentionMs: 90 * 86_400_000, usageRetentionMs: 400 * 86_400_000 };
 
 /** Every port of a real store file at `dbPath`, opened as the bot opens it; the test fails when it fell back to memory. */
 export function openStoreFileAt(

@@ -5,6 +5,7 @@ import type { BotServices, ServiceInstruments } from '../bot_services.js';
 import { HoldfastMetrics } from './holdfast_metrics.js';
 import { meteredProvider } from './metered_provider.js';
 import { meteredTurnStore } from './metered_turn_store.js';
+import { meteredUsageStore } from './metered_usage_store.js';
 import { startMetricsServer, type MetricsServer } from './metrics_server.js';
 import type { ListenAddress } from './metrics_settings.js';
 import { readiness, storeCheck } from './readiness.js';
@@ -27,10 +28,11 @@ export class BotMetrics {
     return new BotMetrics(address, clock);
   }
 
-  /** The wrappers that measure the turn store and the models, and count moves to a fallback model, for `openBotServices`. */
+  /** The wrappers that measure the turn store, the usage and the models, and count moves to a fallback model, for `openBotServices`. */
   get instruments(): ServiceInstruments {
     return {
       turnStore: (store) => meteredTurnStore(store, this.#metrics, this.clock),
+      usageStore: (usage) => meteredUsageStore(usage, this.#metrics),
       provider: (provider) => meteredProvider(provider, this.#metrics.modelAttemptsTotal),
       modelSwitched: (from, to) => this.#metrics.fallbacksTotal.inc({ from: from.model, to: to.model }),
     };

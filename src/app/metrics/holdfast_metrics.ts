@@ -57,6 +57,24 @@ export class HoldfastMetrics {
     buckets: APPROVAL_WAIT_BUCKETS,
     registers: [this.registry],
   });
+  readonly tokensTotal = new Counter({
+    name: 'holdfast_tokens_total',
+    help: 'Tokens the models reported, by model and kind: input (cached included), cached_input, output (reasoning included), reasoning.',
+    labelNames: ['model', 'kind'] as const,
+    registers: [this.registry],
+  });
+  readonly costTotal = new Counter({
+    name: 'holdfast_cost_total',
+    help: 'What the models cost by `llm.prices`, in the operator’s currency, by model; only priced models show.',
+    labelNames: ['model'] as const,
+    registers: [this.registry],
+  });
+  readonly limitRefusalsTotal = new Counter({
+    name: 'holdfast_limit_refusals_total',
+    help: 'Messages refused because a limit was reached, by scope (user, channel, server) and limit (turns_per_hour, tokens_per_day).',
+    labelNames: ['scope', 'limit'] as const,
+    registers: [this.registry],
+  });
   readonly storeWriteSeconds = new Histogram({
     name: 'holdfast_store_write_seconds',
     help: 'How long each durable write to the turn store took.',

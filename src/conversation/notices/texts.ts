@@ -82,8 +82,8 @@ const SUSPENSION_TEXTS: Readonly<Record<Extract<TurnEnding, { status: 'SUSPENDED
 /** A turn suspended by a shutdown, with `turn_state.continue_after_restart` on. */
 const CONTINUES_AFTER_RESTART = 'The bot is restarting. Your request and the work done so far are saved: I will continue it once the bot is back.';
 
-/** A turn's ending that is told as a notice: every ending but a reply, a fenced turn's, and none. */
-export type NoticedEnding = Exclude<TurnEnding, { readonly status: 'TERMINAL_COMPLETED' | 'AWAITING_APPROVAL' | 'untouched' }>;
+/** A turn's ending that is told as a notice alone: every ending but a reply, a request for approval, a fenced turn's, none, and a per-turn limit's (whose notice also joins the history). */
+export type NoticedEnding = Exclude<TurnEnding, { readonly status: 'TERMINAL_COMPLETED' | 'AWAITING_APPROVAL' | 'untouched' } | { readonly reason: 'turn_limit' }>;
 
 /**
  * What the requester is told of a turn that ended without a reply (DESIGN §8), and the notice it
@@ -304,7 +304,7 @@ function finishedOutcomeText(outcome: ToolOutcome | undefined): string {
 }
 
 /** A result or error on one line, cut at {@link QUOTED_OUTCOME_CHARS} characters. */
-function quotedOutcome(text: string): string {
+export function quotedOutcome(text: string): string {
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length <= QUOTED_OUTCOME_CHARS ? line : `${line.slice(0, QUOTED_OUTCOME_CHARS).trimEnd()}…`;
 }

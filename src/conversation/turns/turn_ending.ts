@@ -10,6 +10,7 @@ import type { HistoryStore } from '../../turn_state/history_store.js';
 import type { HistoryFitting } from '../history/history_fitting.js';
 import { channelKey, type InboundMessage, postNotice, type ReplySink } from '../transport.js';
 import { endingNotice, stoppedText, thoughtText, type FinishedOnStop, type NoticedEnding } from '../notices/texts.js';
+import { turnLimitText } from '../notices/limit_texts.js';
 import { deliverReply, replyAuthorship, replyNotes } from './reply_delivery.js';
 import { askForApprovals } from '../operators/approvals.js';
 
@@ -36,7 +37,8 @@ export async function deliverEnding(message: InboundMessage, turnId: string, end
   // The store still holds the turn as it was: no status changed, so none is announced.
   if (ending.status !== 'unrecorded') deps.sink.post({ type: 'turn', channelId: message.channelId, turn: turnId, status: ending.status });
   if (ending.status === 'AWAITING_RESOLUTION') warnAwaitingVerdict(message, ending.awaiting, deps.logger);
-  if (ending.status === 'TERMINAL_CANCELLED' && run.finishedOnStop.length > 0) return tellStopped(message, turnId, run.finishedOnStop, deps);
+  if (ending.status === 'TERMINAL_CANCELLED' && run.finishedOnStop.length > 0) return tellAndKeep(message, turnId, 'cancelled', stoppedText(run.finishedOnStop), deps);
+  if (ending.status === 'TERMINAL_FAILED' && ending.reason === 'turn_limit') return tellAndKeep(message, turnId, 'limited', turnLimitText(ending.limit, ending.done), deps);
   if (ending.status === 'AWAITING_APPROVAL') return askForApprovals(message, ending.asking, deps);
   if (ending.status !== 'TERMINAL_COMPLETED') return tellEnding(message, turnId, ending, deps);
   const { thoughtMs } = run;
@@ -65,13 +67,12 @@ export interface RunReport {
 const NOTHING_TO_REPORT: RunReport = { thoughtMs: 0, finishedOnStop: [] };
 
 /**
- * A turn stopped after calls that ran on to their end: the requester is told what each came to,
- * and the channel's history keeps the same words as the bot's, so that the model knows next turn
- * what was done.
+ * A turn stopped — by /stop after calls that ran on to their end, or by a per-turn limit — whose
+ * requester is told what its calls came to, and the channel's history keeps the same words as the
+ * bot's, so that the model knows next turn what was done.
  */
-async function tellStopped(message: InboundMessage, turnId: string, finished: readonly FinishedOnStop[], deps: EndingDeps): Promise<void> {
-  const text = stoppedText(finished);
-  postNotice(deps.sink, message, turnId, 'cancelled', text);
+async function tellAndKeep(message: InboundMessage, turnId: string, notice: 'cancelled' | 'limited', text: string, deps: EndingDeps): Promise<void> {
+  postNotice(deps.sink, message, turnId, notice, text);
   try {
     await deps.history.append(channelKey(message), { role: 'assistant', text });
   } catch (error) {

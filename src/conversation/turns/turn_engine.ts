@@ -6,6 +6,8 @@ import type { InboundMessage } from '../transport.js';
 import { turnStoreTimings } from '../../turn_state/store_options.js';
 import { TurnPhase, waitingText } from './turn_phase.js';
 import { ToolProgress } from './tool_progress.js';
+import { limitsFor } from './usage_admission.js';
+import { UsageMeter } from './usage_meter.js';
 
 /** What one run of a turn used, when it began (monotonic), for its `turn finished` line, and where it stands. */
 export interface RunCounting {
@@ -59,6 +61,7 @@ export function engineDeps(deps: ConversationDeps, message: InboundMessage, stre
     heartbeatMs: turnStoreTimings(deps.config.turn_state).leaseTtlMs / 3,
     approvalTimeoutMs: deps.config.tools.approval_timeout_minutes * 60_000,
     stats: counting.stats,
+    meter: new UsageMeter(deps.usage, limitsFor(deps.config, message).turn, deps.config.llm.prices, deps.logger),
     onStreamEvent: (event) => {
       const firstAnswer = streaming.firstAnswer;
       streaming.firstAnswer = undefined;

@@ -15,6 +15,7 @@ import { ShutdownReason } from '../../engine/shutdown_reason.js';
 import { outcomeOfError } from '../../engine/turn_stop.js';
 import type { TurnPhase } from './turn_phase.js';
 import { engineDeps, newRunCounting, type RunCounting, type Streaming } from './turn_engine.js';
+import { usageRefusal } from './usage_admission.js';
 import { earliestTry, routeBreakers } from '../../recovery/model_route.js';
 import { modelsAt, overrideAt } from '../channel_overrides.js';
 import { chosenModelIn } from '../model_choice.js';
@@ -60,6 +61,8 @@ export class TurnRunner {
     const controller = new AbortController();
     const counting = newRunCounting(this.deps);
     const chosen = await chosenModelIn(message, deps);
+    const refusal = await this.#orDropped(kept, () => usageRefusal(message, deps));
+    if (refusal !== undefined) return this.#answered(message, kept, 'limited', refusal);
     const history = await this.#orDropped(kept, () => loadHistory(deps.history, channelKey(message), deps.config.llm.vision));
     // A shutdown that began meanwhile leaves the message in the inbox, for the next start.
     if (this.shutdown.aborted) return undefined;

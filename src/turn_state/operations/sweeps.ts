@@ -8,6 +8,7 @@ import { INTERRUPTED, uncertainCallOf, type RunningOpRow } from '../interrupted_
 import { NEVER_EXPIRING_OP_STATES } from '../ledger_types.js';
 import type { TurnStoreTimings } from '../store_options.js';
 import type { RetentionSweepResult, StartupSweepResult } from '../turn_store.js';
+import { sweepUsage } from './usage.js';
 import { collectBlobs, dialect, exclusive, query, type Op } from './instructions.js';
 import { compactTranscript } from './transcript.js';
 
@@ -69,9 +70,10 @@ export function* suspendOwnerless(at: number, which: Ownerless): Op<StartupSweep
 }
 
 const TERMINAL = `status LIKE 'TERMINAL_%'`;
+const DAY_MS = 86_400_000;
 
 /**
- * The three retention clocks of DESIGN §10, judged at `at`, then blob collection. Processes
+ * The three retention clocks of DESIGN §10 and usage's (DESIGN §10.1), judged at `at`, then blob collection. Processes
  * sweeping one shared store together take turns, so they never deadlock over the same rows.
  */
 export function* sweepRetention(timings: TurnStoreTimings, at: number): Op<RetentionSweepResult> {
@@ -105,6 +107,8 @@ export function* sweepRetention(timings: TurnStoreTimings, at: number): Op<Reten
     { cutoff: ledger.cutoff },
   );
 
+  // Usage's detailed rows go with the turns' payload; its daily totals stay far longer.
+  const deletedUsageRows = yield* sweepUsage({ detailDays: timings.payloadRetentionMs / DAY_MS, dailyDays: timings.usageRetentionMs / DAY_MS });
   const deletedBlobs = yield* collectBlobs();
   const turnIds = [...new Set([...expired.rows, ...tombstoned.rows, ...deleted.rows].map((row) => row.turn_id))];
   return {
@@ -114,6 +118,7 @@ export function* sweepRetention(timings: TurnStoreTimings, at: number): Op<Reten
     deletedTurns: deleted.rows.length,
     deletedBlobs,
     abandonedReplies: abandoned.changes,
+    deletedUsageRows,
     turnIds,
   };
 }

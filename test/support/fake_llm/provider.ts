@@ -21,6 +21,7 @@ export function llmConfig(provider: LLMProviderName, baseUrl: string, overrides:
     vision: false,
     fallbacks: [],
     fallback_note: DEFAULT_FALLBACK_NOTE,
+    prices: {},
     ...overrides,
   };
 }

@@ -13,7 +13,7 @@ import { describeTurnStoreContract, type Harness } from './turn_store_contract.j
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-const TIMINGS: TurnStoreTimings = { leaseTtlMs: 30_000, resumeTtlMs: 24 * HOUR, payloadRetentionMs: 7 * DAY, ledgerRetentionMs: 90 * DAY };
+const TIMINGS: TurnStoreTimings = { leaseTtlMs: 30_000, resumeTtlMs: 24 * HOUR, payloadRetentionMs: 7 * DAY, ledgerRetentionMs: 90 * DAY, usageRetentionMs: 400 * DAY };
 
 const migratedSchema = useMigratedPgSchema();
 
