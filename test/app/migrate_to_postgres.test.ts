@@ -8,9 +8,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { BlobStore } from '../../src/turn_state/blob_store.js';
 import { pgKeptStoresOn } from '../../src/turn_state/postgres/open_pg_store.js';
 import { openPgPool, type PgConnection } from '../../src/turn_state/postgres/pg_pool.js';
+import { COPIED_TABLES } from '../../src/turn_state/postgres/sqlite_to_pg_copy.js';
 import { lockStoreFile } from '../../src/turn_state/sqlite/store_lock.js';
 import { ManualClock } from '../support/manual_clock.js';
-import { parkedTurn, runCliIn, storeIn, storePathIn, turnWithCalls } from '../support/operator_cli.js';
+import { approvalTurn, parkedTurn, runCliIn, storeIn, storePathIn, turnWithCalls } from '../support/operator_cli.js';
 import { freshPgConnection, onSchema } from '../support/postgres_schema.js';
 import { useTempDir } from '../support/temp_dir.js';
 
@@ -31,18 +32,43 @@ const TABLES: Readonly<Record<string, string>> = {
   history_blob_refs: 'entry_id, digest',
   memory_notes: 'id',
   channel_models: 'channel',
+  approval_rules: 'source, channel_id, tool_name',
+  usage_turns: 'source, channel_id, message_id',
+  usage_calls: 'id',
+  usage_days: 'day, source, user_id, channel_id, server_id, model',
 };
+
+/**
+ * What of a SQLite store stays behind when it is copied, on purpose: every other table and column
+ * is in COPIED_TABLES, so that a table or column added to SQLite's schema later is not lost by
+ * a migration unnoticed.
+ */
+const LEFT_BEHIND: { readonly tables: readonly string[]; readonly columns: Readonly<Record<string, readonly string[]>> } = {
+  tables: [
+    // The one row a readiness probe writes to prove the file takes a write now; it says nothing of the installation.
+    'store_probe',
+    // The record of the import of the layout before the store: there is nothing left to import into PostgreSQL.
+    'previous_layout_imports',
+  ],
+  // No process owns the turns of a stopped installation.
+  columns: { turns: ['owner_instance'] },
+};
+
+const SUSPENDED_MESSAGE = { source: 'console', channelId: 'channel-1', messageId: 'm-suspended' };
 
 /**
  * A stopped bot's store in `cwd`, written by the store's own code with every kind of row: a
  * completed turn and its reply, a suspended turn with its transcript, checkpoints and calls in
  * several states (one result and one image kept as blobs), a turn awaiting resolution with one
- * verdict given, a message waiting in the inbox, history with an attachment, an author's name and
- * a summary, memory notes, and the models admins chose for two channels.
+ * verdict given, a turn awaiting approval with one call approved ("always allow here") and one
+ * still asked in a message, a message waiting in the inbox, history with an attachment, an
+ * author's name and a summary, memory notes, the models admins chose for two channels, and usage:
+ * a turn counted with a priced call and one that reported no tokens, and a message refused by a
+ * limit.
  */
 async function stoppedStoreIn(cwd: string, clock: ManualClock): Promise<void> {
   const store = storeIn(cwd, clock);
-  const { turns, operator, history, memory, models } = store;
+  const { turns, operator, history, memory, models, usage } = store;
 
   const done = await turnWithCalls(turns, 'm-done', [{ id: 'look', effect: 'read', tool: 'search' }]);
   await turns.moveOp(done, { turnId: done.turnId, step: 1, toolCallId: 'look' }, { to: 'RUNNING' });
@@ -70,6 +96,9 @@ async function stoppedStoreIn(cwd: string, clock: ManualClock): Promise<void> {
 
   const parked = await parkedTurn(turns, 'm-parked', [{ id: 'w1' }, { id: 'w2' }]);
   await operator.resolveCall({ call: { turnId: parked, step: 1, toolCallId: 'w1' }, verdict: 'applied', text: 'ticket 42', by: 'cli:ada' });
+  const asking = await approvalTurn(turns, 'm-asking', [{ id: 'a1', tool: 'send_mail' }, { id: 'a2' }]);
+  await turns.noteApprovalMessage({ turnId: asking, step: 1, toolCallId: 'a2' }, 'asking-message');
+  await turns.answerApproval({ call: { turnId: asking, step: 1, toolCallId: 'a1' }, verdict: 'approved', by: 'discord:ada', note: 'fine here', allowHere: true });
   await turns.acceptInbound({ identity: { source: 'console', channelId: 'channel-1', messageId: 'm-queued' }, message: { text: 'still waiting' } });
 
   const attachments = [
@@ -86,6 +115,15 @@ async function stoppedStoreIn(cwd: string, clock: ManualClock): Promise<void> {
   await memory.remember({ scope: 'channel', ownerId: CHANNEL, text: 'Meets on Mondays', key: 'note-2' });
   await models.choose(CHANNEL, 'fast-model', 'console:console-user');
   await models.choose('discord:42', 'big-model', 'discord:ada');
+
+  const owner = { source: 'console', userId: 'user-1', channelId: 'channel-1', serverId: 'server-1' };
+  await usage.admit({ identity: SUSPENDED_MESSAGE, owner, limits: [] });
+  await usage.record(SUSPENDED_MESSAGE, 'user-1', [
+    { model: 'fast-model', inputTokens: 1200, outputTokens: 80, cachedInputTokens: 1000, reasoningTokens: 20, cost: 0.0038 },
+    { model: 'local-model', inputTokens: null, outputTokens: null, cost: null },
+  ]);
+  const refused = await usage.admit({ identity: { ...SUSPENDED_MESSAGE, messageId: 'm-refused' }, owner, limits: [{ scope: 'user', kind: 'turns_per_hour', max: 1 }] });
+  if (refused.kind !== 'refused') throw new Error('expected the second message to be refused by the limit');
   await store.close();
 }
 
@@ -171,6 +209,12 @@ describe('holdfast migrate --to postgres', () => {
     expect(await memory.remember({ scope: 'user', ownerId: 'console:user-1', text: 'Likes coffee', key: 'note-3' })).toMatchObject({ kind: 'stored' });
     expect((await memory.recall({ scope: 'user', ownerId: 'console:user-1', query: 'LIKES', limit: 5 })).notes.map((note) => note.text)).toEqual(['Likes coffee', 'Likes green tea']);
     expect(await pgKeptStoresOn(pool).models.chosen(CHANNEL)).toMatchObject({ model: 'fast-model', chosenBy: 'console:console-user' });
+
+    const usage = pgKeptStoresOn(pool).usage;
+    await usage.record(SUSPENDED_MESSAGE, 'user-1', [{ model: 'fast-model', inputTokens: 100, outputTokens: 10, cost: 0.001 }]);
+    expect(await usage.turnSpent(SUSPENDED_MESSAGE)).toEqual({ tokens: 1200 + 80 + 100 + 10, cost: expect.closeTo(0.0048, 10) as number });
+    const calls = (await pool.query<{ id: number }>('SELECT id FROM usage_calls ORDER BY id')).rows.map((row) => row.id);
+    expect(calls.at(-1)).toBeGreaterThan(Math.max(...before.tables['usage_calls']!.map((row) => (row as { id: number }).id)));
   });
 
   it('refuses with status 3 to copy into a schema that already holds a store, changing nothing', async () => {
@@ -186,7 +230,7 @@ describe('holdfast migrate --to postgres', () => {
     expect(again.status).toBe(3);
     expect(again.stdout).toBe('');
     expect(again.stderr).toMatch(
-      new RegExp(`^holdfast: the PostgreSQL schema ${connection.schema} is not empty: it already holds rows \\(.*turns: 3, .*memory_notes: 2.*\\); migrate copies into an empty one only\\n$`),
+      new RegExp(`^holdfast: the PostgreSQL schema ${connection.schema} is not empty: it already holds rows \\(.*turns: 4, .*memory_notes: 2.*\\); migrate copies into an empty one only\\n$`),
     );
     expect(await postgresContents(poolOn(connection))).toEqual(copied);
   });
@@ -246,6 +290,26 @@ describe('holdfast migrate --to postgres', () => {
     expect(run.stderr).toContain(dbPath);
     expect(run.stderr).toContain('file is not a database');
     expect(await onSchema(connection, 'SELECT schema_name FROM information_schema.schemata WHERE schema_name = $1', [connection.schema])).toEqual([]);
+  });
+
+  it('leaves behind, of a SQLite store, only what is meant to stay: every other table and column is copied', async () => {
+    await storeIn(temp.path(), new ManualClock()).close();
+    const db = new BetterSqlite3(storePathIn(temp.path()), { readonly: true });
+    let stored: Record<string, string[]>;
+    try {
+      const tables = db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all();
+      stored = Object.fromEntries(tables.map(({ name }) => [name, (db.pragma(`table_info(${name})`) as { name: string }[]).map((column) => column.name)]));
+    } finally {
+      db.close();
+    }
+
+    const kept = Object.entries(stored)
+      .filter(([table]) => !LEFT_BEHIND.tables.includes(table))
+      .map(([table, columns]) => [table, columns.filter((column) => !(LEFT_BEHIND.columns[table] ?? []).includes(column)).sort()]);
+    // A column SQLite reads under another name (a turn's rowid, its `admitted`) is no column of its own there.
+    const copied = COPIED_TABLES.map((table) => [table.name, table.columns.filter((column) => table.sourceOf?.[column] === undefined).sort()]);
+    expect(Object.fromEntries(copied)).toEqual(Object.fromEntries(kept));
+    expect(LEFT_BEHIND.tables.filter((table) => stored[table] === undefined)).toEqual([]);
   });
 
   it('exits 2 without turn_state.postgres, without a store file, or without --to postgres', async () => {

@@ -1,5 +1,6 @@
 import type { ApprovalVerdict } from '../../turn_state/ledger_types.js';
 import { TURN_STATUSES, type TurnStatus } from '../../turn_state/turn_types.js';
+import { USAGE_GROUPINGS, type UsageGrouping, type UsagePeriod } from '../../turn_state/usage_store.js';
 import { parseOptions, valueOf, type OptionSpec, type ParsedOptions } from './option_parser.js';
 import { OPERATOR_USAGE, type UsageTopic } from './operator_usage.js';
 
@@ -25,6 +26,7 @@ export type OperatorCommand =
       readonly note: string | null;
       readonly json: boolean;
     }
+  | { readonly kind: 'usage'; readonly configPath?: string; readonly period: UsagePeriod; readonly by?: UsageGrouping; readonly json: boolean }
   | { readonly kind: 'doctor'; readonly configPath?: string; readonly json: boolean }
   | { readonly kind: 'backup'; readonly configPath?: string; readonly path: string }
   | { readonly kind: 'migrate'; readonly configPath?: string; readonly to: 'postgres' };
@@ -34,7 +36,7 @@ export type OperatorArgs =
   { readonly kind: 'command'; readonly command: OperatorCommand } | { readonly kind: 'help'; readonly text: string } | { readonly kind: 'error'; readonly error: string; readonly topic: UsageTopic };
 
 /** The first words that make the program an operator command instead of the bot. */
-export const OPERATOR_COMMANDS = ['turns', 'doctor', 'backup', 'migrate'] as const;
+export const OPERATOR_COMMANDS = ['turns', 'usage', 'doctor', 'backup', 'migrate'] as const;
 
 /** Whether `argv` asks for an operator command rather than the bot. */
 export function isOperatorCommand(argv: readonly string[]): boolean {
@@ -75,7 +77,7 @@ const JSON_FLAG: OptionSpec = { kind: 'flag' };
 const HELP: OptionSpec = { kind: 'flag' };
 const APPROVAL_SPECS: Readonly<Record<string, OptionSpec>> = { '--note': { kind: 'value', text: true }, '--json': JSON_FLAG };
 
-/** Parses an operator command line (`argv` starts with `turns`, `doctor`, `backup` or `migrate`); never throws. */
+/** Parses an operator command line (`argv` starts with `turns`, `usage`, `doctor`, `backup` or `migrate`); never throws. */
 export function parseOperatorArgs(argv: readonly string[]): OperatorArgs {
   const [first, second, ...rest] = argv;
   if (first === 'turns') {
@@ -98,6 +100,7 @@ export function parseOperatorArgs(argv: readonly string[]): OperatorArgs {
     return { kind: 'error', error: `unknown turns subcommand '${second}' (expected list, show, resolve, approve or deny)`, topic: 'turns' };
   }
   const tail = second === undefined ? rest : [second, ...rest];
+  if (first === 'usage') return withOptions(tail, 'usage', { '--by': { kind: 'value' }, '--since': { kind: 'value' }, '--json': JSON_FLAG }, usage);
   if (first === 'doctor') return withOptions(tail, 'doctor', { '--json': JSON_FLAG }, doctor);
   if (first === 'migrate') return withOptions(tail, 'migrate', { '--to': { kind: 'value' } }, migrate);
   return withOptions(tail, 'backup', {}, backup);
@@ -180,6 +183,31 @@ function turnsApproval(options: ParsedOptions, config: { configPath?: string }, 
   if (!given.ok) return given;
   const [turn = '', call = ''] = given.values;
   return { ok: true, command: { kind: 'turns_approval', ...config, turn, call, verdict, note: valueOf(options, '--note') ?? null, json: options.flags.has('--json') } };
+}
+
+/** The most days `--since` reaches back: ten years. */
+const MAX_SINCE_DAYS = 3660;
+
+function usage(options: ParsedOptions, config: { configPath?: string }): Built {
+  const none = positionals(options, []);
+  if (!none.ok) return none;
+  const since = valueOf(options, '--since') ?? '7d';
+  const period = periodNamed(since);
+  if (period === undefined) return { ok: false, error: `--since takes Nd (the last N days, today included; N from 1 to ${MAX_SINCE_DAYS}), today or month, not '${since}'` };
+  const by = valueOf(options, '--by');
+  const grouping = USAGE_GROUPINGS.find((name) => name === by);
+  if (by !== undefined && grouping === undefined) return { ok: false, error: `--by takes ${USAGE_GROUPINGS.slice(0, -1).join(', ')} or ${USAGE_GROUPINGS.at(-1) ?? ''}, not '${by}'` };
+  return { ok: true, command: { kind: 'usage', ...config, period, ...(grouping === undefined ? {} : { by: grouping }), json: options.flags.has('--json') } };
+}
+
+/** The period `--since` names: `today`, `month`, or `Nd` for the last N days. */
+function periodNamed(since: string): UsagePeriod | undefined {
+  if (since === 'today') return { kind: 'today' };
+  if (since === 'month') return { kind: 'month' };
+  const days = /^([0-9]{1,4})d$/.exec(since)?.[1];
+  if (days === undefined) return undefined;
+  const count = Number(days);
+  return count >= 1 && count <= MAX_SINCE_DAYS ? { kind: 'days', days: count } : undefined;
 }
 
 function doctor(options: ParsedOptions, config: { configPath?: string }): Built {

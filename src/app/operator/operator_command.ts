@@ -31,7 +31,7 @@ export interface OperatorIo {
 }
 
 /**
- * `holdfast turns …`, `holdfast doctor` and `holdfast backup`: parses the command, loads the
+ * `holdfast turns …`, `holdfast usage`, `holdfast doctor` and `holdfast backup`: parses the command, loads the
  * configuration, opens the store beside the running bot (no lock, no sweep) and runs the command;
  * `holdfast migrate` opens the store its own way. Each command's module is loaded when it runs.
  * Returns the exit status: bad arguments, bad configuration and a store that is off or does not
@@ -117,6 +117,8 @@ async function onStore(command: Exclude<OperatorCommand, { kind: 'doctor' | 'mig
       return (await import('./turns_resolve.js')).turnsResolve(context, command);
     case 'turns_approval':
       return (await import('./turns_approval.js')).turnsApproval(context, command);
+    case 'usage':
+      return (await import('./usage_report.js')).usageReport(context, command);
     case 'backup':
       return (await import('./backup.js')).backup(context, { path: command.path, cwd: io.cwd, storePath: store.path });
     default:

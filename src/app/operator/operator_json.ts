@@ -3,6 +3,7 @@ import { ledgerCallLabel, shortTurnId } from '../../engine/call_label.js';
 import type { OpRecord } from '../../turn_state/ledger_types.js';
 import type { ReplyDelivery, StoreCensus, TurnOverview } from '../../turn_state/operator_store.js';
 import type { TurnRecord } from '../../turn_state/turn_types.js';
+import type { UsageRow } from '../../turn_state/usage_store.js';
 
 /**
  * The JSON documents of the operator commands (`--json`): stable, snake_case keys, times as ISO
@@ -105,6 +106,22 @@ export function censusJson(census: StoreCensus): Record<string, number> {
     replies_pending: census.repliesPending,
     stranded_calls: census.strandedCalls,
     expired_leases: census.expiredLeases,
+  };
+}
+
+/** One row of `usage --json`: `key` is the user, channel, server or model it groups, `null` for the totals. */
+export function usageRowJson(row: UsageRow, grouped: boolean): Record<string, unknown> {
+  return {
+    key: grouped ? row.key : null,
+    turns: row.turns,
+    refusals: row.refusals,
+    calls: row.calls,
+    unknown_calls: row.unknownCalls,
+    input_tokens: row.inputTokens,
+    cached_input_tokens: row.cachedInputTokens,
+    output_tokens: row.outputTokens,
+    reasoning_tokens: row.reasoningTokens,
+    cost: row.cost,
   };
 }
 

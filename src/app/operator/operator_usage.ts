@@ -1,5 +1,5 @@
 /** The help texts of the operator commands, one per command and one for `holdfast turns`. */
-export type UsageTopic = 'turns' | 'turns_list' | 'turns_show' | 'turns_resolve' | 'turns_approve' | 'turns_deny' | 'doctor' | 'backup' | 'migrate';
+export type UsageTopic = 'turns' | 'turns_list' | 'turns_show' | 'turns_resolve' | 'turns_approve' | 'turns_deny' | 'usage' | 'doctor' | 'backup' | 'migrate';
 
 const COMMON = `  --config PATH   the configuration file (default: $HOLDFAST_CONFIG, else ./config.yml if it exists)
   -h, --help      print this help and exit`;
@@ -83,6 +83,25 @@ ${COMMON}
 ${APPROVAL_EXIT_STATUS}
 `;
 
+const USAGE = `Usage: holdfast usage [--by user|channel|server|model] [--since 7d|today|month] [--json] [--config PATH]
+
+Shows what the bot spent, from the daily totals the store keeps: turns started, messages refused
+by a limit, model calls, input tokens (and of them, cached), output tokens (and of them,
+reasoning) and cost, as priced when the tokens were spent ('-' when no price was configured).
+Days are UTC days by the store's clock. Works while the bot runs.
+
+Options:
+  --by G          one row per user, channel, server or model, largest spender first;
+                  without it, one row of totals
+  --since P       the period: Nd for the last N days, today included (1 to 3660), today, or
+                  month for this calendar month (default: 7d)
+  --json          print one JSON document: {"period":{…},"by":…,"rows":[…]}
+${COMMON}
+
+Exit status: 0 on success, 1 when the store failed, 2 for bad arguments, bad configuration or no
+store file.
+`;
+
 const DOCTOR = `Usage: holdfast doctor [--json] [--config PATH]
 
 Checks the configuration, opens the store and runs SQLite's integrity check, then reports
@@ -113,9 +132,10 @@ const MIGRATE = `Usage: holdfast migrate --to postgres [--config PATH]
 
 Copies the SQLite store at turn_state.db_path, with its blobs, into the PostgreSQL database at
 turn_state.postgres (url and schema), in one transaction: every turn, call, reply, inbox entry,
-history entry and memory note, ids and states unchanged. Stop the bot first; the schema must hold
-no rows yet. Prints each table's count, checked against the SQLite store. The SQLite file is
-only read; set turn_state.backend to postgres afterwards to run the bot on the copy.
+history entry, memory note, chosen model, approval rule and usage count, ids and states
+unchanged. Stop the bot first; the schema must hold no rows yet. Prints each table's count,
+checked against the SQLite store. The SQLite file is only read; set turn_state.backend to
+postgres afterwards to run the bot on the copy.
 
 Options:
   --to postgres   where to copy the store (the one choice there is)
@@ -144,6 +164,7 @@ export const OPERATOR_USAGE: Readonly<Record<UsageTopic, string>> = {
   turns_resolve: RESOLVE,
   turns_approve: APPROVAL,
   turns_deny: APPROVAL,
+  usage: USAGE,
   doctor: DOCTOR,
   backup: BACKUP,
   migrate: MIGRATE,
@@ -157,6 +178,7 @@ export const TOPIC_COMMAND: Readonly<Record<UsageTopic, string>> = {
   turns_resolve: 'holdfast turns resolve',
   turns_approve: 'holdfast turns approve',
   turns_deny: 'holdfast turns deny',
+  usage: 'holdfast usage',
   doctor: 'holdfast doctor',
   backup: 'holdfast backup',
   migrate: 'holdfast migrate',

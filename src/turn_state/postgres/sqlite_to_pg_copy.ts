@@ -156,7 +156,7 @@ export interface CopiedTable {
  * are files beside the SQLite store, go first). A turn's SQLite rowid, which orders turns
  * admitted in the same millisecond, becomes its `admitted`; `owner_instance` stays empty, no
  * process owning a stopped installation's turns. SQLite's record of the previous layout's import
- * stays behind: there is nothing left to import.
+ * stays behind, there being nothing left to import, and so does its readiness probe's row.
  */
 export const COPIED_TABLES: readonly CopiedTable[] = [
   {
@@ -209,6 +209,13 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
       'verdict_by',
       'verdict_at',
       'verdict_text',
+      'approval_requested_at',
+      'approval_expires_at',
+      'approval_message',
+      'approval_verdict',
+      'approval_by',
+      'approval_at',
+      'approval_note',
     ],
     order: 'turn_id, step, tool_call_id',
   },
@@ -225,6 +232,39 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   { name: 'history_blob_refs', columns: ['entry_id', 'digest'], order: 'entry_id, digest' },
   { name: 'memory_notes', columns: ['id', 'idempotency_key', 'scope', 'owner_id', 'text', 'created_at'], order: 'id', identity: { column: 'id', autoincrement: false } },
   { name: 'channel_models', columns: ['channel', 'model', 'chosen_by', 'chosen_at'], order: 'channel' },
+  { name: 'approval_rules', columns: ['source', 'channel_id', 'tool_name', 'allowed_by', 'allowed_at'], order: 'source, channel_id, tool_name' },
+  {
+    name: 'usage_turns',
+    columns: ['source', 'channel_id', 'message_id', 'user_id', 'server_id', 'counted_at', 'refused_scope', 'refused_kind', 'refused_max', 'refused_used', 'resets_at'],
+    order: 'rowid',
+  },
+  {
+    name: 'usage_calls',
+    columns: ['id', 'source', 'channel_id', 'message_id', 'user_id', 'server_id', 'called_at', 'model', 'input_tokens', 'output_tokens', 'cached_input_tokens', 'reasoning_tokens', 'cost'],
+    order: 'id',
+    identity: { column: 'id', autoincrement: true },
+  },
+  {
+    name: 'usage_days',
+    columns: [
+      'day',
+      'source',
+      'user_id',
+      'channel_id',
+      'server_id',
+      'model',
+      'turns',
+      'refusals',
+      'calls',
+      'unknown_calls',
+      'input_tokens',
+      'cached_input_tokens',
+      'output_tokens',
+      'reasoning_tokens',
+      'cost',
+    ],
+    order: 'day, source, user_id, channel_id, server_id, model',
+  },
 ];
 
 /** The SQLite expression of a column. */

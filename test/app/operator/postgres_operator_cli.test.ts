@@ -84,6 +84,35 @@ describe('the operator commands on a PostgreSQL store', () => {
     await store.close();
   });
 
+  it('report the usage the bots of every process counted in the shared store', async () => {
+    const connection = freshPgConnection();
+    const config = configFor(connection);
+    const store = await storeOn(connection);
+    for (const [userId, messageId, inputTokens] of [
+      ['ana', 'm-1', 900],
+      ['bob', 'm-2', 300],
+      ['ana', 'm-3', 100],
+    ] as const) {
+      const identity = { source: 'discord', channelId: 'general', messageId };
+      await store.usage.admit({ identity, owner: { source: 'discord', userId, channelId: 'general', serverId: 'guild-1' }, limits: [] });
+      await store.usage.record(identity, userId, [{ model: 'fast-model', inputTokens, outputTokens: 10, cost: null }]);
+    }
+
+    const run = await runCliIn(temp.path(), ['usage', '--by', 'user', '--config', config]);
+
+    expect(run).toMatchObject({ status: 0, stderr: '' });
+    expect(run.stdout).toBe(
+      [
+        'Usage over the last 7 days:',
+        'USER  TURNS  REFUSED  CALLS  INPUT  CACHED  OUTPUT  REASONING  COST',
+        'ana   2      0        2      1000   0       20      0          -',
+        'bob   1      0        1      300    0       10      0          -',
+        '',
+      ].join('\n'),
+    );
+    await store.close();
+  });
+
   it('say a schema the bot never created does not exist, and create nothing', async () => {
     const connection = freshPgConnection();
 
