@@ -15,7 +15,11 @@ const windowed = (whose: string) =>
 
 const perTurnSchema = z
   .strictObject({
-    max_tokens: z.int().positive().optional().describe('The most tokens (input and output, over every model call) one turn may spend; it stops before its next model call, its work kept, with a notice.'),
+    max_tokens: z
+      .int()
+      .positive()
+      .optional()
+      .describe('The most tokens (input and output, over every model call) one turn may spend; it stops before its next model call, its work kept, with a notice.'),
     max_cost: z.number().positive().optional().describe('The most one turn may cost, in the currency of `llm.prices`; counted only for priced models.'),
   })
   .optional();

@@ -68,7 +68,9 @@ export const llmSection = z
     prices: z
       .record(z.string().min(1), priceSchema)
       .default({})
-      .describe('Prices per model name (`llm.model` or a fallback’s `model`), which turn tokens into cost for `/usage`, `holdfast usage` and `limits.per_turn.max_cost`; without a price, usage is shown in tokens only.'),
+      .describe(
+        'Prices per model name (`llm.model` or a fallback’s `model`), which turn tokens into cost for `/usage`, `holdfast usage` and `limits.per_turn.max_cost`; without a price, usage is shown in tokens only.',
+      ),
   })
   .refine(oneKeyList, ONE_KEY_LIST)
   .superRefine((llm, context) => {
@@ -95,11 +97,13 @@ function fallbackProblems(llm: Pick<LlmSettings, 'model' | 'fallbacks' | 'prices
   if (llm.fallbacks.length === 0) return unpriced;
   if (llm.model === undefined) return [{ path: ['fallbacks'], message: 'fallbacks follow a primary model: set llm.model too' }];
   const named = new Map<string, string>([[llm.model, 'llm.model']]);
-  return llm.fallbacks.flatMap((fallback, index) => {
-    const earlier = named.get(fallback.model);
-    named.set(fallback.model, `llm.fallbacks[${index}].model`);
-    return earlier === undefined ? [] : [{ path: ['fallbacks', index, 'model'], message: `${JSON.stringify(fallback.model)} is already the name of ${earlier}: each model needs a name of its own` }];
-  }).concat(unpriced);
+  return llm.fallbacks
+    .flatMap((fallback, index) => {
+      const earlier = named.get(fallback.model);
+      named.set(fallback.model, `llm.fallbacks[${index}].model`);
+      return earlier === undefined ? [] : [{ path: ['fallbacks', index, 'model'], message: `${JSON.stringify(fallback.model)} is already the name of ${earlier}: each model needs a name of its own` }];
+    })
+    .concat(unpriced);
 }
 
 /** What one model's tokens cost, per million. */

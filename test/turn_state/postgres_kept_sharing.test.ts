@@ -4,11 +4,12 @@ import { migratePg, PG_MIGRATIONS } from '../../src/turn_state/postgres/pg_migra
 import { pgKeptStoresOn } from '../../src/turn_state/postgres/open_pg_store.js';
 import { openPgPool, type PgConnection } from '../../src/turn_state/postgres/pg_pool.js';
 import type { HistoryStore } from '../../src/turn_state/history_store.js';
+import type { UsageStore } from '../../src/turn_state/usage_store.js';
 import { freshPgConnection, onSchema } from '../support/postgres_schema.js';
 
 const CHANNEL = 'discord:42';
 
-describe('history and memory notes shared by several processes on PostgreSQL', () => {
+describe('history, memory notes and usage limits shared by several processes on PostgreSQL', () => {
   const pools: pg.Pool[] = [];
   afterEach(async () => {
     await Promise.all(pools.splice(0).map((pool) => pool.end()));
@@ -32,6 +33,21 @@ describe('history and memory notes shared by several processes on PostgreSQL', (
     const read = await stores[0]?.read(CHANNEL);
     expect(read?.revision).toBe(20);
     expect(read?.entries).toHaveLength(20);
+  });
+
+  it('never lets one user past turns_per_hour when two processes admit many of their messages at once', async () => {
+    const stores = (await processesOn(2)).pools.map((pool) => pgKeptStoresOn(pool).usage);
+    const owner = { source: 'discord', userId: 'ada', channelId: '42', serverId: 'g1' };
+    const limits = [{ scope: 'user' as const, kind: 'turns_per_hour' as const, max: 5 }];
+    const identity = (messageId: string) => ({ source: 'discord', channelId: '42', messageId });
+    // Every connection of both pools open first, so that the admissions below truly overlap.
+    await Promise.all(Array.from({ length: 20 }, (_, index) => (stores[index % 2] as UsageStore).admit({ identity: identity(`warm${index}`), owner: { ...owner, userId: `u${index}` }, limits })));
+
+    const answers = await Promise.all(Array.from({ length: 40 }, (_, index) => (stores[index % 2] as UsageStore).admit({ identity: identity(`m${index}`), owner, limits })));
+
+    expect(answers.filter((answer) => answer.kind === 'counted')).toHaveLength(5);
+    expect(answers.filter((answer) => answer.kind === 'refused')).toHaveLength(35);
+    expect(await stores[1]?.report({ period: { kind: 'today' }, filter: { scope: 'user', id: 'ada' } })).toEqual([expect.objectContaining({ turns: 5, refusals: 35 })]);
   });
 
   it('stores a note once when two processes remember it under the same key at once', async () => {

@@ -60,10 +60,15 @@ export function limitRefusedText(limit: ScopeLimit, resetsAt: number, now: numbe
  * keeps in the same words so that the next request can go on from it.
  */
 export function turnLimitText(hit: TurnLimitHit, done: readonly DoneCall[]): string {
-  const limit = hit.kind === 'max_tokens' ? `its limit of ${countText(hit.max)} tokens per request (${countText(hit.spent)} spent)` : `its limit of ${costText(hit.max)} in cost per request (${costText(hit.spent)} spent)`;
+  const limit =
+    hit.kind === 'max_tokens'
+      ? `its limit of ${countText(hit.max)} tokens per request (${countText(hit.spent)} spent)`
+      : `its limit of ${costText(hit.max)} in cost per request (${costText(hit.spent)} spent)`;
   const head = `I stopped this request before asking the model again: it reached ${limit}.`;
   if (done.length === 0) return `${head} Nothing was done yet; ask again in smaller steps.`;
-  const listed = done.slice(0, LISTED_CALLS).map(({ toolName, outcome }) => `\`${toolName}\` ${outcome.kind === 'result' ? 'returned' : 'failed'}: ${quotedOutcome(outcome.kind === 'result' ? outcome.text : outcome.error)}`);
+  const listed = done
+    .slice(0, LISTED_CALLS)
+    .map(({ toolName, outcome }) => `\`${toolName}\` ${outcome.kind === 'result' ? 'returned' : 'failed'}: ${quotedOutcome(outcome.kind === 'result' ? outcome.text : outcome.error)}`);
   const more = done.length > LISTED_CALLS ? [`…and ${done.length - LISTED_CALLS} more calls.`] : [];
   return [`${head} What it did is kept; ask again to go on from here.`, ...listed, ...more].join('\n');
 }

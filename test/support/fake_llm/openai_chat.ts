@@ -54,15 +54,18 @@ export function chatText(
 /**
  * Streamed tool calls, one after another as OpenAI sends them: the first chunk of a call names
  * it (and gives its id, when it has one), the next ones carry its arguments `fragment`
- * characters at a time.
+ * characters at a time; a usage chunk follows the finish reason when `usage` is given.
  */
-export function chatToolCalls(calls: readonly { readonly id?: string; readonly name: string; readonly args: string }[], options: { readonly fragment?: number } = {}): StreamStep {
+export function chatToolCalls(
+  calls: readonly { readonly id?: string; readonly name: string; readonly args: string }[],
+  options: { readonly fragment?: number; readonly usage?: ChatUsage } = {},
+): StreamStep {
   const fragment = options.fragment ?? 5;
   const frames = calls.flatMap((call, index) => [
     chatChunk({ tool_calls: [{ index, ...(call.id === undefined ? {} : { id: call.id }), type: 'function', function: { name: call.name, arguments: '' } }] }),
     ...pieces(call.args, fragment).map((args) => chatChunk({ tool_calls: [{ index, function: { arguments: args } }] })),
   ]);
-  return { kind: 'stream', chunks: [chatChunk({ role: 'assistant', content: null }), ...frames, chatChunk({}, { finishReason: 'tool_calls' }), CHAT_DONE] };
+  return { kind: 'stream', chunks: [chatChunk({ role: 'assistant', content: null }), ...frames, chatChunk({}, { finishReason: 'tool_calls' }), ...usageFrame('test-model', options.usage), CHAT_DONE] };
 }
 
 /** A 200 stream that sends `before` frames, then one frame of `payload`, then ends. */
