@@ -38,6 +38,9 @@ describe('the PostgreSQL schema', () => {
       'schema_version',
       'transcript',
       'turns',
+      'usage_calls',
+      'usage_days',
+      'usage_turns',
     ]);
   });
 

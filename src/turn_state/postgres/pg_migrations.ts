@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { SCHEMA_NAME } from '../turn_state_settings.js';
+import { usageTables } from '../usage_tables.js';
 
 const list = (values: readonly string[]): string => values.map((v) => `'${v}'`).join(', ');
 
@@ -30,7 +31,8 @@ const FIRST_MEMORY_SCOPES = ['user', 'channel'];
  * pending reply keeps the model that wrote it. Version 3 is SQLite's version 11: the turns whose
  * requester is still to be told of a verdict are indexed apart. Version 4 is SQLite's version 12:
  * a history entry keeps its author's name. Version 5 is SQLite's version 13: the model an admin
- * chose for a channel with /model.
+ * chose for a channel with /model. Version 6 is SQLite's version 14: approval before a call.
+ * Version 7 is SQLite's version 15: usage and limits, from the same text as SQLite's.
  */
 export const PG_MIGRATIONS: readonly string[] = [
   `
@@ -226,64 +228,7 @@ export const PG_MIGRATIONS: readonly string[] = [
   );
   `,
   // Version 7 is SQLite's version 15 (DESIGN §10.1): each turn counted against its owner, or refused by a limit; each model call's tokens and cost; the totals of each day.
-  `
-  CREATE TABLE usage_turns (
-    source TEXT NOT NULL,
-    channel_id TEXT NOT NULL,
-    message_id TEXT NOT NULL,
-    user_id TEXT NOT NULL,
-    server_id TEXT NOT NULL,
-    counted_at BIGINT NOT NULL,
-    refused_scope TEXT CHECK (refused_scope IN ('user', 'channel', 'server')),
-    refused_kind TEXT CHECK (refused_kind IN ('turns_per_hour', 'tokens_per_day')),
-    refused_max BIGINT,
-    refused_used BIGINT,
-    resets_at BIGINT,
-    PRIMARY KEY (source, channel_id, message_id)
-  );
-  CREATE INDEX usage_turns_by_user ON usage_turns (source, user_id, counted_at);
-  CREATE INDEX usage_turns_by_channel ON usage_turns (source, channel_id, counted_at);
-  CREATE INDEX usage_turns_by_server ON usage_turns (source, server_id, counted_at);
-  CREATE INDEX usage_turns_by_time ON usage_turns (counted_at);
-  CREATE TABLE usage_calls (
-    id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    source TEXT NOT NULL,
-    channel_id TEXT NOT NULL,
-    message_id TEXT NOT NULL,
-    user_id TEXT NOT NULL,
-    server_id TEXT NOT NULL,
-    called_at BIGINT NOT NULL,
-    model TEXT NOT NULL,
-    input_tokens BIGINT,
-    output_tokens BIGINT,
-    cached_input_tokens BIGINT,
-    reasoning_tokens BIGINT,
-    cost DOUBLE PRECISION
-  );
-  CREATE INDEX usage_calls_by_turn ON usage_calls (source, channel_id, message_id);
-  CREATE INDEX usage_calls_by_user ON usage_calls (source, user_id, called_at);
-  CREATE INDEX usage_calls_by_channel ON usage_calls (source, channel_id, called_at);
-  CREATE INDEX usage_calls_by_server ON usage_calls (source, server_id, called_at);
-  CREATE INDEX usage_calls_by_time ON usage_calls (called_at);
-  CREATE TABLE usage_days (
-    day TEXT NOT NULL,
-    source TEXT NOT NULL,
-    user_id TEXT NOT NULL,
-    channel_id TEXT NOT NULL,
-    server_id TEXT NOT NULL,
-    model TEXT NOT NULL,
-    turns BIGINT NOT NULL,
-    refusals BIGINT NOT NULL,
-    calls BIGINT NOT NULL,
-    unknown_calls BIGINT NOT NULL,
-    input_tokens BIGINT NOT NULL,
-    cached_input_tokens BIGINT NOT NULL,
-    output_tokens BIGINT NOT NULL,
-    reasoning_tokens BIGINT NOT NULL,
-    cost DOUBLE PRECISION,
-    PRIMARY KEY (day, source, user_id, channel_id, server_id, model)
-  );
-  `,
+  usageTables({ integer: 'BIGINT', real: 'DOUBLE PRECISION', identity: 'BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY', keyedOnly: '' }),
 ];
 
 /** The advisory lock every process takes around the migrations of one schema. */

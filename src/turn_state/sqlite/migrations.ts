@@ -9,6 +9,7 @@ import { EFFECT_CLASSES } from '../ledger_types.js';
 import { MEMORY_SCOPES } from '../memory_store.js';
 import { REPLY_STATES } from '../reply_types.js';
 import { approvalsBeforeCalls, list, turnsAndOpsWithVerdicts } from './table_rebuilds.js';
+import { usageTables } from '../usage_tables.js';
 
 /** The statuses and op states the first schema knew; a migration never changes with the code that follows it. */
 const FIRST_TURN_STATUSES = ['ACTIVE', 'SUSPENDED', 'TERMINAL_COMPLETED', 'TERMINAL_FAILED', 'TERMINAL_CANCELLED', 'TERMINAL_REJECTED', 'TERMINAL_EXPIRED'];
@@ -230,64 +231,7 @@ export const TURN_STORE_MIGRATIONS: readonly string[] = [
   `,
   approvalsBeforeCalls,
   // Version 15 (DESIGN §10.1): each turn counted against its owner, or refused by a limit; each model call's tokens and cost; the totals of each day.
-  `
-  CREATE TABLE usage_turns (
-    source TEXT NOT NULL,
-    channel_id TEXT NOT NULL,
-    message_id TEXT NOT NULL,
-    user_id TEXT NOT NULL,
-    server_id TEXT NOT NULL,
-    counted_at INTEGER NOT NULL,
-    refused_scope TEXT CHECK (refused_scope IN ('user', 'channel', 'server')),
-    refused_kind TEXT CHECK (refused_kind IN ('turns_per_hour', 'tokens_per_day')),
-    refused_max INTEGER,
-    refused_used INTEGER,
-    resets_at INTEGER,
-    PRIMARY KEY (source, channel_id, message_id)
-  );
-  CREATE INDEX usage_turns_by_user ON usage_turns (source, user_id, counted_at);
-  CREATE INDEX usage_turns_by_channel ON usage_turns (source, channel_id, counted_at);
-  CREATE INDEX usage_turns_by_server ON usage_turns (source, server_id, counted_at);
-  CREATE INDEX usage_turns_by_time ON usage_turns (counted_at);
-  CREATE TABLE usage_calls (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    source TEXT NOT NULL,
-    channel_id TEXT NOT NULL,
-    message_id TEXT NOT NULL,
-    user_id TEXT NOT NULL,
-    server_id TEXT NOT NULL,
-    called_at INTEGER NOT NULL,
-    model TEXT NOT NULL,
-    input_tokens INTEGER,
-    output_tokens INTEGER,
-    cached_input_tokens INTEGER,
-    reasoning_tokens INTEGER,
-    cost REAL
-  );
-  CREATE INDEX usage_calls_by_turn ON usage_calls (source, channel_id, message_id);
-  CREATE INDEX usage_calls_by_user ON usage_calls (source, user_id, called_at);
-  CREATE INDEX usage_calls_by_channel ON usage_calls (source, channel_id, called_at);
-  CREATE INDEX usage_calls_by_server ON usage_calls (source, server_id, called_at);
-  CREATE INDEX usage_calls_by_time ON usage_calls (called_at);
-  CREATE TABLE usage_days (
-    day TEXT NOT NULL,
-    source TEXT NOT NULL,
-    user_id TEXT NOT NULL,
-    channel_id TEXT NOT NULL,
-    server_id TEXT NOT NULL,
-    model TEXT NOT NULL,
-    turns INTEGER NOT NULL,
-    refusals INTEGER NOT NULL,
-    calls INTEGER NOT NULL,
-    unknown_calls INTEGER NOT NULL,
-    input_tokens INTEGER NOT NULL,
-    cached_input_tokens INTEGER NOT NULL,
-    output_tokens INTEGER NOT NULL,
-    reasoning_tokens INTEGER NOT NULL,
-    cost REAL,
-    PRIMARY KEY (day, source, user_id, channel_id, server_id, model)
-  ) WITHOUT ROWID;
-  `,
+  usageTables({ integer: 'INTEGER', real: 'REAL', identity: 'INTEGER PRIMARY KEY AUTOINCREMENT', keyedOnly: ' WITHOUT ROWID' }),
 ];
 
 /** Brings `db` to the newest of `migrations`; `what` names the store in the errors. */

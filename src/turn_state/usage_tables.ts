@@ -1,0 +1,77 @@
+/** How one database names the column types of the usage tables. */
+export interface UsageColumnTypes {
+  readonly integer: string;
+  readonly real: string;
+  /** A numbered key that is never reused. */
+  readonly identity: string;
+  /** What a table keyed by its primary key alone is declared with (SQLite's `WITHOUT ROWID`). */
+  readonly keyedOnly: string;
+}
+
+/**
+ * The usage tables (DESIGN §10.1), written once for both databases' migrations — SQLite's version
+ * 15, PostgreSQL's 7 — in each one's column types: each message counted against its owner or
+ * refused by a limit (`usage_turns`), each model call's tokens and cost (`usage_calls`), and the
+ * totals of each UTC day, owner and model (`usage_days`). A migration never changes with the code
+ * that follows it: a later change to these tables is a step of its own.
+ */
+export function usageTables(types: UsageColumnTypes): string {
+  return `
+  CREATE TABLE usage_turns (
+    source TEXT NOT NULL,
+    channel_id TEXT NOT NULL,
+    message_id TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    server_id TEXT NOT NULL,
+    counted_at ${types.integer} NOT NULL,
+    refused_scope TEXT CHECK (refused_scope IN ('user', 'channel', 'server')),
+    refused_kind TEXT CHECK (refused_kind IN ('turns_per_hour', 'tokens_per_day')),
+    refused_max ${types.integer},
+    refused_used ${types.integer},
+    resets_at ${types.integer},
+    PRIMARY KEY (source, channel_id, message_id)
+  );
+  CREATE INDEX usage_turns_by_user ON usage_turns (source, user_id, counted_at);
+  CREATE INDEX usage_turns_by_channel ON usage_turns (source, channel_id, counted_at);
+  CREATE INDEX usage_turns_by_server ON usage_turns (source, server_id, counted_at);
+  CREATE INDEX usage_turns_by_time ON usage_turns (counted_at);
+  CREATE TABLE usage_calls (
+    id ${types.identity},
+    source TEXT NOT NULL,
+    channel_id TEXT NOT NULL,
+    message_id TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    server_id TEXT NOT NULL,
+    called_at ${types.integer} NOT NULL,
+    model TEXT NOT NULL,
+    input_tokens ${types.integer},
+    output_tokens ${types.integer},
+    cached_input_tokens ${types.integer},
+    reasoning_tokens ${types.integer},
+    cost ${types.real}
+  );
+  CREATE INDEX usage_calls_by_turn ON usage_calls (source, channel_id, message_id);
+  CREATE INDEX usage_calls_by_user ON usage_calls (source, user_id, called_at);
+  CREATE INDEX usage_calls_by_channel ON usage_calls (source, channel_id, called_at);
+  CREATE INDEX usage_calls_by_server ON usage_calls (source, server_id, called_at);
+  CREATE INDEX usage_calls_by_time ON usage_calls (called_at);
+  CREATE TABLE usage_days (
+    day TEXT NOT NULL,
+    source TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    channel_id TEXT NOT NULL,
+    server_id TEXT NOT NULL,
+    model TEXT NOT NULL,
+    turns ${types.integer} NOT NULL,
+    refusals ${types.integer} NOT NULL,
+    calls ${types.integer} NOT NULL,
+    unknown_calls ${types.integer} NOT NULL,
+    input_tokens ${types.integer} NOT NULL,
+    cached_input_tokens ${types.integer} NOT NULL,
+    output_tokens ${types.integer} NOT NULL,
+    reasoning_tokens ${types.integer} NOT NULL,
+    cost ${types.real},
+    PRIMARY KEY (day, source, user_id, channel_id, server_id, model)
+  )${types.keyedOnly};
+  `;
+}
