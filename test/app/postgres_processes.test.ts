@@ -127,4 +127,21 @@ ${more}`,
 
     expect(fake.requests.map((request) => (request.body as { model?: unknown }).model)).toEqual(['fast-model', 'test-model']);
   });
+
+  it('never let one user past turns_per_hour together, when both admit many of their messages at once', async () => {
+    const { url, schema } = freshPgConnection();
+    const config = configFor(schema, url, '', 'chat:\n  max_queued_per_channel: 20\nlimits:\n  per_user:\n    turns_per_hour: 5\n');
+    const programs = [await started(config), await started(config)];
+    fake.enqueue(...Array.from({ length: 20 }, (_, index) => chatText(`Answer ${index}.`)));
+    const answered = (program: JsonLinesProgram) => program.events.filter((e) => isReply(e) || isNotice('limited')(e));
+
+    for (let index = 0; index < 10; index += 1) for (const program of programs) program.send(`Question ${index}`);
+    await Promise.all(programs.map((program) => program.waitFor(() => answered(program).length >= 10, 'an answer to each of its ten messages')));
+
+    const answers = programs.flatMap(answered);
+    expect(answers.filter(isReply)).toHaveLength(5);
+    expect(answers.filter(isNotice('limited'))).toHaveLength(15);
+    expect(answers.find(isNotice('limited'))).toMatchObject({ text: expect.stringMatching(/^You have reached your limit of 5 requests per hour, so I did not start on this message\./) as unknown });
+    expect(fake.requests).toHaveLength(5);
+  });
 });
