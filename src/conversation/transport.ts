@@ -72,6 +72,8 @@ export type Inbound =
   | { readonly kind: 'resume'; readonly origin: InboundMessage; readonly turnId: string | undefined; readonly spoken: boolean }
   /** An admin's `/model`: `model` names the model the channel's turns try first, `default` gives back the configured order; absent, the channel's models are listed. */
   | { readonly kind: 'model'; readonly origin: InboundMessage; readonly model: string | undefined }
+  /** `/usage`: what the asker spent, or, asked by an admin, what one user, one channel or the server spent. */
+  | { readonly kind: 'usage'; readonly origin: InboundMessage; readonly subject: UsageSubject }
   | { readonly kind: 'turns'; readonly origin: InboundMessage; readonly scope: ChannelScope }
   | {
       readonly kind: 'resolve';
@@ -98,6 +100,14 @@ export type Inbound =
       readonly note: string | null;
       readonly allowHere: boolean;
     };
+
+/**
+ * Whose use `/usage` asks about: the asker's own; or an admin's choice of one user, one channel,
+ * or the server it was asked in; `unclear` when its words or options name none of these, or more
+ * than one.
+ */
+export type UsageSubject =
+  { readonly kind: 'own' } | { readonly kind: 'user'; readonly userId: string } | { readonly kind: 'channel'; readonly channelId: string } | { readonly kind: 'server' } | { readonly kind: 'unclear' };
 
 /**
  * Where an operator's command was used and speaks for (on Discord, the server): turns of other

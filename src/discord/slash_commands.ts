@@ -7,7 +7,7 @@ import {
   type Client,
   type ModalSubmitInteraction,
 } from 'discord.js';
-import type { Inbound, InboundMessage } from '../conversation/transport.js';
+import type { Inbound, InboundMessage, UsageSubject } from '../conversation/transport.js';
 import { namesOf, placeOf } from './message_place.js';
 import { serverScope } from './server_scope.js';
 
@@ -22,8 +22,8 @@ const ADMIN_ONLY = { defaultMemberPermissions: 0n, contexts: [InteractionContext
 
 /**
  * The slash commands the bot registers: the commands the console takes as text (the admins'
- * `/model` among them), and the admins' `/turns` and `/resolve` (elsewhere the operators use the
- * command line).
+ * `/model` among them, and `/usage`, whose options only admins may use), and the admins' `/turns`
+ * and `/resolve` (elsewhere the operators use the command line).
  */
 export const SLASH_COMMANDS: readonly ApplicationCommandData[] = [
   { name: 'help', description: 'The commands of the bot.' },
@@ -34,6 +34,15 @@ export const SLASH_COMMANDS: readonly ApplicationCommandData[] = [
     options: [{ name: 'turn', description: 'Which saved request (see /status); your latest by default.', type: ApplicationCommandOptionType.String as const, required: false }],
   },
   { name: 'status', description: 'What is running and what is saved in this channel.' },
+  {
+    name: 'usage',
+    description: 'What you used today and this month; admins may ask about a user, a channel or this server.',
+    options: [
+      { name: 'user', description: 'Admins: what this user used.', type: ApplicationCommandOptionType.User as const, required: false },
+      { name: 'channel', description: 'Admins: what was used in this channel, and by whom most.', type: ApplicationCommandOptionType.Channel as const, required: false },
+      { name: 'server', description: 'Admins: what was used in this server, and by whom and where most.', type: ApplicationCommandOptionType.Boolean as const, required: false },
+    ],
+  },
   {
     name: 'model',
     description: 'Admins: the models of this channel, or pick the one it uses.',
@@ -124,6 +133,8 @@ export function slashCommand(interaction: ChatInputCommandInteraction): Inbound 
       return { kind: 'resume', origin, turnId: interaction.options.getString('turn') ?? undefined, spoken: false };
     case 'model':
       return { kind: 'model', origin, model: interaction.options.getString('name') ?? undefined };
+    case 'usage':
+      return { kind: 'usage', origin, subject: usageSubject(interaction) };
     case 'turns':
       return { kind: 'turns', origin, scope: serverScope(interaction.client, interaction.guildId) };
     case 'resolve':
@@ -149,4 +160,16 @@ export function slashCommand(interaction: ChatInputCommandInteraction): Inbound 
     default:
       return undefined;
   }
+}
+
+/** Whose use `/usage`'s options name: none, the asker's own; `server:False` names nothing; more than one is unclear. */
+function usageSubject(interaction: ChatInputCommandInteraction): UsageSubject {
+  const user = interaction.options.getUser('user');
+  const channel = interaction.options.getChannel('channel');
+  const named: UsageSubject[] = [
+    ...(user === null ? [] : [{ kind: 'user', userId: user.id } as const]),
+    ...(channel === null ? [] : [{ kind: 'channel', channelId: channel.id } as const]),
+    ...(interaction.options.getBoolean('server') === true ? [{ kind: 'server' } as const] : []),
+  ];
+  return named.length > 1 ? { kind: 'unclear' } : (named[0] ?? { kind: 'own' });
 }

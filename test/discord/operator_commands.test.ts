@@ -101,6 +101,7 @@ describe('the admins’ /turns and /resolve on Discord', { timeout: 60_000 }, ()
       ['stop', undefined],
       ['resume', undefined],
       ['status', undefined],
+      ['usage', undefined],
       ['model', '0'],
       ['turns', '0'],
       ['approve', '0'],

@@ -87,7 +87,7 @@ describe('the Discord adapter in-process', { timeout: 60_000 }, () => {
     const bot = run('');
     await bot.logged('connected to Discord');
     const registered = discord.requests.find((r) => r.method === 'PUT' && r.path.includes('/commands'));
-    expect((registered?.body as { name: string }[]).map((c) => c.name)).toEqual(['help', 'stop', 'resume', 'status', 'model', 'turns', 'approve', 'deny', 'resolve']);
+    expect((registered?.body as { name: string }[]).map((c) => c.name)).toEqual(['help', 'stop', 'resume', 'status', 'usage', 'model', 'turns', 'approve', 'deny', 'resolve']);
     const help = await discord.dispatchInteraction({ name: 'help' });
     const listed = await discord.whenRequest((r) => r.method === 'PATCH' && r.path.endsWith(`/${help.token}/messages/@original`));
     expect(listed.body).toMatchObject({ content: expect.stringMatching(/^ℹ️ Commands:\n• `\/help`: this list\n/) as unknown });

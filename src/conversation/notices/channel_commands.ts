@@ -5,7 +5,7 @@ import { chosenModelIn } from '../model_choice.js';
 import { waitingIn } from '../operators/approvals.js';
 import { approvalStatusLines } from './approval_texts.js';
 import { modelHealthLines } from './model_health.js';
-import { channelKey, type Inbound, type InboundMessage, postNotice } from '../transport.js';
+import { channelKey, type Inbound, type InboundMessage, postNotice, type UsageSubject } from '../transport.js';
 import { parkedCallLines, savedRequestLines } from './saved_requests.js';
 import { queuedLineText, queuedText, settingsHereText, stoppingText, TEXTS, workingText } from './texts.js';
 import { chosenModelText, helpText, unknownCommandText } from './command_texts.js';
@@ -83,6 +83,7 @@ function settingsLines(origin: InboundMessage, deps: Pick<ConversationDeps, 'con
 
 const RESUME = /^(?:resume|continue|\/resume)(?:\s+(\S+))?$/i;
 const MODEL = /^\/model(?:\s+(.+))?$/is;
+const USAGE = /^\/usage(?:\s+(.*))?$/is;
 const APPROVE = /^\/approve(?:\s+(\S+))?$/i;
 const DENY = /^\/deny(?:\s+(\S+)(?:\s+(.+))?)?$/is;
 
@@ -91,7 +92,8 @@ const COMMAND_SHAPED = /^\/([A-Za-z][\w-]*)(?:\s|$)/;
 
 /**
  * The commands people type as text, for the transports that take text (the console, Discord
- * messages): `/help`, `/stop`, `/status`, `/resume [turn]`, `/approve [call]` and `/deny [call] [note]`, the admins' `/model [name]`, and the
+ * messages): `/help`, `/stop`, `/status`, `/usage`, `/resume [turn]`, `/approve [call]` and `/deny [call] [note]`, the admins' `/model [name]`
+ * and `/usage user ID`, `/usage channel [ID]` (the channel it is typed in by default) and `/usage server`, and the
  * words `resume` and `continue`; any other `/word` is an unknown command. The conversation itself only ever sees
  * the typed result.
  */
@@ -103,6 +105,8 @@ export function inboundFromText(message: InboundMessage): Inbound {
   if (lowered === '/status') return { kind: 'status', origin: message };
   const model = MODEL.exec(text);
   if (model !== null) return { kind: 'model', origin: message, model: model[1] };
+  const usage = USAGE.exec(text);
+  if (usage !== null) return { kind: 'usage', origin: message, subject: usageSubject(usage[1], message) };
   const approve = APPROVE.exec(text);
   if (approve !== null) return { kind: 'approval', origin: message, target: { call: approve[1] }, verdict: 'approved', note: null, allowHere: false };
   const deny = DENY.exec(text);
@@ -112,4 +116,22 @@ export function inboundFromText(message: InboundMessage): Inbound {
   const command = COMMAND_SHAPED.exec(text);
   if (command !== null) return { kind: 'unknown', origin: message, command: `/${command[1] ?? ''}` };
   return { kind: 'message', origin: message };
+}
+
+/** What the words after `/usage` ask for: nothing, `user ID`, `channel [ID]` or `server`; anything else is unclear. */
+function usageSubject(words: string | undefined, message: InboundMessage): UsageSubject {
+  const [what = '', id, ...rest] = (words ?? '').trim().split(/\s+/);
+  if (rest.length > 0) return { kind: 'unclear' };
+  switch (what.toLowerCase()) {
+    case '':
+      return { kind: 'own' };
+    case 'user':
+      return id === undefined ? { kind: 'unclear' } : { kind: 'user', userId: id };
+    case 'channel':
+      return { kind: 'channel', channelId: id ?? message.channelId };
+    case 'server':
+      return id === undefined ? { kind: 'server' } : { kind: 'unclear' };
+    default:
+      return { kind: 'unclear' };
+  }
 }

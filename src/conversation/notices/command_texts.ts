@@ -3,6 +3,7 @@
  * command, and the admins' commands (`/model`, `/turns`, `/resolve`). The sentences of turns and
  * saved requests are in texts.ts; together the two files hold every sentence said in a channel.
  */
+import { usageFormsText } from './usage_texts.js';
 
 // /help, and what is no command.
 
@@ -18,9 +19,11 @@ export function helpText(source: string, admin: boolean): string {
     '• `/stop`: stop the request running here',
     '• `resume` or `/resume [id]`: continue your saved request (`/status` shows the ids)',
     '• `/approve [call]` or `/deny [call] [note]`: answer a request to run a tool call here',
+    '• `/usage`: what you used today and this month, and the limits on you here',
     'Anything else is a message for the model.',
   ];
   if (admin) lines.push('Admins: `/model` lists the models used here, `/model NAME` picks the one tried first, `/model default` goes back to the configured order.');
+  if (admin) lines.push(`Admins: ${usageFormsText(source)} shows what a user, a channel or this server used, with the ten largest spenders this month.`);
   if (admin && source === 'discord') lines.push('Admins: `/turns` lists the requests that need attention; `/resolve` records whether an uncertain call took effect.');
   return lines.join('\n');
 }

@@ -14,6 +14,7 @@ import { modelsAt, overrideAt } from '../channel_overrides.js';
 import { routeBreakers } from '../../recovery/model_route.js';
 import { operatorCommand } from '../operators/operator_commands.js';
 import { modelCommand } from '../model_choice.js';
+import { usageCommand } from '../usage_command.js';
 import { postResolved, resolvedNotice } from '../operators/resolution_notices.js';
 import { approvalCommand, tellAnswered } from '../operators/approvals.js';
 import { APPROVALS_ANSWERED, type TurnRecord } from '../../turn_state/turn_types.js';
@@ -21,7 +22,7 @@ import { TurnRunner, type TurnRun } from './turn_runner.js';
 
 /**
  * The transport-neutral intake (DESIGN §2, §8): transports hand it typed commands; `/stop`,
- * `/status` and the admins' `/model`, `/turns` and `/resolve` are answered at once, messages and resumes wait for their channel's lane and run
+ * `/status`, `/usage` and the admins' `/model`, `/turns` and `/resolve` are answered at once, messages and resumes wait for their channel's lane and run
  * one at a time, and a turn suspended by an overload is watched for an automatic resume.
  */
 export class Intake {
@@ -46,7 +47,7 @@ export class Intake {
   }
 
   /**
-   * Takes one command: `/help`, an unknown one, `/stop`, `/status`, `/model`, `/turns` and
+   * Takes one command: `/help`, an unknown one, `/stop`, `/status`, `/usage`, `/model`, `/turns` and
    * `/resolve` at once, anything else in its channel's lane; one too long for
    * `chat.max_message_chars` not at all.
    */
@@ -65,6 +66,8 @@ export class Intake {
         return this.#answering(statusCommand(origin, this.#runner.running, this.#lanes.waitingIn(channelKey(origin)), this.deps));
       case 'model':
         return this.#answering(modelCommand(inbound, this.deps));
+      case 'usage':
+        return this.#answering(usageCommand(inbound, this.deps));
       case 'turns':
       case 'resolve':
         return this.#answering(operatorCommand(inbound, this.deps, () => this.#announceNow(origin.source)));

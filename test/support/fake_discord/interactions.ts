@@ -3,7 +3,7 @@ import { member, user, type UserJson } from './fixtures.js';
 import { type World } from './world.js';
 import { PERMISSIONS, userRoles } from './guild.js';
 
-/** One option of a slash command, as INTERACTION_CREATE carries it (types: 3 string, 4 integer, 5 boolean). */
+/** One option of a slash command, as INTERACTION_CREATE carries it (types: 3 string, 4 integer, 5 boolean, 6 user, 7 channel: their value the id). */
 export interface CommandOptionJson {
   readonly name: string;
   readonly type: number;
@@ -77,8 +77,12 @@ export function interactionEnvelope(world: World, ids: InteractionIds, type: num
   };
 }
 
-/** A guild chat-input command interaction (INTERACTION_CREATE type 2). */
+/** A guild chat-input command interaction (INTERACTION_CREATE type 2), with the users and channels its options name resolved, as Discord sends them. */
 export function interactionPayload(world: World, ids: InteractionIds, use: InteractionUse, command: CommandFields): Record<string, unknown> {
-  const data = { id: command.commandId, name: command.name, type: 1, options: command.options, ...(use.guildId === undefined ? {} : { guild_id: use.guildId }) };
+  const named = (type: number): string[] => command.options.flatMap((option) => (option.type === type ? [String(option.value)] : []));
+  const users = named(6).map((id) => [id, id === world.user.id ? world.user : user(id, `user-${id}`, false)] as const);
+  const channels = named(7).map((id) => [id, channelPayload(world, id, null) ?? { id, type: 0, guild_id: use.guildId, name: `channel-${id}`, flags: 0 }] as const);
+  const resolved = users.length + channels.length === 0 ? {} : { resolved: { users: Object.fromEntries(users), channels: Object.fromEntries(channels) } };
+  const data = { id: command.commandId, name: command.name, type: 1, options: command.options, ...resolved, ...(use.guildId === undefined ? {} : { guild_id: use.guildId }) };
   return interactionEnvelope(world, ids, 2, use, data);
 }
