@@ -69,7 +69,8 @@ export const llmSection = z
       .record(z.string().min(1), priceSchema)
       .default({})
       .describe(
-        'Prices per model name (`llm.model` or a fallback’s `model`), which turn tokens into cost for `/usage`, `holdfast usage` and `limits.per_turn.max_cost`; without a price, usage is shown in tokens only.',
+        'Prices per model name (`llm.model` or a fallback’s `model`), which turn tokens into cost for `/usage`, `holdfast usage` and ' +
+          '`limits.per_turn.max_cost`; without a price, usage is shown in tokens only.',
       ),
   })
   .refine(oneKeyList, ONE_KEY_LIST)

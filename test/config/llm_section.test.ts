@@ -32,6 +32,7 @@ describe('the llm section', () => {
       vision: false,
       fallbacks: [],
       fallback_note: '-# answered by <model>',
+      prices: {},
     });
   });
 

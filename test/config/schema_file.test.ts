@@ -47,9 +47,9 @@ describe('config.example.yml', () => {
   });
 });
 
-/** The example with each commented setting (`# key: …`, `# - key: …`) made a setting, at the indentation it is written at. */
+/** The example with each commented setting (`# key: …`, `# - key: …`, a model's `# gpt-4.1-mini: …`) made a setting, at the indentation it is written at; the editor's schema line stays a comment. */
 function uncommented(text: string): string {
-  return text.replace(/^(\s*)# ((?:\s*- )?\s*[A-Za-z_]\w*:(?: |$))/gm, '$1$2');
+  return text.replace(/^(\s*)# ((?:\s*- )?\s*(?!yaml-language-server)[A-Za-z_][\w.-]*:(?: |$))/gm, '$1$2');
 }
 
 /** The key paths of a parsed configuration: `llm.fallbacks[].model`, `permissions.tools.open_ticket.allow_roles`. */
@@ -57,7 +57,9 @@ function keyPaths(node: unknown, prefix = ''): string[] {
   if (Array.isArray(node)) return node.flatMap((item) => keyPaths(item, `${prefix}[]`));
   if (typeof node !== 'object' || node === null) return [];
   return Object.entries(node).flatMap(([key, value]) => {
-    const path = prefix === '' ? key : `${prefix}.${key}`;
+    // A record's own names (a model's, `gpt-4.1-mini`) may hold dots, which separate keys here.
+    const name = key.replaceAll('.', '_');
+    const path = prefix === '' ? name : `${prefix}.${name}`;
     return [path, ...keyPaths(value, path)];
   });
 }

@@ -134,7 +134,7 @@ export function describeSweeps(makeHarness: MakeHarness): void {
       expect(findOp(before.ops, 1, 'big').result).toBe(big);
 
       await h.clock.advance(h.timings.resumeTtlMs - 1);
-      expect(await h.store.sweepRetention()).toEqual({ expiredTurns: 0, tombstonedTurns: 0, deletedOps: 0, deletedTurns: 0, deletedBlobs: 0, abandonedReplies: 0, turnIds: [] });
+      expect(await h.store.sweepRetention()).toEqual({ expiredTurns: 0, tombstonedTurns: 0, deletedOps: 0, deletedTurns: 0, deletedBlobs: 0, abandonedReplies: 0, deletedUsageRows: 0, turnIds: [] });
       await h.reopen();
       expect(await snapshot(h.store, kept.turnId)).toEqual(before);
 
@@ -198,7 +198,16 @@ export function describeSweeps(makeHarness: MakeHarness): void {
       expect(await snapshot(h.store, lease.turnId)).toEqual(before);
 
       await h.clock.advance(2);
-      expect(await h.store.sweepRetention()).toEqual({ expiredTurns: 0, tombstonedTurns: 1, deletedOps: 0, deletedTurns: 0, deletedBlobs: 0, abandonedReplies: 0, turnIds: [lease.turnId] });
+      expect(await h.store.sweepRetention()).toEqual({
+        expiredTurns: 0,
+        tombstonedTurns: 1,
+        deletedOps: 0,
+        deletedTurns: 0,
+        deletedBlobs: 0,
+        abandonedReplies: 0,
+        deletedUsageRows: 0,
+        turnIds: [lease.turnId],
+      });
       const ops = await h.store.listOps(lease.turnId);
       expect(ops).toHaveLength(ENDED_OP_STATES.length);
       for (const op of ops) {
