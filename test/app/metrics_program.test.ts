@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
@@ -119,6 +120,32 @@ ${extra}`,
     bot.endInput();
     expect(await bot.exited).toBe(0);
     await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+  });
+
+  it('counts the tokens each model call reported, their cost by llm.prices, and each message refused by a limit', async () => {
+    fake.enqueue(
+      chatToolCalls([{ id: 'c1', name: 'lookup', args: '{"word":"milk"}' }], { usage: { prompt_tokens: 1000, completion_tokens: 100 } }),
+      chatText('Milk is a drink.', { usage: { prompt_tokens: 1200, completion_tokens: 50 } }),
+    );
+    const extra = 'metrics:\n  listen: 127.0.0.1:0\nlimits:\n  per_user: { turns_per_hour: 1 }\n';
+    const priced = readFileSync(configFile(extra), 'utf8').replace('  model: test-model\n', '  model: test-model\n  prices:\n    test-model: { input: 1, output: 2 }\n');
+    const bot = track(startJsonLinesProgram(['--config', temp.write('config.yml', priced)], { cwd: temp.path() }));
+    await whenReading(bot);
+    const url = await metricsUrl(bot);
+
+    bot.send('What is milk?');
+    await bot.waitFor(turnStatus('TERMINAL_COMPLETED'));
+    bot.send('And cheese?');
+    await bot.waitFor((event) => event['type'] === 'message' && event['notice'] === 'limited', 'the refusal');
+    const text = (await get(`${url}/metrics`)).body;
+
+    expect(sampleValue(text, 'holdfast_tokens_total', { model: 'test-model', kind: 'input' })).toBe(2200);
+    expect(sampleValue(text, 'holdfast_tokens_total', { model: 'test-model', kind: 'output' })).toBe(150);
+    expect(sampleValue(text, 'holdfast_cost_total', { model: 'test-model' })).toBeCloseTo((2200 * 1 + 150 * 2) / 1_000_000, 12);
+    expect(sampleValue(text, 'holdfast_limit_refusals_total', { scope: 'user', limit: 'turns_per_hour' })).toBe(1);
+    expect(fake.requests).toHaveLength(2);
+    bot.endInput();
+    expect(await bot.exited).toBe(0);
   });
 
   it('answers /readyz 503 naming the store when turns are not durable, and still /healthz 200', async () => {

@@ -114,6 +114,19 @@ describe('the tokens a failed attempt had reported', () => {
     expect(error).toMatchObject({ name: 'LLMRateLimitError', code: 'billing_error', quota: true, isRetryable: false, usage: { inputTokens: 4105, cacheReadTokens: 4096 } });
   });
 
+  it('a refused request or key after usage keeps its kind, class and code, and carries the usage too', async () => {
+    const frames = recordedFrames('anthropic_overloaded_after_usage.sse');
+    const cases = [
+      ['invalid_request_error', 'request', 'LLMRequestError'],
+      ['authentication_error', 'auth', 'LLMAuthError'],
+    ] as const;
+    for (const [type, kind, name] of cases) {
+      const error = await failed('anthropic', { kind: 'stream', chunks: [...frames.slice(0, -1), anthropicError(type, 'refused')] });
+      expect(isLLMErrorOfKind(error, kind), type).toBe(true);
+      expect(error, type).toMatchObject({ name, code: type, isRetryable: false, usage: { inputTokens: 4105 } });
+    }
+  });
+
   it('Chat Completions cut off after its usage chunk, before [DONE]: the truncated-stream error carries that usage', async () => {
     const frames = recordedFrames('openai_chat_usage_after_finish.sse');
 
