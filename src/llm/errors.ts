@@ -1,4 +1,3 @@
-import { assertNever } from '../core/assert_never.js';
 import { marked } from '../core/marked.js';
 import type { Usage } from './protocol.js';
 
@@ -99,25 +98,21 @@ export class LLMRequestError extends LLMError {
   readonly isRetryable = false;
 }
 
+/** How each kind of error is made again with other details; the mapped type asks for every kind. */
+const REMADE: { readonly [K in LLMErrorKind]: (error: LLMErrorByKind[K], details: LLMErrorDetails) => LLMErrorByKind[K] } = {
+  capacity: (error, details) => new LLMCapacityError(error.message, details),
+  transport: (error, details) => new LLMTransportError(error.message, details),
+  rate_limit: (error, details) => new LLMRateLimitError(error.message, details, error.quota),
+  auth: (error, details) => new LLMAuthError(error.message, details),
+  request: (error, details) => new LLMRequestError(error.message, details),
+};
+
 /** The same error (class, message and fields), carrying the usage its attempt had reported before it failed. */
 export function withUsage(error: LLMError, usage: Usage): LLMError {
-  const { message, provider, model, code, status, retryAfterMs, shouldRetry, cause } = error;
-  const details: LLMErrorDetails = { provider, model, code, status, retryAfterMs, shouldRetry, cause, usage };
-  const { kind } = error;
-  switch (kind) {
-    case 'capacity':
-      return new LLMCapacityError(message, details);
-    case 'transport':
-      return new LLMTransportError(message, details);
-    case 'rate_limit':
-      return new LLMRateLimitError(message, details, isLLMErrorOfKind(error, 'rate_limit') && error.quota);
-    case 'auth':
-      return new LLMAuthError(message, details);
-    case 'request':
-      return new LLMRequestError(message, details);
-    default:
-      return assertNever(kind);
-  }
+  const { provider, model, code, status, retryAfterMs, shouldRetry, cause } = error;
+  // An error's kind names its class, which the types cannot tie to the entry read for it.
+  const remake = REMADE[error.kind] as (error: LLMError, details: LLMErrorDetails) => LLMError;
+  return remake(error, { provider, model, code, status, retryAfterMs, shouldRetry, cause, usage });
 }
 
 /** Recognises any {@link LLMError}, even one made by a second copy of this module. */
