@@ -32,7 +32,7 @@ export class BotMetrics {
   get instruments(): ServiceInstruments {
     return {
       turnStore: (store) => meteredTurnStore(store, this.#metrics, this.clock),
-      usageStore: (usage) => meteredUsageStore(usage, this.#metrics),
+      usageStore: (usage) => meteredUsageStore(usage, this.#metrics, this.clock),
       provider: (provider) => meteredProvider(provider, this.#metrics.modelAttemptsTotal),
       modelSwitched: (from, to) => this.#metrics.fallbacksTotal.inc({ from: from.model, to: to.model }),
     };

@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import type { Clock } from '../../core/clock.js';
 
 /** How a finished turn ended, as `holdfast_turns_total` counts it. */
 export const TURN_ENDINGS = ['completed', 'failed', 'cancelled', 'rejected', 'expired'] as const;
@@ -92,6 +93,16 @@ export class HoldfastMetrics {
   /** Counts `count` turns that ended as `status`. */
   turnsEnded(status: TurnEnding, count = 1): void {
     this.turnsTotal.inc({ status }, count);
+  }
+
+  /** Runs one durable write of the store, timing it into `holdfast_store_write_seconds` on `clock`'s monotonic time, a failed one too. */
+  async timedWrite<T>(clock: Clock, write: () => Promise<T>): Promise<T> {
+    const started = clock.monotonicNow();
+    try {
+      return await write();
+    } finally {
+      this.storeWriteSeconds.observe((clock.monotonicNow() - started) / 1000);
+    }
   }
 
   /** Counts a request for approval that ended as `verdict` after waiting `waitedMs`. */

@@ -13,14 +13,7 @@ import type { HoldfastMetrics, TurnEnding } from './holdfast_metrics.js';
  * store's clock) in `holdfast_approval_wait_seconds`. Reads pass through untimed.
  */
 export function meteredTurnStore(store: TurnStore, metrics: HoldfastMetrics, clock: Clock): TurnStore {
-  async function timed<T>(write: () => Promise<T>): Promise<T> {
-    const started = clock.monotonicNow();
-    try {
-      return await write();
-    } finally {
-      metrics.storeWriteSeconds.observe((clock.monotonicNow() - started) / 1000);
-    }
-  }
+  const timed = <T>(write: () => Promise<T>): Promise<T> => metrics.timedWrite(clock, write);
   function countSettled(op: OpRecord): void {
     const outcome = SETTLED_OUTCOMES[op.state];
     if (outcome !== undefined) metrics.toolCallsTotal.inc({ tool: op.toolName, effect: op.effect, outcome });
