@@ -139,13 +139,17 @@ describe('the turn store measured for the metrics', () => {
     await store.checkpoint(lease, { append: [], state: { step: 1 }, progressed: true });
     const stale = { ...lease, token: 'someone-else' };
     expect(isStaleTurnError(await store.suspend(stale, 'overloaded').catch((error: unknown) => error))).toBe(true);
+    await store.setRecoveryDeadline(lease, Date.UTC(2030, 0, 1));
+    await store.dropInbound(await store.acceptInbound({ identity: { source: 'console', channelId: 'c1', messageId: 'q-1' }, message: { text: 'queued' } }));
+    await store.markResolutionTold(lease.turnId);
+    await store.sweepExpiredLeases();
     await store.getTurn(lease.turnId);
     await store.listOps(lease.turnId);
     await store.loadResumable(lease.turnId);
     await store.listPendingReplies();
 
     const text = await scrape();
-    expect(sampleValue(text, 'holdfast_store_write_seconds_count')).toBe(4);
+    expect(sampleValue(text, 'holdfast_store_write_seconds_count')).toBe(9);
     expect(sampleValue(text, 'holdfast_store_write_seconds_sum')).toBeGreaterThan(0);
     expect(sampleValue(text, 'holdfast_turns_total', { status: 'completed' })).toBe(0);
     await file.close();
