@@ -12,6 +12,7 @@ import type { Environment } from '../config/interpolate.js';
 import { configuredModelNames, llmSection } from '../llm/llm_settings.js';
 import { llmRecoverySection } from '../recovery/settings.js';
 import { metricsSection } from './metrics/metrics_settings.js';
+import { webSection } from './web/web_settings.js';
 import { permissionsSection } from '../tools/permissions_settings.js';
 import { configuredToolNames, toolsSection } from '../tools/tools_settings.js';
 import { turnStateSection } from '../turn_state/turn_state_settings.js';
@@ -36,6 +37,7 @@ export const configSchema = z
     tools: toolsSection.prefault({}),
     permissions: permissionsSection.prefault({}),
     metrics: metricsSection.prefault({}),
+    web: webSection.prefault({}),
     access: accessSection.prefault({}),
     limits: limitsSection.prefault({}),
     overrides: overridesSection,

@@ -21,7 +21,7 @@ export function configuredSecrets({ config, filled }: Pick<LoadedConfig<Config>,
   const headers = [config.llm.headers, ...config.tools.http.map((tool) => tool.headers), ...mcp].flatMap((set) => Object.entries(set));
   const headerValues = headers.filter(([name]) => SECRET_HEADER.test(name)).flatMap(([, value]) => [value, ...value.split(/\s+/)]);
   const fromEnvironment = filled.filter((string) => isSensitiveKey(nearestKey(string.path))).flatMap((string) => string.variables.map((variable) => variable.value));
-  const keys = [config.llm.api_key, ...(config.llm.api_keys ?? []), config.discord.token].filter((key): key is string => key !== undefined);
+  const keys = [config.llm.api_key, ...(config.llm.api_keys ?? []), config.discord.token, config.web.token].filter((key): key is string => key !== undefined);
   const urls = [config.turn_state.postgres?.url, ...config.tools.mcp.map((server) => server.url)].filter((url): url is string => url !== undefined);
   return SecretValues.of([...keys, ...headerValues, ...fromEnvironment, ...urls.flatMap(urlPassword)]);
 }

@@ -42,7 +42,7 @@ describe('config.example.yml', () => {
   });
 
   it('is still a valid configuration when every setting in a comment is uncommented, its tools needing no variable set', () => {
-    const keys = { OPENAI_KEY_1: 'key-1', OPENAI_KEY_2: 'key-2', FALLBACK_KEY_1: 'key-3' };
+    const keys = { OPENAI_KEY_1: 'key-1', OPENAI_KEY_2: 'key-2', FALLBACK_KEY_1: 'key-3', HOLDFAST_WEB_TOKEN: 'a-web-console-token' };
     expect(() => parseConfigText(uncommented(example), 'config.example.yml (uncommented)', keys)).not.toThrow();
   });
 });
