@@ -53,7 +53,6 @@ describe('the program serving the web console', { timeout: 60_000 }, () => {
       const result = await runProgram(['--config', configFile('http://127.0.0.1:9', `127.0.0.1:${port}`)], {
         cwd: temp.path(),
         env: { PATH: process.env['PATH'], HOLDFAST_WEB_TOKEN: TOKEN },
-        input: '',
       });
       expect(result.status).toBe(2);
       expect(result.stderr).toContain(`holdfast: web.listen 127.0.0.1:${port}: cannot listen there:`);
