@@ -1,3 +1,4 @@
+import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
@@ -59,6 +60,25 @@ describe('runCli', () => {
     const jsonl = io(temp.path(), { DISCORD_TOKEN: 'abc' });
     expect(await runCli(['--jsonl'], jsonl.io)).toBe(0);
     expect(jsonl.stdout()).toBe('{"type":"ready"}\n');
+  });
+
+  it('serves the web console while it runs when web.listen is set, and exits 2 with one line naming the address when it cannot listen there', async () => {
+    const served = io(temp.path(), { HOLDFAST_WEB_TOKEN: 'a-console-token-0123456789' });
+    const config = (listen: string) => temp.write('config.yml', `web:\n  listen: ${listen}\n  token: \${HOLDFAST_WEB_TOKEN}\n`);
+    expect(await runCli(['--config', config('127.0.0.1:0')], served.io)).toBe(0);
+    expect(served.stderr()).toMatch(/"component":"web","url":"http:\/\/127\.0\.0\.1:\d+","msg":"web console at http:\/\/127\.0\.0\.1:\d+"/);
+    expect(served.stderr()).not.toContain('a-console-token-0123456789');
+
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (taken.address() as AddressInfo).port;
+      const refused = io(temp.path(), { HOLDFAST_WEB_TOKEN: 'a-console-token-0123456789' });
+      expect(await runCli(['--config', config(`127.0.0.1:${port}`)], refused.io)).toBe(2);
+      expect(refused.stderr()).toMatch(new RegExp(`^holdfast: web\\.listen 127\\.0\\.0\\.1:${port}: cannot listen there: `, 'm'));
+    } finally {
+      await new Promise<void>((resolve) => taken.close(() => resolve()));
+    }
   });
 
   it('exits 2 with one line naming the store file and its holder when another bot process holds the store', async () => {

@@ -1,8 +1,7 @@
-import { type AddressInfo, createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { chatText } from '../../support/fake_llm/openai_chat.js';
 import { FakeLLMServer } from '../../support/fake_llm/server.js';
-import { isReply, runProgram, startJsonLinesProgram, useProgramsKilledAfterEach, whenReading } from '../../support/program.js';
+import { isReply, startJsonLinesProgram, useProgramsKilledAfterEach, whenReading } from '../../support/program.js';
 import { useTempDir } from '../../support/temp_dir.js';
 
 const TOKEN = 'a-console-token-0123456789';
@@ -42,22 +41,6 @@ describe('the program serving the web console', { timeout: 60_000 }, () => {
       expect(bot.stderr()).not.toContain(TOKEN);
     } finally {
       await fake.close();
-    }
-  });
-
-  it('exits 2 with one line naming the address when the port is taken', async () => {
-    const taken = createServer();
-    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
-    try {
-      const port = (taken.address() as AddressInfo).port;
-      const result = await runProgram(['--config', configFile('http://127.0.0.1:9', `127.0.0.1:${port}`)], {
-        cwd: temp.path(),
-        env: { PATH: process.env['PATH'], HOLDFAST_WEB_TOKEN: TOKEN },
-      });
-      expect(result.status).toBe(2);
-      expect(result.stderr).toContain(`holdfast: web.listen 127.0.0.1:${port}: cannot listen there:`);
-    } finally {
-      await new Promise<void>((resolve) => taken.close(() => resolve()));
     }
   });
 });
