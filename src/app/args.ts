@@ -17,7 +17,7 @@ export const USAGE = `Usage: holdfast [options]
        holdfast turns list|show|resolve|approve|deny ...
                                               inspect saved turns, give verdicts on uncertain
                                               calls, answer calls that wait for approval
-       holdfast usage [--by user|channel|server|model] [--since 7d] [--json]
+       holdfast usage [--by user|channel|server|model|day] [--since 7d] [--json]
                                               what the bot spent: turns, tokens, cost
        holdfast doctor                        check the configuration and the store
        holdfast backup PATH                   copy the store while the bot runs

@@ -1,3 +1,4 @@
+import type { Message } from '../llm/protocol.js';
 import type { UsageQuery, UsageRow } from './usage_store.js';
 import type { ApprovalAnswer, ApprovalOutcome } from './approval_store.js';
 import type { OpKey, OpRecord } from './ledger_types.js';
@@ -13,6 +14,11 @@ export interface TurnFilter {
   readonly replyPending?: boolean;
   /** Only turns that are not running yet hold a call still marked RUNNING (see {@link StoreCensus.strandedCalls}). */
   readonly strandedCalls?: boolean;
+  readonly requesterId?: string;
+  /** Only turns created at or after this time (epoch ms). */
+  readonly createdSince?: number;
+  /** At most this many turns, the newest. */
+  readonly limit?: number;
 }
 
 /** A turn as an operator's list shows it. */
@@ -41,6 +47,46 @@ export interface TurnDetail {
   readonly turn: TurnRecord;
   readonly ops: readonly OpRecord[];
   readonly reply: ReplyDelivery | null;
+}
+
+/** One of a turn's checkpoints: when it was written and how much of the transcript it covers. */
+export interface CheckpointMark {
+  readonly seq: number;
+  readonly transcriptLength: number;
+  readonly createdAt: number;
+}
+
+/** One model call a turn made, as usage recorded it (DESIGN §10.1): the model (a fallback under its own name), its tokens (`null`: not reported) and cost (`null`: not priced). */
+export interface ModelCallRecord {
+  readonly calledAt: number;
+  readonly model: string;
+  readonly inputTokens: number | null;
+  readonly outputTokens: number | null;
+  readonly cost: number | null;
+}
+
+/**
+ * What a turn did, beyond its row and ledger: its transcript and checkpoints (both empty once its
+ * payload was dropped: when it ended, or past payload retention) and every model call it made,
+ * over all its runs, in order.
+ */
+export interface TurnWork {
+  readonly transcript: readonly Message[];
+  readonly checkpoints: readonly CheckpointMark[];
+  readonly modelCalls: readonly ModelCallRecord[];
+}
+
+/** A bot process registered in a store shared by several (PostgreSQL's `instances`): where it runs, its shards, and when it was last seen alive. */
+export interface ProcessRecord {
+  readonly instanceId: string;
+  readonly host: string;
+  readonly pid: number;
+  /** The shards it serves, as `discord.shards` gave them; `null` for all of them. */
+  readonly shards: string | null;
+  readonly startedAt: number;
+  readonly heartbeatAt: number;
+  /** When it stopped cleanly; `null` while it runs, or if it died. */
+  readonly stoppedAt: number | null;
 }
 
 /**
@@ -91,6 +137,8 @@ export interface OperatorStore {
   /** Turns whose id starts with `prefix`, at most `limit` of them: a unique prefix names one turn. */
   turnsWithPrefix(prefix: string, limit: number): Promise<TurnRecord[]>;
   turnDetail(turnId: string): Promise<TurnDetail | undefined>;
+  /** What the turn did: its transcript, checkpoints and model calls; `undefined` when there is no such turn. */
+  turnWork(turnId: string): Promise<TurnWork | undefined>;
   /**
    * Records a verdict for one call awaiting it, in one transaction conditional on the turn still
    * AWAITING_RESOLUTION at the revision read; the last verdict of a turn makes it SUSPENDED, its
@@ -103,6 +151,8 @@ export interface OperatorStore {
    */
   answerApproval(answer: ApprovalAnswer): Promise<ApprovalOutcome>;
   census(): Promise<StoreCensus>;
+  /** The bot processes registered in the store, most recently seen first; none in a store one process holds (SQLite). */
+  processes(): Promise<ProcessRecord[]>;
   /** The daily usage totals a query asks for (DESIGN §10.1). */
   usage(query: UsageQuery): Promise<UsageRow[]>;
   /** The store's own consistency check: the problems found, none when healthy. */

@@ -92,20 +92,20 @@ export interface TurnSpent {
 export type UsagePeriod = { readonly kind: 'today' } | { readonly kind: 'month' } | { readonly kind: 'days'; readonly days: number };
 
 /** How a report splits its totals. */
-export const USAGE_GROUPINGS = ['user', 'channel', 'server', 'model'] as const;
+export const USAGE_GROUPINGS = ['user', 'channel', 'server', 'model', 'day'] as const;
 export type UsageGrouping = (typeof USAGE_GROUPINGS)[number];
 
 export interface UsageQuery {
   readonly period: UsagePeriod;
   /** Only this owner's usage; everyone's when absent. */
   readonly filter?: { readonly scope: LimitScope; readonly id: string; readonly source?: string };
-  /** One row per user, channel, server or model, largest spender first; one row of totals when absent. */
+  /** One row per user, channel, server or model, largest spender first, or per UTC day (`YYYY-MM-DD`), oldest first; one row of totals when absent. */
   readonly by?: UsageGrouping;
   /** At most this many grouped rows. */
   readonly limit?: number;
 }
 
-/** The totals of one report row. `key` is the user, channel, server or model it groups (empty for the totals). */
+/** The totals of one report row. `key` is the user, channel, server, model or day it groups (empty for the totals). */
 export interface UsageRow {
   readonly key: string;
   readonly turns: number;

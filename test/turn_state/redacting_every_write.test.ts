@@ -179,6 +179,7 @@ const OPERATOR_STORE: EveryMethod<OperatorStore> = {
   listTurns: 'read',
   turnsWithPrefix: 'read',
   turnDetail: 'read',
+  turnWork: 'read',
   resolveCall: async (world) => {
     const applied = await parked(world);
     await world.operator.resolveCall({ call: applied.key, verdict: 'applied', text: say('the verdict'), by: 'cli:ops' });
@@ -191,6 +192,7 @@ const OPERATOR_STORE: EveryMethod<OperatorStore> = {
     await world.operator.answerApproval({ call: key, verdict: 'denied', by: 'cli:ops', note: say('the operator’s denial') });
   },
   census: 'read',
+  processes: 'read',
   usage: 'read',
   checkIntegrity: 'read',
   backup: (world) => world.operator.backup(world.backupPath),

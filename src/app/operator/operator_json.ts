@@ -109,7 +109,7 @@ export function censusJson(census: StoreCensus): Record<string, number> {
   };
 }
 
-/** One row of `usage --json`: `key` is the user, channel, server or model it groups, `null` for the totals. */
+/** One row of `usage --json`: `key` is the user, channel, server, model or day it groups, `null` for the totals. */
 export function usageRowJson(row: UsageRow, grouped: boolean): Record<string, unknown> {
   return {
     key: grouped ? row.key : null,

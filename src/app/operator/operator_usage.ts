@@ -83,7 +83,7 @@ ${COMMON}
 ${APPROVAL_EXIT_STATUS}
 `;
 
-const USAGE = `Usage: holdfast usage [--by user|channel|server|model] [--since 7d|today|month] [--json] [--config PATH]
+const USAGE = `Usage: holdfast usage [--by user|channel|server|model|day] [--since 7d|today|month] [--json] [--config PATH]
 
 Shows what the bot spent, from the daily totals the store keeps: turns started, messages refused
 by a limit, model calls, input tokens (and of them, cached), output tokens (and of them,
@@ -91,8 +91,8 @@ reasoning) and cost, as priced when the tokens were spent ('-' when no price was
 Days are UTC days by the store's clock. Works while the bot runs.
 
 Options:
-  --by G          one row per user, channel, server or model, largest spender first;
-                  without it, one row of totals
+  --by G          one row per user, channel, server or model, largest spender first,
+                  or per day, oldest first; without it, one row of totals
   --since P       the period: Nd for the last N days, today included (1 to 3660), today, or
                   month for this calendar month (default: 7d)
   --json          print one JSON document: {"period":{…},"by":…,"rows":[…]}

@@ -12,14 +12,14 @@ export interface UsageReportRequest {
   readonly json: boolean;
 }
 
-/** The header of the column that names each row's user, channel, server or model. */
-const KEY_HEADER: Readonly<Record<UsageGrouping, string>> = { user: 'USER', channel: 'CHANNEL', server: 'SERVER', model: 'MODEL' };
+/** The header of the column that names each row's user, channel, server, model or day. */
+const KEY_HEADER: Readonly<Record<UsageGrouping, string>> = { user: 'USER', channel: 'CHANNEL', server: 'SERVER', model: 'MODEL', day: 'DAY' };
 
 const COUNT_HEADERS = ['CALLS', 'INPUT', 'CACHED', 'OUTPUT', 'REASONING', 'COST'];
 
 /**
  * `holdfast usage`: the daily totals of the period (DESIGN §10.1), one row of totals or one row
- * per user, channel, server or model in the store's order (largest spender first), as a table or
+ * per user, channel, server, model or day in the store's order (largest spender first; days oldest first), as a table or
  * as `{"period":{…},"by":…,"rows":[…]}`.
  */
 export async function usageReport(context: OperatorContext, request: UsageReportRequest): Promise<ExitStatus> {

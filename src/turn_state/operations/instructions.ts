@@ -38,6 +38,8 @@ export interface Dialect {
   readonly inList: (column: string, param: string) => string;
   /** Whether a statement failed on a unique or primary key. */
   readonly isUniqueViolation: (error: unknown) => boolean;
+  /** Whether the store keeps a table of the processes sharing it (PostgreSQL's `instances`); a SQLite file has one process. */
+  readonly processTable: boolean;
 }
 
 /** Whose blobs a read needs at hand: a turn's (those of its transcript or its ledger alone), or a channel history's. */

@@ -1,7 +1,7 @@
 import type { OperatorStore } from '../operator_store.js';
 import { answerApproval } from './approvals.js';
 import type { StoreRunner } from './durable_store.js';
-import { census, listTurns, rowProblems, turnDetail } from './operator_reads.js';
+import { census, listTurns, processes, rowProblems, turnDetail, turnWork } from './operator_reads.js';
 import { recordVerdict } from './resolution.js';
 import { turnsWithPrefix } from './turn_reads.js';
 import { usageReport } from './usage.js';
@@ -16,9 +16,11 @@ export function operatorPort(runner: StoreRunner): OperatorStore {
     listTurns: (filter) => runner.read('list turns', listTurns(filter)),
     turnsWithPrefix: (prefix, limit) => runner.read('find turns by prefix', turnsWithPrefix(prefix, limit)),
     turnDetail: (turnId) => runner.read('read turn detail', turnDetail(turnId)),
+    turnWork: (turnId) => runner.read('read turn work', turnWork(turnId)),
     resolveCall: (request) => runner.write('record verdict', recordVerdict(request)),
     answerApproval: (answer) => runner.write('answer approval', answerApproval(answer)),
     census: () => runner.read('count turns', census()),
+    processes: () => runner.read('list processes', processes()),
     usage: (query) => runner.read('report usage', usageReport(query)),
     checkIntegrity: async () => [...(await runner.storageProblems()), ...(await runner.read('check integrity', rowProblems()))],
     backup: (path) => runner.backup(path),

@@ -2,13 +2,15 @@
  * What operators read of the store (DESIGN §9.1, §9.2): the turns that match a filter with what
  * each waits for, one turn whole, the counts they watch, and the store's check of its own rows.
  */
-import type { StoreCensus, TurnDetail, TurnFilter, TurnOverview } from '../operator_store.js';
+import type { ProcessRecord, StoreCensus, TurnDetail, TurnFilter, TurnOverview, TurnWork } from '../operator_store.js';
 import type { ReplyState } from '../reply_types.js';
 import { turnFromRow, type TurnRow } from '../turn_rows.js';
 import { dialect, now, query, queryOne, type Op } from './instructions.js';
 import { opsOfTurn } from './ledger.js';
 import { replyDelivery } from './replies.js';
+import { checkpointMarks, loadTranscript } from './transcript.js';
 import { turnById } from './turn_reads.js';
+import { turnModelCalls } from './usage.js';
 
 type OverviewRow = TurnRow & { awaiting_verdict: number; awaiting_approval: number; reply_state: ReplyState | null };
 
@@ -29,6 +31,14 @@ export function* listTurns(filter: TurnFilter): Op<TurnOverview[]> {
     where.push('turns.channel_id = @channelId');
     params['channelId'] = filter.channelId;
   }
+  if (filter.requesterId !== undefined) {
+    where.push('turns.requester_id = @requesterId');
+    params['requesterId'] = filter.requesterId;
+  }
+  if (filter.createdSince !== undefined) {
+    where.push('turns.created_at >= @createdSince');
+    params['createdSince'] = filter.createdSince;
+  }
   if (filter.replyPending === true) where.push(`replies.state = 'pending'`);
   if (filter.strandedCalls === true) where.push(`turns.status <> 'ACTIVE' AND EXISTS (SELECT 1 FROM ops WHERE ops.turn_id = turns.turn_id AND ops.state = 'RUNNING')`);
   const { rows } = yield* query<OverviewRow>(
@@ -37,8 +47,9 @@ export function* listTurns(filter: TurnFilter): Op<TurnOverview[]> {
        (SELECT COUNT(*) FROM ops WHERE ops.turn_id = turns.turn_id AND ops.state = 'AWAITING_APPROVAL') AS awaiting_approval
      FROM turns LEFT JOIN replies USING (turn_id)
      ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`}
-     ORDER BY turns.created_at DESC, turns.${admissionOrder} DESC`,
-    params,
+     ORDER BY turns.created_at DESC, turns.${admissionOrder} DESC
+     ${filter.limit === undefined ? '' : 'LIMIT CAST(@limit AS BIGINT)'}`,
+    { ...params, ...(filter.limit === undefined ? {} : { limit: filter.limit }) },
   );
   return rows.map((row) => ({ turn: turnFromRow(row), callsAwaitingVerdict: row.awaiting_verdict, callsAwaitingApproval: row.awaiting_approval, reply: row.reply_state }));
 }
@@ -48,6 +59,38 @@ export function* turnDetail(turnId: string): Op<TurnDetail | undefined> {
   const turn = yield* turnById(turnId);
   if (turn === undefined) return undefined;
   return { turn, ops: yield* opsOfTurn(turnId), reply: yield* replyDelivery(turnId) };
+}
+
+/** What one turn did: its transcript and checkpoints while its payload is kept, and every model call it made. */
+export function* turnWork(turnId: string): Op<TurnWork | undefined> {
+  const turn = yield* turnById(turnId);
+  if (turn === undefined) return undefined;
+  return { transcript: yield* loadTranscript(turnId), checkpoints: yield* checkpointMarks(turnId), modelCalls: yield* turnModelCalls(turn.identity) };
+}
+
+interface ProcessRow {
+  readonly instance_id: string;
+  readonly host: string;
+  readonly pid: number;
+  readonly shards: string | null;
+  readonly started_at: number;
+  readonly heartbeat_at: number;
+  readonly stopped_at: number | null;
+}
+
+/** The processes registered in a store several share, most recently seen first; none where one process holds the store. */
+export function* processes(): Op<ProcessRecord[]> {
+  if (!(yield* dialect()).processTable) return [];
+  const { rows } = yield* query<ProcessRow>('SELECT * FROM instances ORDER BY heartbeat_at DESC, instance_id', {});
+  return rows.map((row) => ({
+    instanceId: row.instance_id,
+    host: row.host,
+    pid: row.pid,
+    shards: row.shards,
+    startedAt: row.started_at,
+    heartbeatAt: row.heartbeat_at,
+    stoppedAt: row.stopped_at,
+  }));
 }
 
 interface CensusRow {

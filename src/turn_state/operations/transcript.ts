@@ -8,6 +8,7 @@ import type { Message } from '../../llm/protocol.js';
 import { decodedPart } from '../errors.js';
 import { decodeMessage, encodeMessage } from '../stored_message.js';
 import { CHECKPOINTS_KEPT } from '../turn_store.js';
+import type { CheckpointMark } from '../operator_store.js';
 import type { CheckpointRecord } from '../turn_types.js';
 import { query, queryOne, requiredBlobSink, requiredBlobSource, type Op } from './instructions.js';
 
@@ -58,6 +59,14 @@ export function* latestCheckpoint(turnId: string): Op<CheckpointRecord | undefin
   );
   if (row === undefined) return undefined;
   return { seq: row.seq, transcriptLength: row.transcript_length, state: decodedPart(turnId, 'checkpoint', () => JSON.parse(row.state) as unknown), createdAt: row.created_at };
+}
+
+/** The turn's checkpoints, oldest first, without their loop state. */
+export function* checkpointMarks(turnId: string): Op<CheckpointMark[]> {
+  const { rows } = yield* query<{ seq: number; transcript_length: number; created_at: number }>('SELECT seq, transcript_length, created_at FROM checkpoints WHERE turn_id = @turnId ORDER BY seq', {
+    turnId,
+  });
+  return rows.map((row) => ({ seq: row.seq, transcriptLength: row.transcript_length, createdAt: row.created_at }));
 }
 
 /** Drops the turn's transcript and checkpoints, and the blob references they held. */

@@ -1,4 +1,5 @@
 import { assertNever } from '../../core/assert_never.js';
+import type { ModelCallRecord } from '../operator_store.js';
 import type { TurnIdentity } from '../turn_types.js';
 import {
   LIMIT_WINDOW_MS,
@@ -97,6 +98,16 @@ export function* turnSpent(identity: TurnIdentity): Op<TurnSpent> {
   return { tokens: row?.tokens ?? 0, cost: row?.cost ?? null };
 }
 
+/** Every model call the turn of `identity` made, over all its runs, in order. */
+export function* turnModelCalls(identity: TurnIdentity): Op<ModelCallRecord[]> {
+  const { rows } = yield* query<{ called_at: number; model: string; input_tokens: number | null; output_tokens: number | null; cost: number | null }>(
+    `SELECT called_at, model, input_tokens, output_tokens, cost FROM usage_calls
+     WHERE source = @source AND channel_id = @channelId AND message_id = @messageId ORDER BY called_at, id`,
+    { ...identity },
+  );
+  return rows.map((row) => ({ calledAt: row.called_at, model: row.model, inputTokens: row.input_tokens, outputTokens: row.output_tokens, cost: row.cost }));
+}
+
 /** The daily totals of `query.period`, filtered and grouped as asked, largest spender first. */
 export function* usageReport(request: UsageQuery): Op<UsageRow[]> {
   const from = firstDayOf(request.period, yield* now());
@@ -110,7 +121,7 @@ export function* usageReport(request: UsageQuery): Op<UsageRow[]> {
        CAST(SUM(unknown_calls) AS BIGINT) AS unknown_calls, CAST(SUM(input_tokens) AS BIGINT) AS input_tokens, CAST(SUM(cached_input_tokens) AS BIGINT) AS cached_input_tokens,
        CAST(SUM(output_tokens) AS BIGINT) AS output_tokens, CAST(SUM(reasoning_tokens) AS BIGINT) AS reasoning_tokens, SUM(cost) AS cost
      FROM usage_days WHERE ${conditions.join(' AND ')}
-     ${request.by === undefined ? '' : `GROUP BY ${key} ORDER BY SUM(input_tokens) + SUM(output_tokens) DESC, SUM(turns) DESC, ${key}`}
+     ${request.by === undefined ? '' : `GROUP BY ${key} ORDER BY ${request.by === 'day' ? 'day' : `SUM(input_tokens) + SUM(output_tokens) DESC, SUM(turns) DESC, ${key}`}`}
      LIMIT CAST(@limit AS BIGINT)`,
     { from, filterId: request.filter?.id ?? null, source: request.filter?.source ?? null, limit: request.limit ?? 1_000_000 },
   );
@@ -221,7 +232,17 @@ function scopeColumn(scope: LimitScope): string {
 }
 
 function groupColumn(by: UsageGrouping): string {
-  return by === 'model' ? 'model' : scopeColumn(by);
+  switch (by) {
+    case 'model':
+    case 'day':
+      return by;
+    case 'user':
+    case 'channel':
+    case 'server':
+      return scopeColumn(by);
+    default:
+      return assertNever(by);
+  }
 }
 
 interface DayCounts {

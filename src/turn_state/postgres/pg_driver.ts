@@ -14,6 +14,7 @@ export const POSTGRES: Dialect = {
   admissionOrder: 'admitted',
   inList: (column, param) => `${column} = ANY(@${param})`,
   isUniqueViolation: (error) => typeof error === 'object' && error !== null && 'code' in error && error.code === UNIQUE_VIOLATION,
+  processTable: true,
 };
 
 /**

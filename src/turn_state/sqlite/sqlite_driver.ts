@@ -12,6 +12,7 @@ export const SQLITE: Dialect = {
   admissionOrder: 'rowid',
   inList: (column, param) => `${column} IN (SELECT value FROM json_each(@${param}))`,
   isUniqueViolation: (error) => typeof error === 'object' && error !== null && 'code' in error && (error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || error.code === 'SQLITE_CONSTRAINT_UNIQUE'),
+  processTable: false,
 };
 
 /**

@@ -195,7 +195,7 @@ describe('holdfast usage', () => {
   });
 
   it.each([
-    [['--by', 'guild'], "--by takes user, channel, server or model, not 'guild'"],
+    [['--by', 'guild'], "--by takes user, channel, server, model or day, not 'guild'"],
     [['--since', '2w'], "--since takes Nd (the last N days, today included; N from 1 to 3660), today or month, not '2w'"],
     [['--since', '0d'], "--since takes Nd (the last N days, today included; N from 1 to 3660), today or month, not '0d'"],
     [['--since', '3661d'], "--since takes Nd (the last N days, today included; N from 1 to 3660), today or month, not '3661d'"],

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { Message } from '../../../src/llm/protocol.js';
 import type { Lease } from '../../../src/turn_state/turn_types.js';
 import { admissionRequest, admitNew, driveOp, expectStale, findOp, identity, modelTurn, opKey, snapshot, turnOf } from './fixtures.js';
 import { useHarness, type Harness, type MakeHarness } from './harness.js';
@@ -167,6 +168,35 @@ export function describeResolution(makeHarness: MakeHarness): void {
       expect(detail?.reply).toBeNull();
       expect((await h.operator.turnDetail(other.turnId))?.reply).toMatchObject({ state: 'pending', partsDelivered: 0 });
       expect(await h.operator.turnDetail('no-such-turn')).toBeUndefined();
+    });
+
+    it('shows operators what a turn did, its transcript and checkpoints until its payload is dropped, and lists turns by requester, age and count', async () => {
+      const h = harness();
+      const { lease: first } = await admitNew(h.store, identity('first'));
+      const said: Message[] = [
+        { role: 'user', content: [{ type: 'text', text: 'hello' }] },
+        { role: 'assistant', content: [{ type: 'text', text: 'hi there' }] },
+      ];
+      await h.clock.advance(1_000);
+      await h.store.checkpoint(first, { append: said, state: { step: 1 }, progressed: true });
+      const secondAt = h.clock.now();
+      const second = await h.store.admit(admissionRequest(identity('second'), 'user-2'));
+      if (second.disposition !== 'admitted') throw new Error('expected the second message to be admitted');
+
+      expect((await h.operator.listTurns({ requesterId: 'user-2' })).map((o) => o.turn.turnId)).toEqual([second.turn.turnId]);
+      expect((await h.operator.listTurns({ createdSince: secondAt })).map((o) => o.turn.turnId)).toEqual([second.turn.turnId]);
+      expect((await h.operator.listTurns({ limit: 1 })).map((o) => o.turn.turnId)).toEqual([second.turn.turnId]);
+      expect(await h.operator.listTurns({ requesterId: 'user-1', createdSince: secondAt })).toEqual([]);
+
+      const work = await h.operator.turnWork(first.turnId);
+      expect(work?.transcript).toEqual(said);
+      expect(work?.checkpoints.map((mark) => mark.transcriptLength).at(-1)).toBe(2);
+      expect(work?.checkpoints.at(-1)?.createdAt).toBe(secondAt);
+      expect(work?.modelCalls).toEqual([]);
+
+      await h.store.complete(first, 'hi there');
+      expect(await h.operator.turnWork(first.turnId)).toEqual({ transcript: [], checkpoints: [], modelCalls: [] });
+      expect(await h.operator.turnWork('no-such-turn')).toBeUndefined();
     });
   });
 }

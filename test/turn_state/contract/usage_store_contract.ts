@@ -75,7 +75,7 @@ export function describeUsageStoreContract(name: string, make: MakeKeptHarness):
       expect(await usage.admit({ identity: message('m4'), owner: ada, limits: [tokensPerDay(1000)] })).toEqual({ kind: 'counted' });
     });
 
-    it('reports daily totals by user, channel, server or model, largest first, over today, the month or the last days', async () => {
+    it('reports daily totals by user, channel, server or model, largest first, or by day, oldest first, over today, the month or the last days', async () => {
       const { usage, clock } = harness();
       await usage.admit({ identity: message('m1'), owner: ada, limits: [] });
       await usage.record(message('m1'), 'ada', [{ model: 'big', inputTokens: 100, outputTokens: 10, cachedInputTokens: 30, reasoningTokens: 5, cost: 0.5 }]);
@@ -104,6 +104,15 @@ export function describeUsageStoreContract(name: string, make: MakeKeptHarness):
       expect(await usage.report({ period: { kind: 'today' } })).toEqual([]);
       expect(await usage.report({ period: { kind: 'days', days: 4 } })).toEqual([expect.objectContaining({ turns: 2 })]);
       expect(await usage.report({ period: { kind: 'days', days: 3 } })).toEqual([]);
+
+      await usage.admit({ identity: message('m5'), owner: ada, limits: [] });
+      await usage.record(message('m5'), 'ada', [{ model: 'big', inputTokens: 7, outputTokens: 3, cost: null }]);
+      const today = new Date(clock.now()).toISOString().slice(0, 10);
+      const first = new Date(clock.now() - 3 * DAY).toISOString().slice(0, 10);
+      expect((await usage.report({ period: { kind: 'days', days: 7 }, by: 'day' })).map((row) => [row.key, row.turns, row.inputTokens + row.outputTokens])).toEqual([
+        [first, 2, 1265],
+        [today, 1, 10],
+      ]);
     });
 
     it('sweeps detailed rows past their days and daily totals past theirs', async () => {
