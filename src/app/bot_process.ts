@@ -23,9 +23,8 @@ import { runBot } from './lifecycle.js';
 import type { CliIo, SignalSource } from './run.js';
 import { isStoreInUseError, isStoreRefusedError } from '../turn_state/errors.js';
 import { isMetricsListenError } from './metrics/metrics_server.js';
-import { isWebListenError, startWebConsole, type WebConsole } from './web/web_server.js';
+import { isWebListenError, startWebConsole, type WebConsole, type WebConsoleDeps } from './web/web_server.js';
 import type { ListenAddress } from './metrics/metrics_settings.js';
-import type { OperatorStore } from '../turn_state/operator_store.js';
 
 /**
  * The bot as a process: loads and validates the configuration, starts logging and reports what
@@ -78,7 +77,8 @@ export async function runBotProcess(args: CliArgs, io: CliIo): Promise<ExitStatu
   try {
     const transport = await openTransport(choice, config, { io, logs, clock, logger, startup });
     const server = await metrics?.serve(services, transport, logger);
-    const web = config.web.listen === undefined ? undefined : await serveWebConsole(config.web.listen, config.web.token, services.operator, clock, logger);
+    const live = { breakers: () => services.recovery.breakers.modelSnapshots(), guard: () => services.recovery.guard.snapshots() };
+    const web = config.web.listen === undefined ? undefined : await serveWebConsole(config.web.listen, config.web.token, { operator: services.operator, live }, clock, logger);
     try {
       await runBot(transport, { config, services, clock, logger, stop: stop.signal, faults });
     } finally {
@@ -153,8 +153,8 @@ async function openTransport(choice: AdapterChoice, config: Config, deps: { io: 
 }
 
 /** Serves the operators' web console (`web`) over the bot's store, and says where in one INFO line. */
-async function serveWebConsole(listen: ListenAddress, token: string | undefined, operator: OperatorStore, clock: Clock, logger: Logger): Promise<WebConsole> {
-  const served = await startWebConsole(listen, { operator, token, clock, ids: new RandomIds(), logger });
+async function serveWebConsole(listen: ListenAddress, token: string | undefined, over: Pick<WebConsoleDeps, 'operator' | 'live'>, clock: Clock, logger: Logger): Promise<WebConsole> {
+  const served = await startWebConsole(listen, { ...over, token, clock, ids: new RandomIds(), logger });
   logger.info({ component: 'web', url: served.url }, `web console at ${served.url}`);
   return served;
 }

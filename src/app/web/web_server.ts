@@ -4,9 +4,17 @@ import type { Clock } from '../../core/clock.js';
 import type { IdFactory } from '../../core/ids.js';
 import type { Logger } from '../../core/logger.js';
 import { marked } from '../../core/marked.js';
+import { findTurn } from '../../conversation/operators/operator_actions.js';
 import type { OperatorStore } from '../../turn_state/operator_store.js';
 import { formatListenAddress, type ListenAddress } from '../metrics/metrics_settings.js';
-import { CONSOLE_CSS, loginPage, turnsPage } from './web_pages.js';
+import { attentionPage, waitingTurns } from './attention_page.js';
+import { answerCall, webOperatorName, type CallAnswer } from './call_answers.js';
+import { CHART_DAYS, healthPage, type LiveRecovery } from './health_page.js';
+import { feedTurns } from './turn_feed.js';
+import { turnPage } from './turn_page.js';
+import { turnQuery, turnRows, turnsPage } from './turns_page.js';
+import { CONSOLE_CSS, CONSOLE_JS } from './web_assets.js';
+import { escapeHtml, loginPage, page, type PageFrame, type Section } from './web_pages.js';
 import { sameSecret, SESSION_TTL_MS, WebSessions, type WebSession } from './web_sessions.js';
 
 /** What the console reads and acts on. */
@@ -17,6 +25,8 @@ export interface WebConsoleDeps {
   readonly clock: Clock;
   readonly ids: IdFactory;
   readonly logger: Logger;
+  /** The breakers and guard of the bot process serving the console; none when it serves alone. */
+  readonly live?: LiveRecovery;
 }
 
 /** A listening console. */
@@ -44,14 +54,12 @@ export class WebListenError extends Error {
 export const isWebListenError = WEB_LISTEN.is;
 
 const COOKIE = 'holdfast_session';
-/** The largest form the console reads: a login or an action is a few hundred bytes. */
-const MAX_FORM_BYTES = 16_384;
-/** The turns the list shows at most. */
-const LISTED_TURNS = 200;
+/** The largest form the console reads: a login is a few hundred bytes, a verdict's result text a few thousand. */
+const MAX_FORM_BYTES = 65_536;
 
 /** Every answer's headers: no inline script or style may run, nothing is framed, cached or sniffed. */
 const SECURITY_HEADERS: Readonly<Record<string, string>> = {
-  'Content-Security-Policy': "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'Content-Security-Policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'no-referrer',
   'Cache-Control': 'no-store',
@@ -88,12 +96,16 @@ export async function startWebConsole(address: ListenAddress, deps: WebConsoleDe
 }
 
 async function answer(request: IncomingMessage, response: ServerResponse, sessions: WebSessions, deps: WebConsoleDeps): Promise<void> {
-  const path = new URL(request.url ?? '/', 'http://console').pathname;
-  const route = `${request.method ?? 'GET'} ${path}`;
+  const url = new URL(request.url ?? '/', 'http://console');
+  const path = url.pathname;
+  const route = `${request.method ?? 'GET'} ${path.startsWith('/turns/') ? '/turns/:id' : path}`;
   const session = sessions.find(cookiesOf(request).get(COOKIE));
+  const frame = (section: Section, on: WebSession): PageFrame => ({ session: on, section, flash: sessions.take(on.id) });
   switch (route) {
     case 'GET /static/console.css':
       return send(response, 200, 'text/css; charset=utf-8', CONSOLE_CSS);
+    case 'GET /static/console.js':
+      return send(response, 200, 'text/javascript; charset=utf-8', CONSOLE_JS);
     case 'GET /login':
       return session === undefined ? html(response, 200, loginPage(deps.token !== undefined)) : redirect(response, '/');
     case 'POST /login': {
@@ -103,27 +115,76 @@ async function answer(request: IncomingMessage, response: ServerResponse, sessio
         deps.logger.warn({ component: 'web', why: login.why }, 'a web console login was refused');
         return html(response, 401, loginPage(deps.token !== undefined, login.why));
       }
-      deps.logger.info({ component: 'web', by: `web:${login.session.name}` }, `web:${login.session.name} logged in to the web console`);
+      const by = webOperatorName(login.session);
+      deps.logger.info({ component: 'web', by }, `${by} logged in to the web console`);
       return redirect(response, '/', `${COOKIE}=${login.session.id}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${SESSION_TTL_MS / 1000}`);
     }
     case 'POST /logout': {
       const acting = await actingSession(request, response, session);
       if (acting === undefined) return;
       sessions.logout(acting.id);
-      deps.logger.info({ component: 'web', by: `web:${acting.name}` }, `web:${acting.name} logged out of the web console`);
+      const by = webOperatorName(acting);
+      deps.logger.info({ component: 'web', by }, `${by} logged out of the web console`);
       return redirect(response, '/login', `${COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0`);
     }
-    case 'GET /':
-      if (session === undefined) return redirect(response, '/login');
-      return html(response, 200, turnsPage((await deps.operator.listTurns({})).slice(0, LISTED_TURNS), session));
+    case 'POST /calls/verdict':
+    case 'POST /calls/approval': {
+      const form = await formOf(request);
+      const acting = actingFor(form, response, session);
+      if (acting === undefined) return;
+      const kind: CallAnswer = route === 'POST /calls/verdict' ? 'verdict' : 'approval';
+      sessions.leave(acting.id, await answerCall(kind, form, acting, deps.operator, deps.logger));
+      return redirect(response, consolePath(form.get('back')));
+    }
     default:
-      return send(response, 404, 'text/plain; charset=utf-8', 'Not found.\n');
+      break;
   }
+  if (session === undefined) return request.method === 'GET' ? redirect(response, '/login') : notFound(response);
+  switch (route) {
+    case 'GET /': {
+      const { query, filter } = turnQuery(url.searchParams, deps.clock.now());
+      return html(response, 200, turnsPage(await deps.operator.listTurns(filter), query, frame('/', session)));
+    }
+    case 'GET /events': {
+      const { filter } = turnQuery(url.searchParams, deps.clock.now());
+      response.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': 'text/event-stream; charset=utf-8', 'X-Accel-Buffering': 'no' });
+      const gone = new AbortController();
+      response.once('close', () => gone.abort());
+      await feedTurns(response, async () => turnRows(await deps.operator.listTurns(filter)), deps.clock, gone.signal);
+      return void response.end();
+    }
+    case 'GET /turns/:id': {
+      const ref = decodeURIComponent(path.slice('/turns/'.length));
+      const found = await findTurn(deps.operator, ref);
+      if (found.kind !== 'found') return html(response, 404, page('No such turn', `<p>No single turn has an id starting “${escapeHtml(ref)}”.</p>`, frame('/', session)));
+      if (found.turn.turnId !== ref) return redirect(response, `/turns/${encodeURIComponent(found.turn.turnId)}`);
+      const [detail, work] = await Promise.all([deps.operator.turnDetail(ref), deps.operator.turnWork(ref)]);
+      if (detail === undefined || work === undefined) return notFound(response);
+      return html(response, 200, turnPage(detail, work, frame('/', session)));
+    }
+    case 'GET /attention':
+      return html(response, 200, attentionPage(await waitingTurns(deps.operator), frame('/attention', session)));
+    case 'GET /health': {
+      const [census, processes, days] = await Promise.all([deps.operator.census(), deps.operator.processes(), deps.operator.usage({ period: { kind: 'days', days: CHART_DAYS }, by: 'day' })]);
+      return html(response, 200, healthPage({ now: deps.clock.now(), census, processes, live: deps.live, days }, frame('/health', session)));
+    }
+    default:
+      return notFound(response);
+  }
+}
+
+/** `back` when it is a path of this console, else the turns list: a form never sends a browser elsewhere. */
+function consolePath(back: string | null): string {
+  return back !== null && back.startsWith('/') && !back.startsWith('//') && !back.includes('\\') ? back : '/';
 }
 
 /** The session a state-changing request acts for: it must be logged in and carry its CSRF token; otherwise it is answered 403 here. */
 async function actingSession(request: IncomingMessage, response: ServerResponse, session: WebSession | undefined): Promise<WebSession | undefined> {
-  const form = await formOf(request);
+  return actingFor(await formOf(request), response, session);
+}
+
+/** {@link actingSession} for a form already read. */
+function actingFor(form: URLSearchParams, response: ServerResponse, session: WebSession | undefined): WebSession | undefined {
   if (session !== undefined && sameSecret(form.get('csrf') ?? '', session.csrf)) return session;
   send(response, 403, 'text/plain; charset=utf-8', 'Refused: log in, and send the form the console gave you (its CSRF token is missing or wrong).\n');
   return undefined;
@@ -150,6 +211,10 @@ async function formOf(request: IncomingMessage): Promise<URLSearchParams> {
   }
   const type = request.headers['content-type'] ?? '';
   return type.startsWith('application/x-www-form-urlencoded') ? new URLSearchParams(Buffer.concat(chunks).toString('utf8')) : new URLSearchParams();
+}
+
+function notFound(response: ServerResponse): void {
+  send(response, 404, 'text/plain; charset=utf-8', 'Not found.\n');
 }
 
 function html(response: ServerResponse, status: number, body: string): void {

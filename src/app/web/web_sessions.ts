@@ -19,6 +19,12 @@ export const MAX_NAME_LENGTH = 64;
 /** Letters, digits, `.`, `_` and `-`: a name that reads the same in a log line and in `web:<name>`. */
 const NAME = new RegExp(`^[\\p{L}\\p{N}._-]{1,${MAX_NAME_LENGTH}}$`, 'u');
 
+/** What became of an operator's last action, shown once on the page they land on next. */
+export interface Flash {
+  readonly kind: 'done' | 'refused';
+  readonly text: string;
+}
+
 /** Why a login was refused. */
 export type LoginRefusal = 'bad_token' | 'bad_name';
 
@@ -36,6 +42,7 @@ export type LoginRefusal = 'bad_token' | 'bad_name';
  */
 export class WebSessions {
   readonly #sessions = new Map<string, WebSession>();
+  readonly #flashes = new Map<string, Flash>();
 
   constructor(
     private readonly token: string | undefined,
@@ -64,11 +71,28 @@ export class WebSessions {
 
   logout(id: string): void {
     this.#sessions.delete(id);
+    this.#flashes.delete(id);
+  }
+
+  /** Leaves `flash` for the session's next page. */
+  leave(id: string, flash: Flash): void {
+    this.#flashes.set(id, flash);
+  }
+
+  /** The flash left for the session, taken: the next page shows it, the one after does not. */
+  take(id: string): Flash | undefined {
+    const flash = this.#flashes.get(id);
+    this.#flashes.delete(id);
+    return flash;
   }
 
   #forgetExpired(): void {
     const now = this.clock.now();
-    for (const [id, session] of this.#sessions) if (session.expiresAt <= now) this.#sessions.delete(id);
+    for (const [id, session] of this.#sessions) {
+      if (session.expiresAt > now) continue;
+      this.#sessions.delete(id);
+      this.#flashes.delete(id);
+    }
   }
 }
 
