@@ -60,15 +60,26 @@ export function timeline(op: OpRecord): Moment[] {
 
 /** The forms a person answers the call with, while it waits for one. */
 function actions(op: OpRecord, session: WebSession, back: string): string {
-  const hidden = `${csrfField(session)}<input type="hidden" name="turn" value="${escapeHtml(op.turnId)}"><input type="hidden" name="call" value="${escapeHtml(`${op.step}:${op.toolCallId}`)}"><input type="hidden" name="back" value="${escapeHtml(back)}">`;
+  const fields: [string, string][] = [
+    ['turn', op.turnId],
+    ['call', `${op.step}:${op.toolCallId}`],
+    ['back', back],
+  ];
+  const hidden = csrfField(session) + fields.map(([name, value]) => `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`).join('');
   const form = (action: string, verdict: string, field: string, label: string, button: string): string =>
     `<form method="post" action="${action}" class="action">${hidden}<input type="hidden" name="verdict" value="${verdict}">` +
     `<label>${label} <textarea name="${field}" rows="2"></textarea></label><button type="submit">${button}</button></form>`;
   switch (op.state) {
     case 'MANUAL_RESOLUTION_REQUIRED':
-      return `<div class="actions">${form('/calls/verdict', 'applied', 'text', 'The result the model will see (optional)', 'It took effect: applied')}${form('/calls/verdict', 'not_applied', 'text', 'A note (optional)', 'It did not take effect: not applied')}</div>`;
+      return `<div class="actions">${[
+        form('/calls/verdict', 'applied', 'text', 'The result the model will see (optional)', 'It took effect: applied'),
+        form('/calls/verdict', 'not_applied', 'text', 'A note (optional)', 'It did not take effect: not applied'),
+      ].join('')}</div>`;
     case 'AWAITING_APPROVAL':
-      return `<div class="actions">${form('/calls/approval', 'approved', 'note', 'A note (optional)', 'Approve: let it run')}${form('/calls/approval', 'denied', 'note', 'Why (optional)', 'Deny: do not run it')}</div>`;
+      return `<div class="actions">${[
+        form('/calls/approval', 'approved', 'note', 'A note (optional)', 'Approve: let it run'),
+        form('/calls/approval', 'denied', 'note', 'Why (optional)', 'Deny: do not run it'),
+      ].join('')}</div>`;
     case 'PREPARED':
     case 'APPROVED':
     case 'DENIED':

@@ -50,7 +50,10 @@ function processes({ processes: found, now }: HealthView): string {
 
 function recovery(live: LiveRecovery | undefined): string {
   if (live === undefined)
-    return '<section><h2>Models and the guard</h2><p>Breakers and the subsystem guard live in each bot process: see its metrics (<code>holdfast_breaker_open</code>) or the console it serves.</p></section>';
+    return (
+      '<section><h2>Models and the guard</h2><p>Breakers and the subsystem guard live in each bot process: ' +
+      'see its metrics (<code>holdfast_breaker_open</code>) or the console it serves.</p></section>'
+    );
   const breakers = live.breakers().map(({ provider, model, snapshot }) => [provider, model, snapshot.state, String(snapshot.failedGenerations)].map(escapeHtml));
   const guard = live.guard().map((health) => [health.name, health.status, String(health.consecutiveFailures)].map(escapeHtml));
   return (
@@ -95,7 +98,8 @@ function usage({ days, now }: HealthView): string {
     })
     .join('');
   const total = tokens.reduce((sum, value) => sum + value, 0);
-  const chart = `<svg class="chart" viewBox="0 0 ${width} ${height}" role="img" aria-labelledby="usage-title"><title id="usage-title">Tokens per day over the last ${CHART_DAYS} days: ${total} in all, at most ${top === 1 && total === 0 ? 0 : top} in a day</title>${bars}</svg>`;
+  const title = `Tokens per day over the last ${CHART_DAYS} days: ${total} in all, at most ${Math.max(0, ...tokens)} in a day`;
+  const chart = `<svg class="chart" viewBox="0 0 ${width} ${height}" role="img" aria-labelledby="usage-title"><title id="usage-title">${title}</title>${bars}</svg>`;
   const rows = keys.map((day, index) => [day, String(byDay.get(day)?.turns ?? 0), String(tokens[index] ?? 0)]);
   return `<section><h2>Usage</h2>${chart}<details><summary>The numbers</summary>${table('Per UTC day', ['Day', 'Turns', 'Tokens'], rows)}</details></section>`;
 }

@@ -52,8 +52,10 @@ function block(content: ContentBlock): string {
       return `<pre>${escapeHtml(content.text)}</pre>`;
     case 'image':
       return `<p class="muted">[an image, ${escapeHtml(content.mediaType)}]</p>`;
-    case 'tool_use':
-      return `<details><summary>Calls ${escapeHtml(content.name)} (${escapeHtml(content.id)})</summary><pre>${escapeHtml(content.malformedInput?.raw ?? JSON.stringify(content.input, null, 2))}</pre></details>`;
+    case 'tool_use': {
+      const input = content.malformedInput?.raw ?? JSON.stringify(content.input, null, 2);
+      return `<details><summary>Calls ${escapeHtml(content.name)} (${escapeHtml(content.id)})</summary><pre>${escapeHtml(input)}</pre></details>`;
+    }
     case 'tool_result':
       return `<details><summary>${content.isError ? 'Error' : 'Result'} of ${escapeHtml(content.toolUseId)}</summary><pre>${escapeHtml(content.content)}</pre></details>`;
     case 'reasoning':

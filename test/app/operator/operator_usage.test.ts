@@ -20,7 +20,7 @@ describe('the operator commands’ usage', () => {
     [['turns', 'resolve', '--help'], /^Usage: holdfast turns resolve TURN CALL --applied \[--result TEXT\]/],
     [['turns', 'approve', '--help'], /^Usage: holdfast turns approve TURN CALL \[--note TEXT\] \[--json\] \[--config PATH\]\n {7}holdfast turns deny TURN CALL/],
     [['turns', 'deny', '-h'], /^Usage: holdfast turns approve TURN CALL .*\n {7}holdfast turns deny TURN CALL \[--note TEXT\] \[--json\] \[--config PATH\]\n/],
-    [['usage', '--help'], /^Usage: holdfast usage \[--by user\|channel\|server\|model\] \[--since 7d\|today\|month\] \[--json\] \[--config PATH\]\n/],
+    [['usage', '--help'], /^Usage: holdfast usage \[--by user\|channel\|server\|model\|day\] \[--since 7d\|today\|month\] \[--json\] \[--config PATH\]\n/],
     [['doctor', '--help'], /^Usage: holdfast doctor \[--json\] \[--config PATH\]\n/],
     [['backup', '--help'], /^Usage: holdfast backup PATH \[--config PATH\]\n/],
   ])('%j prints its help on stdout and exits 0, touching no store', async (argv, usage) => {
