@@ -22,6 +22,7 @@ export const USAGE = `Usage: holdfast [options]
        holdfast doctor                        check the configuration and the store
        holdfast backup PATH                   copy the store while the bot runs
        holdfast migrate --to postgres         copy a stopped bot's store into PostgreSQL
+       holdfast web                           serve the web console without the bot
 
 Runs the Holdfast chat bot: on Discord when discord.token is configured, else in this terminal.
 The operator commands work beside the running bot; each takes --config PATH (before or after
@@ -38,7 +39,7 @@ Exit status of the bot: 0 when it stopped (its input ended, SIGINT, SIGTERM); 1 
 failure, or when Discord or its PostgreSQL store stayed out of reach for startup_timeout_seconds
 (start it again later); 2 for what a person must fix: bad arguments or configuration, a token or
 shard Discord refuses, a database that refuses the user, password or database name, a store file
-another bot process holds, a metrics address in use (do not restart it until then).
+another bot process holds, a metrics or web console address in use (do not restart it until then).
 The operator commands exit 0 on success, 1 on a runtime failure, 2 for bad arguments or
 configuration, 3 for a turn or call that does not exist, a verdict or approval not allowed or a
 migration refused; doctor 1 when something needs attention.

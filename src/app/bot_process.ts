@@ -22,9 +22,8 @@ import { faultHookFrom } from './fault_hook.js';
 import { runBot } from './lifecycle.js';
 import type { CliIo, SignalSource } from './run.js';
 import { isStoreInUseError, isStoreRefusedError } from '../turn_state/errors.js';
-import { isMetricsListenError } from './metrics/metrics_server.js';
-import { isWebListenError, startWebConsole, type WebConsole, type WebConsoleDeps } from './web/web_server.js';
-import type { ListenAddress } from './metrics/metrics_settings.js';
+import { isListenError } from './http_listener.js';
+import { startWebConsole } from './web/web_server.js';
 
 /**
  * The bot as a process: loads and validates the configuration, starts logging and reports what
@@ -78,7 +77,8 @@ export async function runBotProcess(args: CliArgs, io: CliIo): Promise<ExitStatu
     const transport = await openTransport(choice, config, { io, logs, clock, logger, startup });
     const server = await metrics?.serve(services, transport, logger);
     const live = { breakers: () => services.recovery.breakers.modelSnapshots(), guard: () => services.recovery.guard.snapshots() };
-    const web = config.web.listen === undefined ? undefined : await serveWebConsole(config.web.listen, config.web.token, { operator: services.operator, live }, clock, logger);
+    const web =
+      config.web.listen === undefined ? undefined : await startWebConsole(config.web.listen, { operator: services.operator, live, token: config.web.token, clock, ids: new RandomIds(), logger });
     try {
       await runBot(transport, { config, services, clock, logger, stop: stop.signal, faults });
     } finally {
@@ -116,7 +116,7 @@ function failedStart(error: unknown, stop: AbortSignal): FailedStart | undefined
   if (stop.aborted && error === stop.reason) return { status: EXIT.ok, line: undefined };
   if (isUnreachableAtStart(error)) return { status: EXIT.failure, line: error.message };
   if (isDiscordLoginError(error)) return { status: error.failure === 'unreachable' ? EXIT.failure : EXIT.usage, line: error.message };
-  if (isStoreInUseError(error) || isStoreRefusedError(error) || isMetricsListenError(error) || isWebListenError(error)) return { status: EXIT.usage, line: error.message };
+  if (isStoreInUseError(error) || isStoreRefusedError(error) || isListenError(error)) return { status: EXIT.usage, line: error.message };
   return undefined;
 }
 
@@ -150,11 +150,4 @@ async function openTransport(choice: AdapterChoice, config: Config, deps: { io: 
     ids: new RandomIds(),
     maxMessageChars: config.chat.max_message_chars,
   });
-}
-
-/** Serves the operators' web console (`web`) over the bot's store, and says where in one INFO line. */
-async function serveWebConsole(listen: ListenAddress, token: string | undefined, over: Pick<WebConsoleDeps, 'operator' | 'live'>, clock: Clock, logger: Logger): Promise<WebConsole> {
-  const served = await startWebConsole(listen, { ...over, token, clock, ids: new RandomIds(), logger });
-  logger.info({ component: 'web', url: served.url }, `web console at ${served.url}`);
-  return served;
 }

@@ -6,8 +6,8 @@ import { HoldfastMetrics } from './holdfast_metrics.js';
 import { meteredProvider } from './metered_provider.js';
 import { meteredTurnStore } from './metered_turn_store.js';
 import { meteredUsageStore } from './metered_usage_store.js';
-import { startMetricsServer, type MetricsServer } from './metrics_server.js';
-import type { ListenAddress } from './metrics_settings.js';
+import type { HttpListener, ListenAddress } from '../http_listener.js';
+import { startMetricsServer } from './metrics_server.js';
 import { readiness, storeCheck } from './readiness.js';
 import { registerScrapeGauges } from './scrape_gauges.js';
 
@@ -41,9 +41,9 @@ export class BotMetrics {
   /**
    * Serves the metrics of `services` and the readiness of the store and `transport`, and says
    * where in one INFO line. The configured models' breakers show (closed) from the start.
-   * @throws {MetricsListenError} when it cannot listen at the configured address.
+   * @throws {ListenError} when it cannot listen at the configured address.
    */
-  async serve(services: BotServices, transport: Transport, logger: Logger): Promise<MetricsServer> {
+  async serve(services: BotServices, transport: Transport, logger: Logger): Promise<HttpListener> {
     if (services.provider !== undefined) for (const model of [services.provider, ...services.fallbacks]) services.recovery.breakers.get(model.provider, model.model);
     const { operator } = services;
     registerScrapeGauges(this.#metrics.registry, { census: () => operator.census(), breakers: services.recovery.breakers });

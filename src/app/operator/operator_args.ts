@@ -29,14 +29,15 @@ export type OperatorCommand =
   | { readonly kind: 'usage'; readonly configPath?: string; readonly period: UsagePeriod; readonly by?: UsageGrouping; readonly json: boolean }
   | { readonly kind: 'doctor'; readonly configPath?: string; readonly json: boolean }
   | { readonly kind: 'backup'; readonly configPath?: string; readonly path: string }
-  | { readonly kind: 'migrate'; readonly configPath?: string; readonly to: 'postgres' };
+  | { readonly kind: 'migrate'; readonly configPath?: string; readonly to: 'postgres' }
+  | { readonly kind: 'web'; readonly configPath?: string };
 
 /** What an operator command line came to: a command to run, a help text to print, or a usage error and the help that goes with it. */
 export type OperatorArgs =
   { readonly kind: 'command'; readonly command: OperatorCommand } | { readonly kind: 'help'; readonly text: string } | { readonly kind: 'error'; readonly error: string; readonly topic: UsageTopic };
 
 /** The first words that make the program an operator command instead of the bot. */
-export const OPERATOR_COMMANDS = ['turns', 'usage', 'doctor', 'backup', 'migrate'] as const;
+export const OPERATOR_COMMANDS = ['turns', 'usage', 'doctor', 'backup', 'migrate', 'web'] as const;
 
 /** Whether `argv` asks for an operator command rather than the bot. */
 export function isOperatorCommand(argv: readonly string[]): boolean {
@@ -77,7 +78,7 @@ const JSON_FLAG: OptionSpec = { kind: 'flag' };
 const HELP: OptionSpec = { kind: 'flag' };
 const APPROVAL_SPECS: Readonly<Record<string, OptionSpec>> = { '--note': { kind: 'value', text: true }, '--json': JSON_FLAG };
 
-/** Parses an operator command line (`argv` starts with `turns`, `usage`, `doctor`, `backup` or `migrate`); never throws. */
+/** Parses an operator command line (`argv` starts with `turns`, `usage`, `doctor`, `backup`, `migrate` or `web`); never throws. */
 export function parseOperatorArgs(argv: readonly string[]): OperatorArgs {
   const [first, second, ...rest] = argv;
   if (first === 'turns') {
@@ -103,6 +104,7 @@ export function parseOperatorArgs(argv: readonly string[]): OperatorArgs {
   if (first === 'usage') return withOptions(tail, 'usage', { '--by': { kind: 'value' }, '--since': { kind: 'value' }, '--json': JSON_FLAG }, usage);
   if (first === 'doctor') return withOptions(tail, 'doctor', { '--json': JSON_FLAG }, doctor);
   if (first === 'migrate') return withOptions(tail, 'migrate', { '--to': { kind: 'value' } }, migrate);
+  if (first === 'web') return withOptions(tail, 'web', {}, web);
   return withOptions(tail, 'backup', {}, backup);
 }
 
@@ -213,6 +215,11 @@ function periodNamed(since: string): UsagePeriod | undefined {
 function doctor(options: ParsedOptions, config: { configPath?: string }): Built {
   const none = positionals(options, []);
   return none.ok ? { ok: true, command: { kind: 'doctor', ...config, json: options.flags.has('--json') } } : none;
+}
+
+function web(options: ParsedOptions, config: { configPath?: string }): Built {
+  const none = positionals(options, []);
+  return none.ok ? { ok: true, command: { kind: 'web', ...config } } : none;
 }
 
 function backup(options: ParsedOptions, config: { configPath?: string }): Built {

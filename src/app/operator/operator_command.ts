@@ -3,7 +3,7 @@ import type { LoadedConfig } from '../../config/load.js';
 import { formatConfigProblem, isConfigError } from '../../config/problems.js';
 import { assertNever } from '../../core/assert_never.js';
 import type { Clock } from '../../core/clock.js';
-import { createLogger, type LogOutput } from '../../core/logger.js';
+import { createLogger, type Logger, type LogOutput } from '../../core/logger.js';
 import { isTurnStateUnavailable } from '../../turn_state/errors.js';
 import { loadConfig, type Config } from '../config_schema.js';
 import { configuredSecrets, logRedactor } from '../config_secrets.js';
@@ -15,6 +15,7 @@ import { openStore } from '../../turn_state/open_store.js';
 import { RandomIds } from '../../core/ids.js';
 import { TOPIC_COMMAND } from './operator_usage.js';
 import { storeLeftBehind } from '../store_left_behind.js';
+import type { SignalSource } from '../run.js';
 
 /**
  * The sections of the configuration the operator commands use: a variable only the bot's other
@@ -22,16 +23,21 @@ import { storeLeftBehind } from '../store_left_behind.js';
  */
 const OPERATOR_SECTIONS: ReadonlySet<string> = new Set(['turn_state', 'logging']);
 
+/** The sections `holdfast web` uses: the operator commands' and `web`, whose token only it needs. */
+const WEB_SECTIONS: ReadonlySet<string> = new Set([...OPERATOR_SECTIONS, 'web']);
+
 /** What an operator command reads and writes. */
 export interface OperatorIo {
   readonly stdout: { write(text: string): unknown };
   readonly stderr: LogOutput['stream'] & { readonly isTTY?: boolean };
   readonly env: Environment;
   readonly cwd: string;
+  /** The process, for SIGINT and SIGTERM, which stop `holdfast web`. */
+  readonly signals?: SignalSource;
 }
 
 /**
- * `holdfast turns …`, `holdfast usage`, `holdfast doctor` and `holdfast backup`: parses the command, loads the
+ * `holdfast turns …`, `holdfast usage`, `holdfast doctor`, `holdfast backup` and `holdfast web`: parses the command, loads the
  * configuration, opens the store beside the running bot (no lock, no sweep) and runs the command;
  * `holdfast migrate` opens the store its own way. Each command's module is loaded when it runs.
  * Returns the exit status: bad arguments, bad configuration and a store that is off or does not
@@ -54,7 +60,7 @@ export async function runOperatorCommand(argv: readonly string[], io: OperatorIo
   const { command } = parsed;
   let loaded: LoadedConfig<Config>;
   try {
-    loaded = loadConfig({ configPath: command.configPath, env: io.env, cwd: io.cwd, sections: OPERATOR_SECTIONS });
+    loaded = loadConfig({ configPath: command.configPath, env: io.env, cwd: io.cwd, sections: command.kind === 'web' ? WEB_SECTIONS : OPERATOR_SECTIONS });
   } catch (error) {
     if (!isConfigError(error)) throw error;
     for (const problem of error.problems) io.stderr.write(`holdfast: ${formatConfigProblem(problem)}\n`);
@@ -79,7 +85,7 @@ export async function runOperatorCommand(argv: readonly string[], io: OperatorIo
       const { doctor } = await import('./doctor.js');
       return await doctor({ config: loaded.config, source: loaded.source, excused: loaded.excused, store }, command.json, (text) => io.stdout.write(text));
     }
-    return await onStore(command, store, io, clock.now());
+    return await onStore(command, store, io, { config: loaded.config, clock, logger });
   } catch (error) {
     if (!isTurnStateUnavailable(error)) throw error;
     io.stderr.write(`holdfast: ${error.message}\n`);
@@ -89,8 +95,15 @@ export async function runOperatorCommand(argv: readonly string[], io: OperatorIo
   }
 }
 
+/** What a command on the store runs with besides it. */
+interface StoreCommandDeps {
+  readonly config: Config;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
 /** A command that needs the store, its module loaded now: refused with status 2 when there is none, 1 when it cannot be used. */
-async function onStore(command: Exclude<OperatorCommand, { kind: 'doctor' | 'migrate' }>, store: StoreAccess, io: OperatorIo, now: number): Promise<ExitStatus> {
+async function onStore(command: Exclude<OperatorCommand, { kind: 'doctor' | 'migrate' }>, store: StoreAccess, io: OperatorIo, deps: StoreCommandDeps): Promise<ExitStatus> {
   const fail = (status: ExitStatus, message: string): Promise<ExitStatus> => {
     io.stderr.write(`holdfast: ${message}\n`);
     return Promise.resolve(status);
@@ -107,7 +120,7 @@ async function onStore(command: Exclude<OperatorCommand, { kind: 'doctor' | 'mig
     default:
       return assertNever(store);
   }
-  const context: OperatorContext = { operator: store.operator, now, out: (text) => io.stdout.write(text), err: (text) => io.stderr.write(text) };
+  const context: OperatorContext = { operator: store.operator, now: deps.clock.now(), out: (text) => io.stdout.write(text), err: (text) => io.stderr.write(text) };
   switch (command.kind) {
     case 'turns_list':
       return (await import('./turns_list.js')).turnsList(context, command);
@@ -121,6 +134,8 @@ async function onStore(command: Exclude<OperatorCommand, { kind: 'doctor' | 'mig
       return (await import('./usage_report.js')).usageReport(context, command);
     case 'backup':
       return (await import('./backup.js')).backup(context, { path: command.path, cwd: io.cwd, storePath: store.path });
+    case 'web':
+      return (await import('./web_command.js')).webCommand({ operator: store.operator, web: deps.config.web, clock: deps.clock, logger: deps.logger, signals: io.signals, err: context.err });
     default:
       return assertNever(command);
   }

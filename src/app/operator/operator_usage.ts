@@ -1,5 +1,5 @@
 /** The help texts of the operator commands, one per command and one for `holdfast turns`. */
-export type UsageTopic = 'turns' | 'turns_list' | 'turns_show' | 'turns_resolve' | 'turns_approve' | 'turns_deny' | 'usage' | 'doctor' | 'backup' | 'migrate';
+export type UsageTopic = 'turns' | 'turns_list' | 'turns_show' | 'turns_resolve' | 'turns_approve' | 'turns_deny' | 'usage' | 'doctor' | 'backup' | 'migrate' | 'web';
 
 const COMMON = `  --config PATH   the configuration file (default: $HOLDFAST_CONFIG, else ./config.yml if it exists)
   -h, --help      print this help and exit`;
@@ -146,6 +146,20 @@ Exit status: 0 on success, 1 when the copy failed (the schema is left without a 
 the store, when the schema already holds rows, or when the store is at another schema version.
 `;
 
+const WEB = `Usage: holdfast web [--config PATH]
+
+Serves the operators' web console at web.listen over the store, without the bot, until SIGINT or
+SIGTERM; the log says where it listens. Works beside the running bots of a PostgreSQL store, and
+over a SQLite store with its bot running or stopped. web.listen must be an address no bot of the
+configuration listens at already.
+
+Options:
+${COMMON}
+
+Exit status: 0 once stopped by SIGINT or SIGTERM, 1 when the store failed, 2 for bad arguments or
+configuration (no web.listen), no store file, or an address it cannot listen at.
+`;
+
 const TURNS = `Usage: holdfast turns list [--status S]... [--channel C] [--json] [--config PATH]
        holdfast turns show TURN [--json] [--config PATH]
        holdfast turns resolve TURN CALL (--applied [--result TEXT] | --not-applied [--note TEXT]) [--json] [--config PATH]
@@ -168,6 +182,7 @@ export const OPERATOR_USAGE: Readonly<Record<UsageTopic, string>> = {
   doctor: DOCTOR,
   backup: BACKUP,
   migrate: MIGRATE,
+  web: WEB,
 };
 
 /** How each topic's command is written, for `Try 'holdfast … --help'`. */
@@ -182,4 +197,5 @@ export const TOPIC_COMMAND: Readonly<Record<UsageTopic, string>> = {
   doctor: 'holdfast doctor',
   backup: 'holdfast backup',
   migrate: 'holdfast migrate',
+  web: 'holdfast web',
 };

@@ -1,12 +1,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Clock } from '../../core/clock.js';
 import type { IdFactory } from '../../core/ids.js';
 import type { Logger } from '../../core/logger.js';
-import { marked } from '../../core/marked.js';
 import { findTurn } from '../../conversation/operators/operator_actions.js';
 import type { OperatorStore } from '../../turn_state/operator_store.js';
-import { formatListenAddress, type ListenAddress } from '../metrics/metrics_settings.js';
+import { listenAt, type HttpListener, type ListenAddress } from '../http_listener.js';
 import { attentionPage, waitingTurns } from './attention_page.js';
 import { answerCall, webOperatorName, type CallAnswer } from './call_answers.js';
 import { CHART_DAYS, healthPage, type LiveRecovery } from './health_page.js';
@@ -30,28 +28,7 @@ export interface WebConsoleDeps {
 }
 
 /** A listening console. */
-export interface WebConsole {
-  /** Where it listens, e.g. `http://127.0.0.1:9470`: the actual port when port 0 was asked for. */
-  readonly url: string;
-  close(): Promise<void>;
-}
-
-const WEB_LISTEN = marked<WebListenError>('WebListenError');
-
-/** The console could not listen at `web.listen` (the port is taken, the address is not this host's). */
-export class WebListenError extends Error {
-  override readonly name = 'WebListenError';
-  constructor(
-    readonly address: string,
-    readonly code: string | undefined,
-    options: ErrorOptions,
-  ) {
-    super(`web.listen ${address}: cannot listen there: ${options.cause instanceof Error ? options.cause.message : String(options.cause)}`, options);
-    WEB_LISTEN.mark(this);
-  }
-}
-
-export const isWebListenError = WEB_LISTEN.is;
+export type WebConsole = HttpListener;
 
 const COOKIE = 'holdfast_session';
 /** The largest form the console reads: a login is a few hundred bytes, a verdict's result text a few thousand. */
@@ -68,8 +45,9 @@ const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 /**
  * Serves the operators' web console at `address` (DESIGN §10.2), with node:http: a login that
  * becomes an HttpOnly, SameSite=Strict session cookie, pages rendered on the server, and every
- * state-changing request refused unless it carries the session's CSRF token.
- * @throws {WebListenError} when it cannot listen there.
+ * state-changing request refused unless it carries the session's CSRF token. Says where it
+ * listens in one INFO line.
+ * @throws {ListenError} when it cannot listen there.
  */
 export async function startWebConsole(address: ListenAddress, deps: WebConsoleDeps): Promise<WebConsole> {
   const sessions = new WebSessions(deps.token, deps.clock, deps.ids);
@@ -80,19 +58,9 @@ export async function startWebConsole(address: ListenAddress, deps: WebConsoleDe
       else response.end();
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) => reject(new WebListenError(formatListenAddress(address), error.code, { cause: error })));
-    server.listen(address.port, address.host, () => resolve());
-  });
-  const { address: host, port, family } = server.address() as AddressInfo;
-  return {
-    url: `http://${family === 'IPv6' ? `[${host}]` : host}:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  const served = await listenAt(server, address, 'web.listen');
+  deps.logger.info({ component: 'web', url: served.url }, `web console at ${served.url}`);
+  return served;
 }
 
 async function answer(request: IncomingMessage, response: ServerResponse, sessions: WebSessions, deps: WebConsoleDeps): Promise<void> {

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { optionalSecret } from '../../config/schema_parts.js';
-import { parseListenAddress, type ListenAddress } from '../metrics/metrics_settings.js';
+import { listenAddressField } from '../http_listener.js';
 
 /** Whether `host` names this machine alone: `localhost`, 127.0.0.0/8 or `::1`. */
 export function isLoopback(host: string): boolean {
@@ -13,16 +13,7 @@ export function isLoopback(host: string): boolean {
 /** The `web` section. */
 export const webSection = z
   .strictObject({
-    listen: z
-      .string()
-      .transform((text, context): ListenAddress => {
-        const address = parseListenAddress(text);
-        if (address === undefined) {
-          context.addIssue({ code: 'custom', message: 'expected host:port, e.g. 127.0.0.1:9470 ([::1]:9470 for IPv6; port 0 takes any free port)' });
-          return z.NEVER;
-        }
-        return address;
-      })
+    listen: listenAddressField(9470)
       .optional()
       .describe('Where the operators’ web console listens, as host:port, e.g. `127.0.0.1:9470`; port 0 takes any free port and the log says which. Absent: nothing listens.'),
     token: optionalSecret.describe(

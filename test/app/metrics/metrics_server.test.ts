@@ -1,13 +1,14 @@
 import { type AddressInfo, createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HoldfastMetrics } from '../../../src/app/metrics/holdfast_metrics.js';
-import { isMetricsListenError, startMetricsServer, type MetricsServer } from '../../../src/app/metrics/metrics_server.js';
+import { isListenError, type HttpListener } from '../../../src/app/http_listener.js';
+import { startMetricsServer } from '../../../src/app/metrics/metrics_server.js';
 import { readiness } from '../../../src/app/metrics/readiness.js';
 import { sampleValue } from '../../support/prometheus_text.js';
 
 describe('the metrics server', () => {
   const up = { store: true, transport: true };
-  let server: MetricsServer | undefined;
+  let server: HttpListener | undefined;
   afterEach(async () => {
     await server?.close();
     server = undefined;
@@ -15,7 +16,7 @@ describe('the metrics server', () => {
     up.transport = true;
   });
 
-  async function start(): Promise<MetricsServer> {
+  async function start(): Promise<HttpListener> {
     const metrics = new HoldfastMetrics();
     metrics.turnsEnded('completed');
     server = await startMetricsServer({ host: '127.0.0.1', port: 0 }, { registry: metrics.registry, readiness: () => readiness({ store: () => up.store, transport: () => up.transport }) });
@@ -74,8 +75,8 @@ describe('the metrics server', () => {
     try {
       const metrics = new HoldfastMetrics();
       const failed: unknown = await startMetricsServer({ host: '127.0.0.1', port }, { registry: metrics.registry, readiness: () => Promise.resolve({ ready: true }) }).catch((error: unknown) => error);
-      expect(isMetricsListenError(failed)).toBe(true);
-      expect(failed).toMatchObject({ address: `127.0.0.1:${port}`, code: 'EADDRINUSE' });
+      expect(isListenError(failed)).toBe(true);
+      expect(failed).toMatchObject({ key: 'metrics.listen', address: `127.0.0.1:${port}`, code: 'EADDRINUSE' });
       expect((failed as Error).message).toMatch(new RegExp(`^metrics\\.listen 127\\.0\\.0\\.1:${port}: cannot listen there: listen EADDRINUSE`));
     } finally {
       await new Promise<void>((resolve) => taken.close(() => resolve()));

@@ -11,6 +11,7 @@ describe('the operator commands’ usage', () => {
     expect(run.stdout).toContain('holdfast turns list|show|resolve|approve|deny');
     expect(run.stdout).toContain('holdfast doctor');
     expect(run.stdout).toContain('holdfast backup PATH');
+    expect(run.stdout).toContain('holdfast web');
   });
 
   it.each([
@@ -23,6 +24,7 @@ describe('the operator commands’ usage', () => {
     [['usage', '--help'], /^Usage: holdfast usage \[--by user\|channel\|server\|model\|day\] \[--since 7d\|today\|month\] \[--json\] \[--config PATH\]\n/],
     [['doctor', '--help'], /^Usage: holdfast doctor \[--json\] \[--config PATH\]\n/],
     [['backup', '--help'], /^Usage: holdfast backup PATH \[--config PATH\]\n/],
+    [['web', '--help'], /^Usage: holdfast web \[--config PATH\]\n/],
   ])('%j prints its help on stdout and exits 0, touching no store', async (argv, usage) => {
     const run = await runCliIn(temp.path(), argv);
     expect(run).toMatchObject({ status: 0, stderr: '' });
@@ -43,6 +45,7 @@ describe('the operator commands’ usage', () => {
     [['doctor', 'now'], "unexpected argument 'now'", 'holdfast doctor'],
     [['backup', 'a', 'b'], "unexpected argument 'b'", 'holdfast backup'],
     [['migrate', 'now', '--to', 'postgres'], "unexpected argument 'now'", 'holdfast migrate'],
+    [['web', 'now'], "unexpected argument 'now'", 'holdfast web'],
   ])('%j exits 2 naming the problem and the help to read', async (argv, error, command) => {
     expect(await runCliIn(temp.path(), argv)).toEqual({ status: 2, stdout: '', stderr: `holdfast: ${error}\nTry '${command} --help' for the options.\n` });
   });
