@@ -3,7 +3,6 @@
  * timeline with times and who, and — while it waits for a person — the forms that answer it, the
  * same answers `holdfast turns resolve|approve|deny` record.
  */
-import { assertNever } from '../../core/assert_never.js';
 import { ledgerCallLabel } from '../../engine/call_label.js';
 import { APPROVAL_TIMEOUT, type OpRecord } from '../../turn_state/ledger_types.js';
 import { csrfField, escapeHtml, utcTime } from './web_pages.js';
@@ -69,32 +68,17 @@ function actions(op: OpRecord, session: WebSession, back: string): string {
   const form = (action: string, verdict: string, field: string, label: string, button: string): string =>
     `<form method="post" action="${action}" class="action">${hidden}<input type="hidden" name="verdict" value="${verdict}">` +
     `<label>${label} <textarea name="${field}" rows="2"></textarea></label><button type="submit">${button}</button></form>`;
-  switch (op.state) {
-    case 'MANUAL_RESOLUTION_REQUIRED':
-      return `<div class="actions">${[
-        form('/calls/verdict', 'applied', 'text', 'The result the model will see (optional)', 'It took effect: applied'),
-        form('/calls/verdict', 'not_applied', 'text', 'A note (optional)', 'It did not take effect: not applied'),
-      ].join('')}</div>`;
-    case 'AWAITING_APPROVAL':
-      return `<div class="actions">${[
-        form('/calls/approval', 'approved', 'note', 'A note (optional)', 'Approve: let it run'),
-        form('/calls/approval', 'denied', 'note', 'Why (optional)', 'Deny: do not run it'),
-      ].join('')}</div>`;
-    case 'PREPARED':
-    case 'APPROVED':
-    case 'DENIED':
-    case 'RUNNING':
-    case 'APPLIED':
-    case 'DEFINITELY_FAILED':
-    case 'OUTCOME_UNKNOWN':
-    case 'RECONCILED_APPLIED':
-    case 'RECONCILED_FAILED':
-    case 'RESOLVED_APPLIED':
-    case 'RESOLVED_NOT_APPLIED':
-      return '';
-    default:
-      return assertNever(op.state);
-  }
+  if (op.state === 'MANUAL_RESOLUTION_REQUIRED')
+    return `<div class="actions">${[
+      form('/calls/verdict', 'applied', 'text', 'The result the model will see (optional)', 'It took effect: applied'),
+      form('/calls/verdict', 'not_applied', 'text', 'A note (optional)', 'It did not take effect: not applied'),
+    ].join('')}</div>`;
+  if (op.state === 'AWAITING_APPROVAL')
+    return `<div class="actions">${[
+      form('/calls/approval', 'approved', 'note', 'A note (optional)', 'Approve: let it run'),
+      form('/calls/approval', 'denied', 'note', 'Why (optional)', 'Deny: do not run it'),
+    ].join('')}</div>`;
+  return '';
 }
 
 function shortened(text: string): string {
