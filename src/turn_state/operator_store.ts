@@ -1,7 +1,7 @@
 import type { Message } from '../llm/protocol.js';
 import type { UsageQuery, UsageRow } from './usage_store.js';
 import type { ApprovalAnswer, ApprovalOutcome } from './approval_store.js';
-import type { OpKey, OpRecord } from './ledger_types.js';
+import type { OpKey, OpRecord, OpState } from './ledger_types.js';
 import type { ReplyState } from './reply_types.js';
 import type { TurnRecord, TurnStatus } from './turn_types.js';
 
@@ -42,10 +42,12 @@ export interface ReplyDelivery {
   readonly failure: string | null;
 }
 
-/** Everything an operator sees of one turn: its row, its ledger and its reply's delivery. */
+/** Everything an operator sees of one turn: its row, its ledger with every move of its calls, and its reply's delivery. */
 export interface TurnDetail {
   readonly turn: TurnRecord;
   readonly ops: readonly OpRecord[];
+  /** Every move of every call of the turn, in order (kept as long as the ledger is). */
+  readonly moves: readonly OpMoveRecord[];
   readonly reply: ReplyDelivery | null;
 }
 
@@ -63,6 +65,13 @@ export interface ModelCallRecord {
   readonly inputTokens: number | null;
   readonly outputTokens: number | null;
   readonly cost: number | null;
+}
+
+/** One move of one call (DESIGN §6): the state it entered, when, and who moved it (`null`: the bot itself). */
+export interface OpMoveRecord extends OpKey {
+  readonly state: OpState;
+  readonly at: number;
+  readonly by: string | null;
 }
 
 /**

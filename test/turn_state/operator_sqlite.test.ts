@@ -11,7 +11,7 @@ import { admitNew, openStoreFileAt, userText } from '../support/turn_store.js';
 const tmp = useTempDir();
 
 describe('the operators’ store on SQLite', () => {
-  it('a store file from before verdicts keeps every turn and op, and then takes parked turns and verdicts', async () => {
+  it('a store file from before verdicts keeps every turn and op, its calls given a timeline from their rows, and then takes parked turns and verdicts', async () => {
     const dbPath = join(tmp.path(), 'turns.sqlite3');
     const old = new BetterSqlite3(dbPath);
     old.pragma('foreign_keys = ON');
@@ -30,11 +30,19 @@ describe('the operators’ store on SQLite', () => {
     const { turns, operator } = opened;
     expect(await turns.getTurn('old-turn')).toMatchObject({ status: 'SUSPENDED', revision: 3, resolutionUntold: false });
     expect(await turns.listOps('old-turn')).toMatchObject([{ toolCallId: 'call-1', state: 'OUTCOME_UNKNOWN', error: 'interrupted', verdict: null }]);
+    expect((await operator.turnDetail('old-turn'))?.moves).toEqual([
+      { turnId: 'old-turn', step: 1, toolCallId: 'call-1', state: 'PREPARED', at: 1, by: null },
+      { turnId: 'old-turn', step: 1, toolCallId: 'call-1', state: 'OUTCOME_UNKNOWN', at: 2, by: null },
+    ]);
     expect((await turns.loadResumable('old-turn'))?.transcript).toEqual([userText('hi')]);
     const claim = await turns.claimResume('old-turn', 1);
     if (!claim.won) throw new Error('the old turn could not be claimed');
     await turns.awaitResolution(claim.lease, [{ turnId: 'old-turn', step: 1, toolCallId: 'call-1' }], 'uncertain');
     expect(await operator.resolveCall({ call: { turnId: 'old-turn', step: 1, toolCallId: 'call-1' }, verdict: 'applied', text: null, by: 'cli:op' })).toMatchObject({ kind: 'recorded', remaining: 0 });
+    expect((await operator.turnDetail('old-turn'))?.moves.map((move) => [move.state, move.by]).slice(2)).toEqual([
+      ['MANUAL_RESOLUTION_REQUIRED', null],
+      ['RESOLVED_APPLIED', 'cli:op'],
+    ]);
     expect(await operator.checkIntegrity()).toEqual([]);
     await opened.close();
   });

@@ -33,6 +33,7 @@ describe('the PostgreSQL schema', () => {
       'inbox',
       'instances',
       'memory_notes',
+      'op_moves',
       'ops',
       'replies',
       'schema_version',

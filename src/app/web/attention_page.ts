@@ -24,13 +24,14 @@ export async function waitingTurns(operator: OperatorStore): Promise<TurnDetail[
 /** The page: one section per waiting turn, holding the cards of the calls that wait. */
 export function attentionPage(waiting: readonly TurnDetail[], frame: PageFrame): string {
   if (waiting.length === 0) return page('Needs attention', '<p>Nothing waits for a person: no call awaits a verdict or an approval.</p>', frame);
-  const sections = waiting.map(({ turn, ops }) => {
+  const sections = waiting.map((detail) => {
+    const { turn, ops } = detail;
     const calls = ops.filter((op) => op.state === 'MANUAL_RESOLUTION_REQUIRED' || op.state === 'AWAITING_APPROVAL');
     const what = turn.status === 'AWAITING_RESOLUTION' ? 'awaits your verdict on what happened' : 'asks before it writes';
     return (
       `<section><h2><a href="/turns/${encodeURIComponent(turn.turnId)}">Turn ${escapeHtml(shortTurnId(turn.turnId))}</a> ${what}</h2>` +
       `<p class="muted">${escapeHtml(`${turn.identity.source}:${turn.identity.channelId}, asked by ${turn.requesterId}, started ${utcTime(turn.createdAt)} UTC`)}</p>` +
-      `${calls.map((op) => callCard(op, ops, frame.session, '/attention')).join('')}</section>`
+      `${calls.map((op) => callCard(op, detail, frame.session, '/attention')).join('')}</section>`
     );
   });
   const intro = '<p>A verdict or an answer given here is recorded under your name as <code>web:</code> and your name, and announced in the channel as one given by <code>holdfast turns</code>.</p>';

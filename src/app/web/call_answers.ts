@@ -4,7 +4,7 @@
  * `holdfast turns resolve|approve|deny`, under `web:<name>`, and logged.
  */
 import { giveApproval, giveVerdict } from '../../conversation/operators/operator_actions.js';
-import { shortTurnId } from '../../engine/call_label.js';
+import { ledgerCallLabel, shortTurnId } from '../../engine/call_label.js';
 import type { Logger } from '../../core/logger.js';
 import type { OperatorStore } from '../../turn_state/operator_store.js';
 import type { Flash, WebSession } from './web_sessions.js';
@@ -32,14 +32,15 @@ export async function answerCall(kind: CallAnswer, form: URLSearchParams, sessio
     if (given !== 'applied' && given !== 'not_applied') return { kind: 'refused', text: `A verdict is applied or not_applied, not “${given}”.` };
     const attempt = await giveVerdict(operator, { turn, call, verdict: given, text: words === '' ? null : words, by });
     if (attempt.kind === 'refused') return refused(logger, by, attempt.message);
-    logger.info({ component: 'web', by, turn, call, verdict: given }, `${by} recorded a verdict: call ${call} of turn ${short} ${given}`);
+    const label = ledgerCallLabel(attempt.op, (await operator.turnDetail(attempt.turn.turnId))?.ops ?? [attempt.op]);
+    logger.info({ component: 'web', by, turn, call: label, verdict: given }, `${by} recorded a verdict: call ${label} of turn ${short} ${given}`);
     const next = attempt.remaining === 0 ? 'awaits no more verdicts: the bot tells the requester and goes on with it' : `still has ${attempt.remaining} call(s) awaiting a verdict`;
-    return { kind: 'done', text: `Recorded by ${by}: call ${call} of turn ${short} ${given === 'applied' ? 'took effect' : 'did not take effect'} (${attempt.op.state}). The turn ${next}.` };
+    return { kind: 'done', text: `Recorded by ${by}: call ${label} of turn ${short} ${given === 'applied' ? 'took effect' : 'did not take effect'} (${attempt.op.state}). The turn ${next}.` };
   }
   if (given !== 'approved' && given !== 'denied') return { kind: 'refused', text: `An answer is approved or denied, not “${given}”.` };
   const attempt = await giveApproval(operator, { turn, call, verdict: given, note: words === '' ? null : words, by });
   if (attempt.kind === 'refused') return refused(logger, by, attempt.message);
-  logger.info({ component: 'web', by, turn, call, verdict: given }, `${by} answered a request for approval: call ${call} of turn ${short} ${given}`);
+  logger.info({ component: 'web', by, turn, call: attempt.label, verdict: given }, `${by} answered a request for approval: call ${attempt.label} of turn ${short} ${given}`);
   const next = attempt.remaining === 0 ? 'waits for no more approvals: the bot goes on with it in its channel' : `still has ${attempt.remaining} call(s) waiting for approval`;
   return { kind: 'done', text: `Recorded by ${by}: call ${attempt.label} of turn ${short} ${given} (${attempt.op.state}). The turn ${next}.` };
 }

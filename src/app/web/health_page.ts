@@ -34,8 +34,11 @@ export function healthPage(view: HealthView, frame: PageFrame): string {
   return page('Health', [processes(view), recovery(view.live), counts(view.census), usage(view)].join(''), frame);
 }
 
-function processes({ processes: found, now }: HealthView): string {
-  if (found.length === 0) return '<section><h2>Processes</h2><p>No bot process is registered in this store: a SQLite store is used by one bot process at a time.</p></section>';
+function processes({ processes: found, now, live }: HealthView): string {
+  if (found.length === 0) {
+    const which = live === undefined ? 'the bot, when it runs, does not register in it' : 'the bot serving this page is the one';
+    return `<section><h2>Processes</h2><p>This store keeps no registry of processes: a SQLite store is used by one bot process at a time, and ${which}.</p></section>`;
+  }
   const rows = found.map((process) =>
     [
       process.instanceId,

@@ -24,7 +24,7 @@ export function turnPage(detail: TurnDetail, work: TurnWork, frame: PageFrame): 
     ...(turn.failureReason === null ? [] : [['Ended because', turn.failureReason] as [string, string]]),
   ];
   const summary = `<dl>${fields.map(([name, value]) => `<dt>${escapeHtml(name)}</dt><dd>${escapeHtml(value)}</dd>`).join('')}</dl>`;
-  const calls = ops.length === 0 ? '<p>No tool calls.</p>' : ops.map((op) => callCard(op, ops, frame.session, back)).join('');
+  const calls = ops.length === 0 ? '<p>No tool calls.</p>' : ops.map((op) => callCard(op, detail, frame.session, back)).join('');
   const body = [
     summary,
     section('Conversation', conversation(work.transcript, turn.payloadCompacted)),

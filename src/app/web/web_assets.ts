@@ -11,7 +11,7 @@ header{display:flex;flex-wrap:wrap;gap:.5rem;justify-content:space-between;align
 header nav{display:flex;flex-wrap:wrap;gap:1rem}header a{color:#fff}header a[aria-current=page]{font-weight:bold;text-decoration-thickness:3px}
 main{padding:1rem;max-width:72rem;margin:auto}a{color:#0b4f8a}
 table{border-collapse:collapse;width:100%;margin:.5rem 0 1rem}caption{text-align:left;font-weight:bold;padding:.3rem 0}
-th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #ccc;vertical-align:top;overflow-wrap:anywhere}
+th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #ccc;vertical-align:top;overflow-wrap:break-word}
 .flash{padding:.5rem;border-left:4px solid}.flash.done{border-color:#17693a;background:#e8f5ec}.flash.refused{border-color:#a00000;background:#fbeaea;color:#7a0000}
 .login label,.action label{display:block;margin:.5rem 0}input,select,textarea,button{font-size:1rem;padding:.3rem;max-width:100%}
 textarea{width:100%;box-sizing:border-box}button{cursor:pointer}

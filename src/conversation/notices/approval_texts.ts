@@ -100,14 +100,15 @@ const APPROVER_TEXTS: Readonly<Record<Approvers, string>> = {
 };
 
 /**
- * Who answered, as people read it: an operator at the command line by name, a Discord user as a
- * mention (which the bot's messages never let ping), anyone else by their id.
+ * Who answered, as people read it: an operator at the command line or in the web console by name,
+ * a Discord user as a mention (which the bot's messages never let ping), anyone else by their id.
  */
 function answerer(by: string): string {
   const [source, ...rest] = by.split(':');
   const id = rest.join(':');
   if (id === '') return by;
   if (source === 'cli') return `${id} (command line)`;
+  if (source === 'web') return `${id} (web console)`;
   return source === 'discord' ? `<@${id}>` : id;
 }
 

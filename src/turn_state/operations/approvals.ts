@@ -5,7 +5,7 @@
  * that it is still to be continued, which the process that serves its channel takes up.
  */
 import { IllegalOpMoveError, StaleTurnError } from '../errors.js';
-import { APPROVAL_TIMEOUT, describeOpKey, type OpKey, type OpRecord } from '../ledger_types.js';
+import { APPROVAL_TIMEOUT, describeOpKey, type OpKey, type OpRecord, type OpState } from '../ledger_types.js';
 import type { ApprovalAnswer, ApprovalOutcome, ApprovalRule, ChannelRef } from '../approval_store.js';
 import { scrubJsonText } from '../scrub.js';
 import { turnFromRow, type TurnRow } from '../turn_rows.js';
@@ -13,6 +13,7 @@ import { APPROVALS_ANSWERED, type Lease } from '../turn_types.js';
 import { bumpTurn } from './fence.js';
 import { dialect, now, query, queryOne, type Op } from './instructions.js';
 import { opByKey, requireOp } from './ledger.js';
+import { noteMove } from './op_moves.js';
 import { requireTurn } from './turn_reads.js';
 
 /**
@@ -34,6 +35,7 @@ export function* parkForApproval(lease: Lease, calls: readonly OpKey[], timeoutM
       { ...call, now: at, expiresAt: at + timeoutMs },
     );
     if (changes !== 1) throw new IllegalOpMoveError(describeOpKey(call), (yield* opByKey(call))?.state, 'AWAITING_APPROVAL');
+    yield* noteMove(call, 'AWAITING_APPROVAL', at, null);
     parked.push(yield* requireOp(call));
   }
   return parked;
@@ -58,18 +60,20 @@ export function* answerApproval(answer: ApprovalAnswer): Op<ApprovalOutcome> {
   if (op.state !== 'AWAITING_APPROVAL' || turn.status !== 'AWAITING_APPROVAL') return { kind: 'refused', reason: 'not_awaiting_approval', op, turn };
   const at = yield* now();
   yield* query(`UPDATE turns SET revision = revision + 1, updated_at = @now WHERE turn_id = @turnId`, { turnId: turn.turnId, now: at });
+  const state: OpState = answer.verdict === 'approved' ? 'APPROVED' : 'DENIED';
   yield* query(
     `UPDATE ops SET state = @state, approval_verdict = @verdict, approval_by = @by, approval_at = @now, approval_note = @note, updated_at = @now
      WHERE turn_id = @turnId AND step = @step AND tool_call_id = @toolCallId AND state = 'AWAITING_APPROVAL'`,
     {
       ...key,
-      state: answer.verdict === 'approved' ? 'APPROVED' : 'DENIED',
+      state,
       verdict: answer.verdict,
       by: answer.by,
       note: answer.note === null ? null : scrubJsonText(answer.note),
       now: at,
     },
   );
+  yield* noteMove(key, state, at, answer.by === APPROVAL_TIMEOUT ? null : answer.by);
   if (answer.allowHere === true && answer.verdict === 'approved') {
     yield* query(
       `INSERT INTO approval_rules (source, channel_id, tool_name, allowed_by, allowed_at) VALUES (@source, @channelId, @toolName, @by, @now)

@@ -12,6 +12,7 @@ import { opFromRow, type OpRow } from '../turn_rows.js';
 import type { Lease } from '../turn_types.js';
 import { lockFence } from './fence.js';
 import { dialect, query, queryOne, requiredBlobSink, requiredBlobSource, type Op } from './instructions.js';
+import { noteMove } from './op_moves.js';
 
 /**
  * Records one PREPARED op per intent with plain INSERTs: a (step, call id) already recorded fails
@@ -44,6 +45,7 @@ export function* recordIntents(turnId: string, step: number, intents: readonly O
       if (isUniqueViolation(error)) throw new LedgerIntentError('already_recorded', intent.toolCallId);
       throw error;
     }
+    yield* noteMove(key, 'PREPARED', now, null);
   }
   return recorded;
 }
@@ -70,7 +72,10 @@ export function* moveOp(lease: Lease, key: OpKey, move: OpMove, now: number): Op
          AND (${inList('state', 'priors')} OR (effect = 'read' AND ${inList('state', 'readOnlyPriors')}))`,
       { ...key, to: move.to, priors, readOnlyPriors, now, ...detail },
     );
-    if (changes === 1) return yield* requireOp(key);
+    if (changes === 1) {
+      yield* noteMove(key, move.to, now, null);
+      return yield* requireOp(key);
+    }
   }
   throw new IllegalOpMoveError(describeOpKey(key), (yield* opByKey(key))?.state, move.to);
 }

@@ -7,6 +7,7 @@ import type { ReplyState } from '../reply_types.js';
 import { turnFromRow, type TurnRow } from '../turn_rows.js';
 import { dialect, now, query, queryOne, type Op } from './instructions.js';
 import { opsOfTurn } from './ledger.js';
+import { movesOfTurn } from './op_moves.js';
 import { replyDelivery } from './replies.js';
 import { checkpointMarks, loadTranscript } from './transcript.js';
 import { turnById } from './turn_reads.js';
@@ -54,18 +55,22 @@ export function* listTurns(filter: TurnFilter): Op<TurnOverview[]> {
   return rows.map((row) => ({ turn: turnFromRow(row), callsAwaitingVerdict: row.awaiting_verdict, callsAwaitingApproval: row.awaiting_approval, reply: row.reply_state }));
 }
 
-/** One turn whole: its row, its ledger and its reply's delivery. */
+/** One turn whole: its row, its ledger with its calls' moves, and its reply's delivery. */
 export function* turnDetail(turnId: string): Op<TurnDetail | undefined> {
   const turn = yield* turnById(turnId);
   if (turn === undefined) return undefined;
-  return { turn, ops: yield* opsOfTurn(turnId), reply: yield* replyDelivery(turnId) };
+  return { turn, ops: yield* opsOfTurn(turnId), moves: yield* movesOfTurn(turnId), reply: yield* replyDelivery(turnId) };
 }
 
 /** What one turn did: its transcript and checkpoints while its payload is kept, and every model call it made. */
 export function* turnWork(turnId: string): Op<TurnWork | undefined> {
   const turn = yield* turnById(turnId);
   if (turn === undefined) return undefined;
-  return { transcript: yield* loadTranscript(turnId), checkpoints: yield* checkpointMarks(turnId), modelCalls: yield* turnModelCalls(turn.identity) };
+  return {
+    transcript: yield* loadTranscript(turnId),
+    checkpoints: yield* checkpointMarks(turnId),
+    modelCalls: yield* turnModelCalls(turn.identity),
+  };
 }
 
 interface ProcessRow {
@@ -141,8 +146,8 @@ export function* census(): Op<StoreCensus> {
 
 /**
  * The invariants of the store's rows that no constraint states: a lease is held exactly while a
- * turn is ACTIVE, a parked turn awaits a verdict on some call, and a checkpoint covers no more
- * transcript than is stored. The database's own check of its pages, and of the blobs the rows
+ * turn is ACTIVE, a parked turn awaits a verdict on some call, a checkpoint covers no more
+ * transcript than is stored, and a call's moves go with its ledger row. The database's own check of its pages, and of the blobs the rows
  * refer to, is the driver's.
  */
 export function* rowProblems(): Op<string[]> {
@@ -164,5 +169,9 @@ const ROW_PROBLEMS = `
     SELECT 'turn ' || checkpoints.turn_id || ' has a checkpoint covering ' || transcript_length || ' transcript rows but ' || COUNT(transcript.seq) || ' are stored', 4, checkpoints.turn_id
     FROM checkpoints LEFT JOIN transcript ON transcript.turn_id = checkpoints.turn_id
     GROUP BY checkpoints.turn_id, checkpoints.seq, transcript_length HAVING transcript_length > COUNT(transcript.seq)
+    UNION ALL
+    SELECT 'call ' || turn_id || '/' || step || '/' || tool_call_id || ' has moves but no row in the ledger', 5, turn_id FROM op_moves
+    WHERE NOT EXISTS (SELECT 1 FROM ops WHERE ops.turn_id = op_moves.turn_id AND ops.step = op_moves.step AND ops.tool_call_id = op_moves.tool_call_id)
+    GROUP BY turn_id, step, tool_call_id
   ) AS found
   ORDER BY kind, subject, problem`;

@@ -4,7 +4,7 @@
  * told once.
  */
 import { StaleTurnError } from '../errors.js';
-import { VERDICT_PRIOR_STATE, type OpKey } from '../ledger_types.js';
+import { VERDICT_PRIOR_STATE, type OpKey, type OpState } from '../ledger_types.js';
 import type { VerdictOutcome, VerdictRequest } from '../operator_store.js';
 import { scrubJsonText } from '../scrub.js';
 import { turnFromRow, type TurnRow } from '../turn_rows.js';
@@ -12,6 +12,7 @@ import type { Lease, TurnRecord } from '../turn_types.js';
 import { bumpTurn } from './fence.js';
 import { dialect, now, query, queryOne, type Op } from './instructions.js';
 import { opByKey, requireOp } from './ledger.js';
+import { noteMove } from './op_moves.js';
 import { requireTurn, turnsWhere } from './turn_reads.js';
 
 /** The uncertain states a call may be parked from: RUNNING only where no sweep has marked it yet. */
@@ -30,11 +31,12 @@ export function* parkForResolution(lease: Lease, calls: readonly OpKey[], reason
   });
   for (const call of calls) {
     if (call.turnId !== lease.turnId) throw new StaleTurnError(call.turnId, `await resolution with the lease of turn ${lease.turnId}`);
-    yield* query(
+    const { changes } = yield* query(
       `UPDATE ops SET state = 'MANUAL_RESOLUTION_REQUIRED', error = COALESCE(error, 'outcome unknown'), updated_at = @now
        WHERE turn_id = @turnId AND step = @step AND tool_call_id = @toolCallId AND ${inList('state', 'parkable')}`,
       { ...call, now: at, parkable: PARKABLE },
     );
+    if (changes === 1) yield* noteMove(call, 'MANUAL_RESOLUTION_REQUIRED', at, null);
   }
 }
 
@@ -60,17 +62,19 @@ export function* recordVerdict(request: VerdictRequest): Op<VerdictOutcome> {
     now: at,
   });
   if (bumped.changes === 0) return { kind: 'refused', reason: 'not_awaiting_verdict', op };
+  const state: OpState = request.verdict === 'applied' ? 'RESOLVED_APPLIED' : 'RESOLVED_NOT_APPLIED';
   yield* query(
     `UPDATE ops SET state = @state, verdict_by = @by, verdict_at = @now, verdict_text = @text, updated_at = @now
      WHERE turn_id = @turnId AND step = @step AND tool_call_id = @toolCallId AND state = '${VERDICT_PRIOR_STATE}'`,
     {
       ...request.call,
-      state: request.verdict === 'applied' ? 'RESOLVED_APPLIED' : 'RESOLVED_NOT_APPLIED',
+      state,
       by: request.by,
       text: request.text === null ? null : scrubJsonText(request.text),
       now: at,
     },
   );
+  yield* noteMove(request.call, state, at, request.by);
   const remaining = (yield* queryOne<{ n: number }>(`SELECT COUNT(*) AS n FROM ops WHERE turn_id = @turnId AND state = '${VERDICT_PRIOR_STATE}'`, { turnId: turn.turnId }))?.n ?? 0;
   if (remaining === 0) {
     yield* query(

@@ -10,6 +10,7 @@ import type { TurnStoreTimings } from '../store_options.js';
 import type { RetentionSweepResult, StartupSweepResult } from '../turn_store.js';
 import { sweepUsage } from './usage.js';
 import { collectBlobs, dialect, exclusive, query, type Op } from './instructions.js';
+import { forgetMovesWhere, noteMovesWhere } from './op_moves.js';
 import { compactTranscript } from './transcript.js';
 
 /**
@@ -55,6 +56,7 @@ export function* suspendOwnerless(at: number, which: Ownerless): Op<StartupSweep
      WHERE ops.state = 'RUNNING' AND ${inList('ops.turn_id', 'turnIds')} ORDER BY turns.created_at, turns.${admissionOrder}, ops.step, ops.created_at, ops.tool_call_id`,
     { turnIds },
   );
+  yield* noteMovesWhere(`state = 'RUNNING' AND ${inList('turn_id', 'turnIds')}`, { turnIds }, 'OUTCOME_UNKNOWN', at);
   const unknown = yield* query(`UPDATE ops SET state = 'OUTCOME_UNKNOWN', error = @error, updated_at = @now WHERE state = 'RUNNING' AND ${inList('turn_id', 'turnIds')}`, {
     turnIds,
     error: INTERRUPTED,
@@ -101,7 +103,9 @@ export function* sweepRetention(timings: TurnStoreTimings, at: number): Op<Reten
   );
 
   const ledger = { ...kept, cutoff: at - timings.ledgerRetentionMs };
-  const deletedOps = yield* query(`DELETE FROM ops WHERE NOT (${inList('state', 'keepForever')}) AND updated_at <= @cutoff AND turn_id IN (SELECT turn_id FROM turns WHERE ${TERMINAL})`, ledger);
+  const expiredOps = `NOT (${inList('ops.state', 'keepForever')}) AND ops.updated_at <= @cutoff AND ops.turn_id IN (SELECT turn_id FROM turns WHERE ${TERMINAL})`;
+  yield* forgetMovesWhere(expiredOps, ledger);
+  const deletedOps = yield* query(`DELETE FROM ops WHERE ${expiredOps}`, ledger);
   const deleted = yield* query<{ turn_id: string }>(
     `DELETE FROM turns WHERE ${TERMINAL} AND updated_at <= @cutoff AND NOT EXISTS (SELECT 1 FROM ops WHERE ops.turn_id = turns.turn_id) RETURNING turn_id`,
     { cutoff: ledger.cutoff },

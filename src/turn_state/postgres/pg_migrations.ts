@@ -1,6 +1,9 @@
 import type pg from 'pg';
 import { SCHEMA_NAME } from '../turn_state_settings.js';
-import { usageTables } from '../usage_tables.js';
+import { opMovesTable, usageTables, type ColumnTypes } from '../shared_tables.js';
+
+/** This database's column types, for the tables written once for both. */
+const POSTGRES_COLUMNS: ColumnTypes = { integer: 'BIGINT', real: 'DOUBLE PRECISION', identity: 'BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY', keyedOnly: '' };
 
 const list = (values: readonly string[]): string => values.map((v) => `'${v}'`).join(', ');
 
@@ -32,7 +35,8 @@ const FIRST_MEMORY_SCOPES = ['user', 'channel'];
  * requester is still to be told of a verdict are indexed apart. Version 4 is SQLite's version 12:
  * a history entry keeps its author's name. Version 5 is SQLite's version 13: the model an admin
  * chose for a channel with /model. Version 6 is SQLite's version 14: approval before a call.
- * Version 7 is SQLite's version 15: usage and limits, from the same text as SQLite's.
+ * Version 7 is SQLite's version 15: usage and limits, from the same text as SQLite's; version 8 is
+ * SQLite's version 16: the ledger's moves, likewise.
  */
 export const PG_MIGRATIONS: readonly string[] = [
   `
@@ -228,7 +232,9 @@ export const PG_MIGRATIONS: readonly string[] = [
   );
   `,
   // Version 7 is SQLite's version 15 (DESIGN §10.1): each turn counted against its owner, or refused by a limit; each model call's tokens and cost; the totals of each day.
-  usageTables({ integer: 'BIGINT', real: 'DOUBLE PRECISION', identity: 'BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY', keyedOnly: '' }),
+  usageTables(POSTGRES_COLUMNS),
+  // Version 8 is SQLite's version 16 (DESIGN §6): each state a call of the ledger entered, when, and who moved it.
+  opMovesTable(POSTGRES_COLUMNS),
 ];
 
 /** The advisory lock every process takes around the migrations of one schema. */

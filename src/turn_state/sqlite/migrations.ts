@@ -9,7 +9,10 @@ import { EFFECT_CLASSES } from '../ledger_types.js';
 import { MEMORY_SCOPES } from '../memory_store.js';
 import { REPLY_STATES } from '../reply_types.js';
 import { approvalsBeforeCalls, list, turnsAndOpsWithVerdicts } from './table_rebuilds.js';
-import { usageTables } from '../usage_tables.js';
+import { opMovesTable, usageTables, type ColumnTypes } from '../shared_tables.js';
+
+/** This database's column types, for the tables written once for both. */
+const SQLITE_COLUMNS: ColumnTypes = { integer: 'INTEGER', real: 'REAL', identity: 'INTEGER PRIMARY KEY AUTOINCREMENT', keyedOnly: ' WITHOUT ROWID' };
 
 /** The statuses and op states the first schema knew; a migration never changes with the code that follows it. */
 const FIRST_TURN_STATUSES = ['ACTIVE', 'SUSPENDED', 'TERMINAL_COMPLETED', 'TERMINAL_FAILED', 'TERMINAL_CANCELLED', 'TERMINAL_REJECTED', 'TERMINAL_EXPIRED'];
@@ -231,7 +234,9 @@ export const TURN_STORE_MIGRATIONS: readonly string[] = [
   `,
   approvalsBeforeCalls,
   // Version 15 (DESIGN §10.1): each turn counted against its owner, or refused by a limit; each model call's tokens and cost; the totals of each day.
-  usageTables({ integer: 'INTEGER', real: 'REAL', identity: 'INTEGER PRIMARY KEY AUTOINCREMENT', keyedOnly: ' WITHOUT ROWID' }),
+  usageTables(SQLITE_COLUMNS),
+  // Version 16 (DESIGN §6): each state a call of the ledger entered, when, and who moved it.
+  opMovesTable(SQLITE_COLUMNS),
 ];
 
 /** Brings `db` to the newest of `migrations`; `what` names the store in the errors. */

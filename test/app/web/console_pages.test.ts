@@ -122,7 +122,8 @@ describe('the web console’s pages over HTTP', () => {
     expect(page).toContain('&#60;b&#62;buy milk&#60;/b&#62;');
     expect(page).not.toContain('<b>buy milk');
     expect(page).toContain('<details><summary>Result of w1</summary><pre>saved note 7</pre></details>');
-    expect(page).toMatch(/proposed by the model at step 1 \(PREPARED\).*moved to APPLIED/s);
+    const moves = [...page.matchAll(/<li><time>([^<]+)<\/time> ([^<]+) <span class="muted">— ([^<]+)<\/span><\/li>/g)].map((move) => `${move[1]} ${move[2]} — ${move[3]}`);
+    expect(moves).toEqual(['2026-01-01 00:00:00 proposed by the model at step 1 — the bot', '2026-01-01 00:00:01 started running — the bot', '2026-01-01 00:00:01 took effect — the bot']);
     expect(page).toContain('<td>big</td><td>100</td><td>10</td><td>$0.5000</td>');
     expect(page).toContain('<td>small</td><td>not reported</td><td>not reported</td><td>not priced</td>');
     expect(page).toContain('In all: 110 tokens, $0.5000.');
@@ -153,7 +154,7 @@ describe('the web console’s pages over HTTP', () => {
     expect([op?.state, op?.verdict?.by, op?.verdict?.text]).toEqual(['RESOLVED_APPLIED', 'web:ana', 'ticket T-7']);
     expect((await store.operator.turnDetail(turnId))?.turn.resolutionUntold).toBe(true);
     const after = await get(`${url}/attention`, cookie);
-    expect(after).toContain('Recorded by web:ana: call 1:w1 of turn 00000001 took effect (RESOLVED_APPLIED). The turn awaits no more verdicts');
+    expect(after).toContain('Recorded by web:ana: call w1 of turn 00000001 took effect (RESOLVED_APPLIED). The turn awaits no more verdicts');
     expect(after).toContain('Nothing waits for a person');
     expect(await get(`${url}/attention`, cookie)).not.toContain('Recorded by');
 
@@ -174,7 +175,7 @@ describe('the web console’s pages over HTTP', () => {
     expect([op?.state, op?.approval?.decision?.by, op?.approval?.decision?.note]).toEqual(['APPROVED', 'web:ana', 'go ahead']);
     const page = await get(`${url}/turns/${turnId}`, cookie);
     expect(page).toContain('Recorded by web:ana: call w1 of turn 00000001 approved (APPROVED). The turn waits for no more approvals');
-    expect(page).toMatch(/asked for approval.*approved: go ahead <span class="muted">— web:ana/s);
+    expect(page).toMatch(/asked for approval, to wait until [^<]+ UTC <span class="muted">— the bot<\/span><\/li><li><time>[^<]+<\/time> approved: go ahead <span class="muted">— web:ana/);
   });
 
   it('shows health: the store’s counts, tokens per day as a chart, and the serving bot’s breakers and guard', async () => {
@@ -194,7 +195,7 @@ describe('the web console’s pages over HTTP', () => {
     expect(page.match(/<rect /g)).toHaveLength(14);
     expect(page).toContain('<td>openai</td><td>gpt-test</td><td>open</td><td>3</td>');
     expect(page).toContain('<td>llm:openai</td><td>degraded</td><td>2</td>');
-    expect(page).toContain('a SQLite store is used by one bot process at a time');
+    expect(page).toContain('a SQLite store is used by one bot process at a time, and the bot serving this page is the one.');
     await web?.close();
     web = await startWebConsole(
       { host: '127.0.0.1', port: 0 },

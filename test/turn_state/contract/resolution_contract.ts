@@ -198,5 +198,49 @@ export function describeResolution(makeHarness: MakeHarness): void {
       expect(await h.operator.turnWork(first.turnId)).toEqual({ transcript: [], checkpoints: [], modelCalls: [] });
       expect(await h.operator.turnWork('no-such-turn')).toBeUndefined();
     });
+
+    it('keeps every move of every call, when and by whom: the bot’s, a sweep’s, a verdict’s and an approval’s, until the ledger is swept', async () => {
+      const h = harness();
+      const start = h.clock.now();
+      const { turnId } = await parkedTurn(h);
+      await h.clock.advance(5_000);
+      await h.operator.resolveCall(verdict(turnId, 'write-a', true, 'T-7'));
+      const moves = (await h.operator.turnDetail(turnId))?.moves.map((move) => [move.toolCallId, move.state, move.at - start, move.by]);
+      expect(moves?.filter(([call]) => call === 'write-a')).toEqual([
+        ['write-a', 'PREPARED', 0, null],
+        ['write-a', 'RUNNING', 0, null],
+        ['write-a', 'OUTCOME_UNKNOWN', 0, null],
+        ['write-a', 'MANUAL_RESOLUTION_REQUIRED', 0, null],
+        ['write-a', 'RESOLVED_APPLIED', 5_000, 'cli:alice'],
+      ]);
+      expect(moves?.filter(([call]) => call === 'read').map(([, state]) => state)).toEqual(['PREPARED', 'RUNNING', 'APPLIED']);
+
+      const { lease: asking } = await admitNew(h.store, identity('asking'));
+      await h.store.recordModelTurn(asking, modelTurn(1, [{ id: 'w', effect: 'write' }]));
+      await h.store.awaitApproval(asking, [opKey(asking.turnId, 1, 'w')], 60_000);
+      await h.operator.answerApproval({ call: opKey(asking.turnId, 1, 'w'), verdict: 'approved', by: 'web:ana', note: null });
+      expect((await h.operator.turnDetail(asking.turnId))?.moves.map((move) => [move.state, move.by])).toEqual([
+        ['PREPARED', null],
+        ['AWAITING_APPROVAL', null],
+        ['APPROVED', 'web:ana'],
+      ]);
+
+      const { lease: cut } = await admitNew(h.store, identity('cut'));
+      await h.store.recordModelTurn(cut, modelTurn(1, [{ id: 'w', effect: 'write' }]));
+      await h.store.moveOp(cut, opKey(cut.turnId, 1, 'w'), { to: 'RUNNING' });
+      await h.clock.advance(h.timings.leaseTtlMs + 1);
+      await h.store.sweepExpiredLeases();
+      expect((await h.operator.turnDetail(cut.turnId))?.moves.map((move) => move.state)).toEqual(['PREPARED', 'RUNNING', 'OUTCOME_UNKNOWN']);
+
+      const { lease: done } = await admitNew(h.store, identity('done'));
+      await h.store.recordModelTurn(done, modelTurn(1, [{ id: 'r', effect: 'read' }]));
+      await driveOp(h.store, done, opKey(done.turnId, 1, 'r'), 'APPLIED');
+      await h.store.complete(done, 'done');
+      await h.clock.advance(h.timings.ledgerRetentionMs + 1);
+      await h.store.sweepRetention();
+      expect(await h.operator.turnDetail(done.turnId)).toBeUndefined();
+      expect(await h.operator.checkIntegrity()).toEqual([]);
+      expect((await h.operator.turnDetail(turnId))?.moves.filter((move) => move.toolCallId === 'write-a')).toHaveLength(5);
+    });
   });
 }

@@ -1,5 +1,11 @@
-/** How one database names the column types of the usage tables. */
-export interface UsageColumnTypes {
+/**
+ * The tables added since the two databases' schemas were first written, written once for both
+ * databases' migrations in each one's column types. A migration never changes with the code that
+ * follows it: a later change to one of these tables is a step of its own.
+ */
+
+/** How one database names the column types of the shared tables. */
+export interface ColumnTypes {
   readonly integer: string;
   readonly real: string;
   /** A numbered key that is never reused. */
@@ -9,13 +15,11 @@ export interface UsageColumnTypes {
 }
 
 /**
- * The usage tables (DESIGN §10.1), written once for both databases' migrations — SQLite's version
- * 15, PostgreSQL's 7 — in each one's column types: each message counted against its owner or
- * refused by a limit (`usage_turns`), each model call's tokens and cost (`usage_calls`), and the
- * totals of each UTC day, owner and model (`usage_days`). A migration never changes with the code
- * that follows it: a later change to these tables is a step of its own.
+ * The usage tables (DESIGN §10.1) — SQLite's version 15, PostgreSQL's 7: each message counted
+ * against its owner or refused by a limit (`usage_turns`), each model call's tokens and cost
+ * (`usage_calls`), and the totals of each UTC day, owner and model (`usage_days`).
  */
-export function usageTables(types: UsageColumnTypes): string {
+export function usageTables(types: ColumnTypes): string {
   return `
   CREATE TABLE usage_turns (
     source TEXT NOT NULL,
@@ -73,5 +77,29 @@ export function usageTables(types: UsageColumnTypes): string {
     cost ${types.real},
     PRIMARY KEY (day, source, user_id, channel_id, server_id, model)
   )${types.keyedOnly};
+  `;
+}
+
+/**
+ * The ledger's moves (DESIGN §6) — SQLite's version 16, PostgreSQL's 8: one row for each state a
+ * call entered, when, and who moved it (`NULL`: the bot itself). The calls recorded before it get
+ * two: PREPARED when they were recorded, and the state they were in, when they entered it.
+ */
+export function opMovesTable(types: ColumnTypes): string {
+  return `
+  CREATE TABLE op_moves (
+    id ${types.identity},
+    turn_id TEXT NOT NULL,
+    step ${types.integer} NOT NULL,
+    tool_call_id TEXT NOT NULL,
+    state TEXT NOT NULL,
+    moved_at ${types.integer} NOT NULL,
+    moved_by TEXT
+  );
+  CREATE INDEX op_moves_by_op ON op_moves (turn_id, step, tool_call_id);
+  INSERT INTO op_moves (turn_id, step, tool_call_id, state, moved_at, moved_by)
+    SELECT turn_id, step, tool_call_id, 'PREPARED', created_at, NULL FROM ops ORDER BY created_at, turn_id, step, tool_call_id;
+  INSERT INTO op_moves (turn_id, step, tool_call_id, state, moved_at, moved_by)
+    SELECT turn_id, step, tool_call_id, state, updated_at, COALESCE(verdict_by, approval_by) FROM ops WHERE state <> 'PREPARED' ORDER BY updated_at, turn_id, step, tool_call_id;
   `;
 }
