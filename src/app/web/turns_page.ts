@@ -75,8 +75,8 @@ export function turnRows(turns: readonly TurnOverview[]): string {
       const cells = [
         escapeHtml(utcTime(turn.createdAt)),
         `<a href="/turns/${encodeURIComponent(turn.turnId)}">${escapeHtml(shortTurnId(turn.turnId))}</a>`,
-        escapeHtml(`${turn.identity.source}:${turn.identity.channelId}`),
-        escapeHtml(turn.requesterId),
+        `<span class="id">${escapeHtml(`${turn.identity.source}:${turn.identity.channelId}`)}</span>`,
+        `<span class="id">${escapeHtml(turn.requesterId)}</span>`,
         escapeHtml(STATUS_WORDS[turn.status]),
         escapeHtml(waiting),
       ];

@@ -16,7 +16,7 @@ th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #ccc;vertical
 .login label,.action label{display:block;margin:.5rem 0}input,select,textarea,button{font-size:1rem;padding:.3rem;max-width:100%}
 textarea{width:100%;box-sizing:border-box}button{cursor:pointer}
 .filters{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:end;margin-bottom:.5rem}.filters label{display:flex;flex-direction:column;font-size:.9rem}
-.muted{color:#555}pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f4f4f4;padding:.5rem;margin:.3rem 0}
+.muted{color:#555}.id{overflow-wrap:anywhere}pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f4f4f4;padding:.5rem;margin:.3rem 0}
 .message{border-left:4px solid #999;padding:.2rem .7rem;margin:.6rem 0}.message.user{border-color:#0b4f8a}.message.assistant{border-color:#17693a}.message.tool{border-color:#8a5a00}
 .role{font-weight:bold;font-size:.9rem}details{margin:.3rem 0}summary{cursor:pointer}
 .call{border:1px solid #ccc;border-radius:4px;padding:.5rem .8rem;margin:.8rem 0}.call h3{margin:.2rem 0;font-size:1.05rem}

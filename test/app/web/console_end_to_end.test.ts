@@ -152,7 +152,7 @@ web:
     expect(await sectionText(page, 'Reply')).toMatch(/^Reply\s+delivered: 1 part\(s\) delivered, stored .* UTC, delivered .* UTC$/);
     expect(await sectionText(page, 'Model calls')).toMatch(/test-model\s+20\s+7/);
     expect(await seriousAxeViolations(page)).toEqual([]);
-    await screenshot(page, 'turn');
+    await screenshot(page, 'turn-completed');
   });
 
   it('shows an uncertain write on the attention page, and a verdict given there by web:ana is told in the channel and lets the turn go on', async () => {
@@ -182,15 +182,14 @@ web:
     expect(conversation).toContain('Open a ticket');
     expect(conversation).toContain('Calls save_note (w1)');
     expect(await seriousAxeViolations(turnPage)).toEqual([]);
+    await screenshot(turnPage, 'turn');
     await turnPage.close();
 
     fake.enqueue(chatText('Your ticket is T-7.'));
     await page.type('::-p-aria([name="The result the model will see (optional)"][role="textbox"])', 'ticket T-7 opened');
     await press(page, 'It took effect: applied');
     expect(new URL(page.url()).pathname).toBe('/attention');
-    expect(await flash(page)).toBe(
-      `Recorded by web:ana: call 1:w1 of turn ${short} took effect (RESOLVED_APPLIED). The turn awaits no more verdicts: the bot tells the requester and goes on with it.`,
-    );
+    expect(await flash(page)).toBe(`Recorded by web:ana: call w1 of turn ${short} took effect (RESOLVED_APPLIED). The turn awaits no more verdicts: the bot tells the requester and goes on with it.`);
     expect(await bodyText(page)).toContain('Nothing waits for a person');
 
     // The notice answers the member's message; the turn then goes on by itself in the channel.
@@ -210,7 +209,7 @@ web:
     expect(await page.evaluate(() => document.querySelector('main dl')?.innerText ?? '')).toContain('completed (TERMINAL_COMPLETED)');
     const call = await sectionText(page, 'Tool calls');
     expect(call).toContain('State: RESOLVED_APPLIED');
-    expect(call).toMatch(/verdict: it took effect: ticket T-7 opened \(RESOLVED_APPLIED\) — web:ana/);
+    expect(call).toMatch(/verdict: it took effect: ticket T-7 opened — web:ana/);
   });
 
   it('asks for approval of a write on the attention page: a post without the CSRF token is refused, and Approve lets the write run once', async () => {
@@ -250,7 +249,7 @@ web:
     expect(answersTo(discord, channelId, asked)).toEqual(['I saved the note.']);
     // The request in the channel shows who approved it, and its buttons are gone.
     expect(discord.message(request.id)?.components).toEqual([]);
-    expect(discord.message(request.id)?.content).toMatch(/\*\*Approved\*\* by [^\n]*\bana\b[^\n]* at \d{4}-\d\d-\d\d \d\d:\d\d UTC\.$/);
+    expect(discord.message(request.id)?.content).toMatch(/\*\*Approved\*\* by ana \(web console\) at \d{4}-\d\d-\d\d \d\d:\d\d UTC\.$/);
   });
 
   it('shows the health of the bot serving it: its model’s breaker and the tokens spent per day as a chart', async () => {

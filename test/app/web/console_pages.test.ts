@@ -37,7 +37,8 @@ describe('the web console’s pages over HTTP', () => {
   const post = (url: string, form: Record<string, string>, cookie?: string) =>
     fetch(url, { method: 'POST', redirect: 'manual', body: new URLSearchParams(form), headers: cookie === undefined ? {} : { cookie } });
   const get = async (url: string, cookie: string) => (await fetch(url, { headers: { cookie } })).text();
-  const rowsOf = (page: string) => [...page.matchAll(/<tr data-status="[^"]+">(.*?)<\/tr>/g)].map((row) => [...(row[1] ?? '').matchAll(/<td>(.*?)<\/td>/g)].map((cell) => cell[1]));
+  const rowsOf = (page: string) =>
+    [...page.matchAll(/<tr data-status="[^"]+">(.*?)<\/tr>/g)].map((row) => [...(row[1] ?? '').matchAll(/<td>(.*?)<\/td>/g)].map((cell) => cell[1]?.replace(/<[^>]+>/g, '')));
 
   it('filters the turns by status, channel, requester and age, and names a filter it does not know', async () => {
     const { url, store, clock, cookie } = await start();

@@ -47,7 +47,7 @@ describe('the web console in a browser', () => {
     const page = await browser.page();
     await page.goto(`${url}/login`);
     expect(await seriousAxeViolations(page)).toEqual([]);
-    await screenshot(page, 'login');
+    await screenshot(page, 'login-over-a-store');
 
     await logIn(page, url);
     expect(new URL(page.url()).pathname).toBe('/');
@@ -55,7 +55,7 @@ describe('the web console in a browser', () => {
     expect(text).toContain('requester-42');
     expect(text).toContain('console:general');
     expect(await seriousAxeViolations(page)).toEqual([]);
-    await screenshot(page, 'turns');
+    await screenshot(page, 'turns-over-a-store');
   });
 
   it('keeps the session cookie from the page’s scripts and from other sites’ requests', async () => {
