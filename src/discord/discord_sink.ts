@@ -5,7 +5,7 @@ import type { Logger } from '../core/logger.js';
 import { DISCORD_MESSAGE_LIMIT, splitMessage } from './message_split.js';
 import type { CommandAnswers } from './command_answers.js';
 import { isRefusedByDiscord, withDiscordRetry, type DiscordRetryPolicy } from './discord_retry.js';
-import { postReplyParts, replyNonce, type ReplyChannel } from './reply_posting.js';
+import { postReplyParts, replyNonce, replyReference, type ReplyChannel } from './reply_posting.js';
 import { NOTICE_MARK, SAFE_MENTIONS } from './mention_policy.js';
 import { NoticeMessages } from './notice_messages.js';
 import { RequestBudget } from './request_budget.js';
@@ -71,7 +71,6 @@ export function discordSink(options: DiscordSinkOptions): ReplySink {
   const post = (channelId: string, work: (channel: SendableChannel) => Promise<unknown>): void => {
     inOrder(channelId, work).catch((error: unknown) => logger.error({ err: error, channel: channelId }, 'could not post to Discord'));
   };
-  const replyTo = (messageId: string) => ({ messageReference: messageId, failIfNotExists: false });
   const typing = new TypingIndicators(
     clock,
     // Decided when the channel's turn comes, after the requests queued before it went out.
@@ -111,7 +110,7 @@ export function discordSink(options: DiscordSinkOptions): ReplySink {
       if (stream.message === undefined) {
         stream.message = await channel.send({
           content,
-          reply: replyTo(event.inReplyTo),
+          ...replyReference(event.inReplyTo),
           nonce: replyNonce(event.turn, `draft:${event.inReplyTo}`),
           enforceNonce: true,
           allowedMentions: SAFE_MENTIONS,
@@ -163,7 +162,7 @@ export function discordSink(options: DiscordSinkOptions): ReplySink {
               return;
             }
             budget.spend(1 + rest.length);
-            const shown = stream?.message ?? (await channel.send({ content: first, reply: replyTo(event.inReplyTo), allowedMentions: SAFE_MENTIONS }));
+            const shown = stream?.message ?? (await channel.send({ content: first, ...replyReference(event.inReplyTo), allowedMentions: SAFE_MENTIONS }));
             if (stream?.message !== undefined) await stream.message.edit({ content: first, allowedMentions: SAFE_MENTIONS });
             if (event.turn !== null && rest.length === 0) notices.shown(event.turn, event.notice, shown);
             for (const part of rest) await channel.send({ content: part, allowedMentions: SAFE_MENTIONS });
@@ -204,7 +203,7 @@ export function discordSink(options: DiscordSinkOptions): ReplySink {
         const message = await withDiscordRetry(options.delivery, () =>
           channel.send({
             content: `${NOTICE_MARK}${ask.text}\n${PRESS_AGAIN_TEXT}`,
-            reply: replyTo(ask.inReplyTo),
+            ...replyReference(ask.inReplyTo),
             components: [approvalButtons(ask.approvalId)],
             nonce: replyNonce(ask.turn, `approval:${ask.approvalId}`),
             enforceNonce: true,

@@ -58,12 +58,21 @@ export async function postReplyParts(channel: ReplyChannel, reply: FinalReply, p
         nonce: replyNonce(reply.turn, part),
         enforceNonce: true,
         allowedMentions: SAFE_MENTIONS,
-        ...(part === 0 ? { reply: { messageReference: reply.inReplyTo, failIfNotExists: false } } : {}),
+        ...(part === 0 ? replyReference(reply.inReplyTo) : {}),
       };
       await withDiscordRetry(policy, () => channel.send(options));
     }
     await confirmed(part + 1);
   }
+}
+
+/**
+ * What makes a message a reply to `messageId`: Discord takes only a message's id (a snowflake)
+ * there and refuses the whole message for anything else, so an answer to no Discord message (a
+ * turn continued by itself answers `auto-<turn>`) is posted without a reference.
+ */
+export function replyReference(messageId: string): Pick<MessageCreateOptions, 'reply'> {
+  return /^\d+$/.test(messageId) ? { reply: { messageReference: messageId, failIfNotExists: false } } : {};
 }
 
 /** Edits the draft into the reply's first part; `false` when the draft is gone (someone deleted it), so the part is posted anew. */

@@ -45,6 +45,9 @@ async function parkTurn(turns: TurnStore, requesterId: string, channelId: string
   return lease.turnId;
 }
 
+/** The Discord message ids of the requests parked in this server: ids as Discord gives them, which a reply may refer to. */
+const ASKED_HERE = 1100000000000000000n;
+
 describe('the admins’ /turns and /resolve on Discord', { timeout: 60_000 }, () => {
   const world = useDiscordWorld();
   const storeAt = (): string => join(world.temp.path(), STORE);
@@ -54,9 +57,9 @@ describe('the admins’ /turns and /resolve on Discord', { timeout: 60_000 }, ()
     const opened = openStoreFileAt(storeAt(), { clock: new ManualClock({ wallStart: Date.UTC(2020, 0, 1) }), ids: new RandomIds() });
     const { user, channelId, dmChannelId } = world.discord.world;
     const ids: string[] = [];
-    for (const [index, calls] of here.entries()) ids.push(await parkTurn(opened.turns, user.id, channelId, `asked-${index}`, calls));
-    const elsewhere = await parkTurn(opened.turns, user.id, OTHER_SERVER_CHANNEL, 'asked-elsewhere', ['call_x']);
-    const direct = await parkTurn(opened.turns, user.id, dmChannelId, 'asked-in-dm', ['call_y']);
+    for (const [index, calls] of here.entries()) ids.push(await parkTurn(opened.turns, user.id, channelId, `${ASKED_HERE + BigInt(index)}`, calls));
+    const elsewhere = await parkTurn(opened.turns, user.id, OTHER_SERVER_CHANNEL, '1100000000000000900', ['call_x']);
+    const direct = await parkTurn(opened.turns, user.id, dmChannelId, '1100000000000000901', ['call_y']);
     await opened.close();
     return { here: ids, elsewhere, direct };
   }
@@ -173,7 +176,7 @@ describe('the admins’ /turns and /resolve on Discord', { timeout: 60_000 }, ()
         `the turn has a verdict: <@${user.id}> is told in <#${channelId}>, and the request goes on by itself or at ` +
         `their \`resume\`.`,
     );
-    const told = await replyTo(world.discord, 'asked-0');
+    const told = await replyTo(world.discord, String(ASKED_HERE));
     expect(told.content).toMatch(new RegExp(`^ℹ️ An operator checked your saved request \\(turn ${short}\\): .*Type \`resume\` to continue your request\\.$`));
     expect(posts(world.discord)).toHaveLength(1);
 

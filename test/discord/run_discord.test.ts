@@ -229,7 +229,7 @@ describe('the Discord adapter in-process', { timeout: 60_000 }, () => {
   it('tells the channel once after a restart that a request was interrupted, answering that request', async () => {
     const { store } = openTestStore(join(temp.path(), 'data'));
     await store.admit({
-      identity: { source: 'discord', channelId: discord.world.channelId, messageId: 'asked-before' },
+      identity: { source: 'discord', channelId: discord.world.channelId, messageId: '1100000000000000800' },
       requesterId: discord.world.user.id,
       messageDigest: 'd',
       start: startingWith(),
@@ -240,7 +240,7 @@ describe('the Discord adapter in-process', { timeout: 60_000 }, () => {
     await nthPost(1);
     expect(discord.requests.find((r) => r.method === 'POST' && r.path === `/channels/${discord.world.channelId}/messages`)?.body).toMatchObject({
       content: expect.stringMatching(/^ℹ️ The bot restarted while working on a request/) as unknown,
-      message_reference: { message_id: 'asked-before' },
+      message_reference: { message_id: '1100000000000000800' },
     });
     bot.stop();
     expect(await bot.done).toBe(0);

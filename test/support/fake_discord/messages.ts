@@ -83,10 +83,13 @@ export function applyEdit(message: MessageJson, body: MessageBody): void {
 /**
  * `POST /channels/:id/messages`: stores and returns a bot message. With `enforce_nonce`, a nonce the
  * bot already used in this channel returns that earlier message and creates nothing. Content over
- * 2,000 characters is refused with 400 (50035 BASE_TYPE_MAX_LENGTH) and creates nothing.
+ * 2,000 characters is refused with 400 (50035 BASE_TYPE_MAX_LENGTH), and a reply to a message id
+ * that is not a snowflake with 400 (50035), as Discord does; neither creates anything.
  */
 export function createMessage(state: RestState, channelId: string, body: MessageBody = {}): HttpReply {
   if (isContentTooLong(body.content)) return contentTooLong();
+  const referenced = (body.message_reference as ReferenceBody | undefined)?.message_id;
+  if (typeof referenced === 'string' && !/^\d+$/.test(referenced)) return invalidForm('message_reference', `Value "${referenced}" is not snowflake.`);
   const nonce = nonceOf(body);
   if (body.enforce_nonce === true && nonce !== undefined) {
     const earlier = channelMessages(state.messages, channelId).find((m) => m.author.id === state.world.bot.id && m.nonce === nonce);
