@@ -76,9 +76,10 @@ export async function runBotProcess(args: CliArgs, io: CliIo): Promise<ExitStatu
   try {
     const transport = await openTransport(choice, config, { io, logs, clock, logger, startup });
     const server = await metrics?.serve(services, transport, logger);
-    const live = { breakers: () => services.recovery.breakers.modelSnapshots(), guard: () => services.recovery.guard.snapshots() };
     const web =
-      config.web.listen === undefined ? undefined : await startWebConsole(config.web.listen, { operator: services.operator, live, token: config.web.token, clock, ids: new RandomIds(), logger });
+      config.web.listen === undefined
+        ? undefined
+        : await startWebConsole(config.web.listen, { operator: services.operator, live: services.recovery, token: config.web.token, clock, ids: new RandomIds(), logger });
     try {
       await runBot(transport, { config, services, clock, logger, stop: stop.signal, faults });
     } finally {

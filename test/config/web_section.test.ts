@@ -8,6 +8,8 @@ describe('the web section', () => {
     const web = parseConfigText('web:\n  listen: 0.0.0.0:9470\n  token: ${HOLDFAST_WEB_TOKEN}\n', 'c.yml', { HOLDFAST_WEB_TOKEN: 'a-long-enough-token' }).web;
     expect(web).toEqual({ listen: { host: '0.0.0.0', port: 9470 }, token: 'a-long-enough-token' });
     expect(parseConfigText('web:\n  listen: "[::1]:0"\n', 'c.yml', {}).web).toEqual({ listen: { host: '::1', port: 0 } });
+    expect(parseConfigText('web:\n  listen: localhost:9470\n', 'c.yml', {}).web).toEqual({ listen: { host: 'localhost', port: 9470 } });
+    expect(parseConfigText('web:\n  listen: 127.0.0.2:9470\n', 'c.yml', {}).web).toEqual({ listen: { host: '127.0.0.2', port: 9470 } });
   });
 
   it('refuses to listen beyond this machine without a token, a short token, and what is not host:port, naming the key', () => {

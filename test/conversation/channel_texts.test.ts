@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { approvalNotWaitingText } from '../../src/conversation/notices/approval_texts.js';
 import { queuedLineText, runningToolsText, stoppedText, thoughtText } from '../../src/conversation/notices/texts.js';
+import type { OpRecord } from '../../src/turn_state/ledger_types.js';
 
 describe('what the bot says in a channel, word for word', () => {
   it('tells what each call that ran on after /stop came to, on one line each, a long result cut', () => {
@@ -39,5 +41,29 @@ describe('what the bot says in a channel, word for word', () => {
     expect(thoughtText(12_400)).toBe('-# thought for 12 s');
     expect(thoughtText(200)).toBe('-# thought for 1 s');
     expect(thoughtText(125_000)).toBe('-# thought for 2 min');
+  });
+
+  it('names who answered a request for approval as people read them: a Discord user by mention, an operator by name and where they answered', () => {
+    const answered = (by: string): OpRecord => ({
+      turnId: 't-1',
+      step: 1,
+      toolCallId: 'w1',
+      toolName: 'save_note',
+      effect: 'write',
+      state: 'APPROVED',
+      idempotencyKey: 'k',
+      fingerprint: 'f',
+      input: {},
+      inputRedacted: false,
+      result: null,
+      error: null,
+      verdict: null,
+      approval: { requestedAt: 0, expiresAt: 1, messageId: null, decision: { verdict: 'approved', by, at: 0, note: null } },
+      createdAt: 0,
+      updatedAt: 0,
+    });
+    expect(approvalNotWaitingText(answered('discord:42'))).toBe('That request was already approved by <@42>.');
+    expect(approvalNotWaitingText(answered('cli:bob'))).toBe('That request was already approved by bob (command line).');
+    expect(approvalNotWaitingText(answered('web:ana'))).toBe('That request was already approved by ana (web console).');
   });
 });

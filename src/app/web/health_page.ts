@@ -3,8 +3,8 @@
  * last seen, the models' capacity breakers and the subsystem guard as the serving process knows
  * them, the store's counts, and the tokens spent per day as a small chart.
  */
-import type { ModelBreakerSnapshot } from '../../recovery/breaker_registry.js';
-import type { HealthSnapshot } from '../../recovery/subsystem_guard.js';
+import type { ModelBreakerRegistry } from '../../recovery/breaker_registry.js';
+import type { SubsystemGuard } from '../../recovery/subsystem_guard.js';
 import type { ProcessRecord, StoreCensus } from '../../turn_state/operator_store.js';
 import type { UsageRow } from '../../turn_state/usage_store.js';
 import { formatAge } from '../operator/text_table.js';
@@ -15,8 +15,8 @@ export const CHART_DAYS = 14;
 
 /** What only a bot process knows: its breakers and its guard. The console serving alone has neither. */
 export interface LiveRecovery {
-  breakers(): readonly ModelBreakerSnapshot[];
-  guard(): readonly HealthSnapshot[];
+  readonly breakers: Pick<ModelBreakerRegistry, 'modelSnapshots'>;
+  readonly guard: Pick<SubsystemGuard, 'snapshots'>;
 }
 
 /** What the health page shows, read when it was asked for. */
@@ -57,8 +57,8 @@ function recovery(live: LiveRecovery | undefined): string {
       '<section><h2>Models and the guard</h2><p>Breakers and the subsystem guard live in each bot process: ' +
       'see its metrics (<code>holdfast_breaker_open</code>) or the console it serves.</p></section>'
     );
-  const breakers = live.breakers().map(({ provider, model, snapshot }) => [provider, model, snapshot.state, String(snapshot.failedGenerations)].map(escapeHtml));
-  const guard = live.guard().map((health) => [health.name, health.status, String(health.consecutiveFailures)].map(escapeHtml));
+  const breakers = live.breakers.modelSnapshots().map(({ provider, model, snapshot }) => [provider, model, snapshot.state, String(snapshot.failedGenerations)].map(escapeHtml));
+  const guard = live.guard.snapshots().map((health) => [health.name, health.status, String(health.consecutiveFailures)].map(escapeHtml));
   return (
     '<section><h2>Models and the guard</h2>' +
     (breakers.length === 0 ? '<p>No model was called yet.</p>' : table('Capacity breakers, one per model', ['Provider', 'Model', 'Breaker', 'Failed generations'], breakers)) +

@@ -232,17 +232,7 @@ function scopeColumn(scope: LimitScope): string {
 }
 
 function groupColumn(by: UsageGrouping): string {
-  switch (by) {
-    case 'model':
-    case 'day':
-      return by;
-    case 'user':
-    case 'channel':
-    case 'server':
-      return scopeColumn(by);
-    default:
-      return assertNever(by);
-  }
+  return by === 'model' || by === 'day' ? by : scopeColumn(by);
 }
 
 interface DayCounts {

@@ -1,4 +1,5 @@
 import { type AddressInfo, createServer } from 'node:net';
+import { Gauge } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HoldfastMetrics } from '../../../src/app/metrics/holdfast_metrics.js';
 import { isListenError, type HttpListener } from '../../../src/app/http_listener.js';
@@ -32,6 +33,25 @@ describe('the metrics server', () => {
     const text = await response.text();
     expect(sampleValue(text, 'holdfast_turns_total', { status: 'completed' })).toBe(1);
     expect(text).toContain('# TYPE nodejs_eventloop_lag_seconds gauge');
+  });
+
+  it('answers 500 saying why when a metric cannot be collected, and serves the metrics again once it can', async () => {
+    const metrics = new HoldfastMetrics();
+    let broken = true;
+    new Gauge({
+      name: 'holdfast_test_census',
+      help: 'A gauge read from a store that may be down.',
+      registers: [metrics.registry],
+      collect() {
+        if (broken) throw new Error('the store is unreachable');
+        this.set(1);
+      },
+    });
+    server = await startMetricsServer({ host: '127.0.0.1', port: 0 }, { registry: metrics.registry, readiness: () => readiness({ store: () => true, transport: () => true }) });
+    const failed = await fetch(`${server.url}/metrics`);
+    expect([failed.status, await failed.text()]).toEqual([500, 'the metrics could not be collected: the store is unreachable\n']);
+    broken = false;
+    expect(sampleValue(await (await fetch(`${server.url}/metrics`)).text(), 'holdfast_test_census', {})).toBe(1);
   });
 
   it('answers /healthz 200 while it runs, and /readyz 200 only while the store and the transport are up, else 503 naming what is not', async () => {

@@ -181,8 +181,12 @@ describe('the web console’s pages over HTTP', () => {
 
   it('shows health: the store’s counts, tokens per day as a chart, and the serving bot’s breakers and guard', async () => {
     const live: LiveRecovery = {
-      breakers: () => [{ provider: 'openai', model: 'gpt-test', snapshot: { key: 'openai:gpt-test', state: 'open', cooldownMs: 1000, nextProbeAtMs: 5, probeInFlight: false, failedGenerations: 3 } }],
-      guard: () => [{ name: 'llm:openai', status: 'degraded', consecutiveFailures: 2 }],
+      breakers: {
+        modelSnapshots: () => [
+          { provider: 'openai', model: 'gpt-test', snapshot: { key: 'openai:gpt-test', state: 'open', cooldownMs: 1000, nextProbeAtMs: 5, probeInFlight: false, failedGenerations: 3 } },
+        ],
+      },
+      guard: { snapshots: () => [{ name: 'llm:openai', status: 'degraded', consecutiveFailures: 2 }] },
     };
     const { url, store, cookie } = await start(live);
     await parkedTurn(store.turns, 'm-1', [{ id: 'w1' }]);

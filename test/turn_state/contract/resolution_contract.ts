@@ -215,6 +215,21 @@ export function describeResolution(makeHarness: MakeHarness): void {
       ]);
       expect(moves?.filter(([call]) => call === 'read').map(([, state]) => state)).toEqual(['PREPARED', 'RUNNING', 'APPLIED']);
 
+      const { lease: mixed } = await admitNew(h.store, identity('mixed'));
+      await h.store.recordModelTurn(
+        mixed,
+        modelTurn(1, [
+          { id: 'w', effect: 'write' },
+          { id: 'r', effect: 'read' },
+        ]),
+      );
+      await driveOp(h.store, mixed, opKey(mixed.turnId, 1, 'w'), 'OUTCOME_UNKNOWN');
+      await driveOp(h.store, mixed, opKey(mixed.turnId, 1, 'r'), 'APPLIED');
+      await h.store.awaitResolution(mixed, [opKey(mixed.turnId, 1, 'w'), opKey(mixed.turnId, 1, 'r')], 'uncertain');
+      const parkedMoves = (await h.operator.turnDetail(mixed.turnId))?.moves.map((move) => `${move.toolCallId} ${move.state}`);
+      expect(parkedMoves?.filter((move) => move.endsWith('MANUAL_RESOLUTION_REQUIRED'))).toEqual(['w MANUAL_RESOLUTION_REQUIRED']);
+      expect(findOp(await h.store.listOps(mixed.turnId), 1, 'r').state).toBe('APPLIED');
+
       const { lease: asking } = await admitNew(h.store, identity('asking'));
       await h.store.recordModelTurn(asking, modelTurn(1, [{ id: 'w', effect: 'write' }]));
       await h.store.awaitApproval(asking, [opKey(asking.turnId, 1, 'w')], 60_000);
