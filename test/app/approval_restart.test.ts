@@ -1,16 +1,16 @@
+import { useDiscordServers, type DiscordServers } from '../support/program_servers.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { answersTo, answerTo, approvalButton, approvalRequest, approvedBy, isApprovalRequest, isEditOf } from '../support/approval_requests.js';
 import { startProgram, type BackgroundProgram } from '../support/background_program.js';
 import { discordConfigYaml, say } from '../support/discord_bot.js';
-import { FakeDiscord } from '../support/fake_discord/server.js';
+import type { FakeDiscord } from '../support/fake_discord/server.js';
 import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
-import { FakeLLMServer } from '../support/fake_llm/server.js';
-import { useProgramsKilledAfterEach } from '../support/program.js';
+import type { FakeLLMServer } from '../support/fake_llm/server.js';
 import { useTempDir } from '../support/temp_dir.js';
-import { ToolTarget } from '../support/tool_target.js';
+import type { ToolTarget } from '../support/tool_target.js';
 
 const NOTE = '{"text":"printer on fire"}';
 const SAVED = 'I saved the note.';
@@ -24,21 +24,14 @@ interface StoredCall {
 // Real processes on the local Discord: generous limits that only catch hangs.
 describe('a request for approval outlives the bot process that asked it (SQLite store)', { timeout: 120_000 }, () => {
   const temp = useTempDir();
+  const servers = useDiscordServers();
   let discord: FakeDiscord;
   let fake: FakeLLMServer;
   let target: ToolTarget;
-  beforeEach(async () => {
-    discord = await FakeDiscord.start();
-    fake = await FakeLLMServer.start();
-    target = await ToolTarget.start();
+  let track: DiscordServers['track'];
+  beforeEach(() => {
+    ({ discord, fake, target, track } = servers.current);
   });
-  afterEach(async () => {
-    await target.close();
-    await fake.close();
-    await discord.close();
-  });
-  // Registered after the servers' hook, so that it runs first: the programs stop before their servers.
-  const track = useProgramsKilledAfterEach<BackgroundProgram>();
 
   const storePath = (): string => join(temp.path(), 'data/turn_state/turns.sqlite3');
 

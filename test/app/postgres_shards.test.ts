@@ -1,34 +1,28 @@
+import { useDiscordServers, type DiscordServers } from '../support/program_servers.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { answersTo, answerTo as answerIn, approvalButton, approvalRequest, approvedBy, isApprovalRequest, isEditOf } from '../support/approval_requests.js';
 import { startProgram, type BackgroundProgram } from '../support/background_program.js';
-import { useProgramsKilledAfterEach } from '../support/program.js';
 import { discordConfigYaml, type BotMessageBody } from '../support/discord_bot.js';
-import { FakeDiscord, type RecordedRequest } from '../support/fake_discord/server.js';
+import type { FakeDiscord, RecordedRequest } from '../support/fake_discord/server.js';
 import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
-import { FakeLLMServer } from '../support/fake_llm/server.js';
+import type { FakeLLMServer } from '../support/fake_llm/server.js';
 import { freshPgConnection, onSchema } from '../support/postgres_schema.js';
 import { useTempDir } from '../support/temp_dir.js';
-import { ToolTarget } from '../support/tool_target.js';
+import type { ToolTarget } from '../support/tool_target.js';
 
 // Real processes, real leases: generous limits that only catch hangs.
 describe('two bot processes, shard 0 and shard 1 of 2, on one PostgreSQL store', { timeout: 120_000 }, () => {
   const temp = useTempDir();
+  const servers = useDiscordServers({ guilds: 2 });
   let discord: FakeDiscord;
   let fake: FakeLLMServer;
   let target: ToolTarget;
-  beforeEach(async () => {
-    discord = await FakeDiscord.start({ guilds: 2 });
-    fake = await FakeLLMServer.start();
-    target = await ToolTarget.start();
+  let track: DiscordServers['track'];
+  beforeEach(() => {
+    ({ discord, fake, target, track } = servers.current);
   });
-  afterEach(async () => {
-    await target.close();
-    await fake.close();
-    await discord.close();
-  });
-  const track = useProgramsKilledAfterEach<BackgroundProgram>();
 
   /** Starts the bot running shard `id` of 2 in a working directory of its own; with `approvals`, its writes wait for approval. */
   async function shard(id: number, url: string, schema: string, approvals = false): Promise<BackgroundProgram> {

@@ -1,6 +1,7 @@
+import { EventEmitter } from 'node:events';
 import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
+import { PassThrough, Readable, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/app/run.js';
 import { useTempDir } from '../support/temp_dir.js';
@@ -60,6 +61,24 @@ describe('runCli', () => {
     const jsonl = io(temp.path(), { DISCORD_TOKEN: 'abc' });
     expect(await runCli(['--jsonl'], jsonl.io)).toBe(0);
     expect(jsonl.stdout()).toBe('{"type":"ready"}\n');
+  });
+
+  it('stops waiting for a PostgreSQL server that does not answer at SIGTERM, exits 0 and says it stopped while starting', async () => {
+    const port = new URL(await closedPortUrl()).port;
+    const config = temp.write('config.yml', `turn_state:\n  backend: postgres\n  postgres: { url: "postgres://holdfast:pw@127.0.0.1:${port}/bot" }\nstartup_timeout_seconds: 600\n`);
+    const signals = new EventEmitter();
+    const logged: string[] = [];
+    const stderr = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        logged.push(chunk.toString('utf8'));
+        // The first retry shows the bot waiting for its store: the operator stops it then.
+        if (chunk.toString('utf8').includes('trying again in')) signals.emit('SIGTERM');
+        done();
+      },
+    });
+    const status = await runCli(['--jsonl', '--config', config], { stdin: Readable.from([]), stdout: { write: () => true }, stderr, env: {}, cwd: temp.path(), signals });
+    expect(status).toBe(0);
+    expect(logged.join('')).toContain('stopped while starting: SIGINT or SIGTERM came while the bot waited for Discord or its store');
   });
 
   it('serves the web console while it runs when web.listen is set, and exits 2 with one line naming the address when it cannot listen there', async () => {

@@ -1,4 +1,6 @@
 import { afterEach, beforeEach } from 'vitest';
+import type { BackgroundProgram } from './background_program.js';
+import { FakeDiscord } from './fake_discord/server.js';
 import { FakeLLMServer } from './fake_llm/server.js';
 import { useProgramsKilledAfterEach, type JsonLinesProgram } from './program.js';
 import { ToolTarget } from './tool_target.js';
@@ -27,6 +29,37 @@ export function useProgramServers(): { readonly current: ProgramServers } {
   return {
     get current() {
       if (servers === undefined) throw new Error('the program servers run only inside a test');
+      return { ...servers, track };
+    },
+  };
+}
+
+/** The servers a bot on Discord talks to, fresh for each test, and the programs to kill after it. */
+export interface DiscordServers {
+  readonly discord: FakeDiscord;
+  readonly fake: FakeLLMServer;
+  readonly target: ToolTarget;
+  /** Registers a started program: it is killed after the test, before its servers close. */
+  readonly track: (program: BackgroundProgram) => BackgroundProgram;
+}
+
+/** The local Discord (with `guilds` servers), the fake model and a tool target on 127.0.0.1 for each test of the calling `describe`, closed after the programs it tracked. */
+export function useDiscordServers(options: { readonly guilds?: number } = {}): { readonly current: DiscordServers } {
+  let servers: Omit<DiscordServers, 'track'> | undefined;
+  beforeEach(async () => {
+    servers = { discord: await FakeDiscord.start(options.guilds === undefined ? {} : { guilds: options.guilds }), fake: await FakeLLMServer.start(), target: await ToolTarget.start() };
+  });
+  afterEach(async () => {
+    await servers?.target.close();
+    await servers?.fake.close();
+    await servers?.discord.close();
+    servers = undefined;
+  });
+  // Registered after the servers' hook, so that it runs first: the programs stop before their servers.
+  const track = useProgramsKilledAfterEach<BackgroundProgram>();
+  return {
+    get current() {
+      if (servers === undefined) throw new Error('the Discord servers run only inside a test');
       return { ...servers, track };
     },
   };

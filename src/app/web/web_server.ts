@@ -122,9 +122,9 @@ async function answer(request: IncomingMessage, response: ServerResponse, sessio
       return void response.end();
     }
     case 'GET /turns/:id': {
-      const ref = decodeURIComponent(path.slice('/turns/'.length));
-      const found = await findTurn(deps.operator, ref);
-      if (found.kind !== 'found') return html(response, 404, page('No such turn', `<p>No single turn has an id starting “${escapeHtml(ref)}”.</p>`, frame('/', session)));
+      const ref = decodedSegment(path.slice('/turns/'.length));
+      const found = ref === undefined ? ({ kind: 'not_found' } as const) : await findTurn(deps.operator, ref);
+      if (found.kind !== 'found') return html(response, 404, page('No such turn', `<p>No single turn has an id starting “${escapeHtml(ref ?? '')}”.</p>`, frame('/', session)));
       if (found.turn.turnId !== ref) return redirect(response, `/turns/${encodeURIComponent(found.turn.turnId)}`);
       const [detail, work] = await Promise.all([deps.operator.turnDetail(ref), deps.operator.turnWork(ref)]);
       if (detail === undefined || work === undefined) return notFound(response);
@@ -138,6 +138,16 @@ async function answer(request: IncomingMessage, response: ServerResponse, sessio
     }
     default:
       return notFound(response);
+  }
+}
+
+/** A path segment decoded, or `undefined` when it is not valid percent-encoding. */
+function decodedSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    // A malformed escape names no turn.
+    return undefined;
   }
 }
 

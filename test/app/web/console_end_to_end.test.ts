@@ -1,17 +1,17 @@
+import { useDiscordServers, type DiscordServers } from '../../support/program_servers.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'puppeteer-core';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { answersTo, answerTo, approvalRequest } from '../../support/approval_requests.js';
-import { startProgram, type BackgroundProgram } from '../../support/background_program.js';
+import { startProgram } from '../../support/background_program.js';
 import { screenshot, seriousAxeViolations, useBrowser } from '../../support/browser.js';
 import { botMessages, discordConfigYaml, say, shown } from '../../support/discord_bot.js';
-import { FakeDiscord } from '../../support/fake_discord/server.js';
+import type { FakeDiscord } from '../../support/fake_discord/server.js';
 import { chatText, chatToolCalls } from '../../support/fake_llm/openai_chat.js';
-import { FakeLLMServer } from '../../support/fake_llm/server.js';
-import { useProgramsKilledAfterEach } from '../../support/program.js';
+import type { FakeLLMServer } from '../../support/fake_llm/server.js';
 import { useTempDir } from '../../support/temp_dir.js';
-import { ToolTarget } from '../../support/tool_target.js';
+import type { ToolTarget } from '../../support/tool_target.js';
 
 const TOKEN = 'a-console-token-0123456789';
 const never = new Promise<void>(() => undefined);
@@ -37,21 +37,14 @@ interface BotShape {
 describe('the web console served by the running bot, in a browser, beside the local Discord (DESIGN §10.2)', { timeout: 90_000 }, () => {
   const temp = useTempDir();
   const browser = useBrowser();
+  const servers = useDiscordServers();
   let discord: FakeDiscord;
   let fake: FakeLLMServer;
   let target: ToolTarget;
-  beforeEach(async () => {
-    discord = await FakeDiscord.start();
-    fake = await FakeLLMServer.start();
-    target = await ToolTarget.start();
+  let track: DiscordServers['track'];
+  beforeEach(() => {
+    ({ discord, fake, target, track } = servers.current);
   });
-  afterEach(async () => {
-    await target.close();
-    await fake.close();
-    await discord.close();
-  });
-  // Registered after the servers' hook, so that it runs first: the programs stop before their servers.
-  const track = useProgramsKilledAfterEach<BackgroundProgram>();
 
   /** Starts the bot on Discord with a SQLite store in the test's directory and the console on a free port; resolves with the console's URL, read from its log. */
   async function startBot(shape: BotShape = {}): Promise<string> {

@@ -135,6 +135,8 @@ describe('the web console’s pages over HTTP', () => {
     expect(ended).toContain('The transcript was dropped when the turn ended');
     expect(ended).toContain('pending: 0 part(s) delivered');
     expect((await fetch(`${url}/turns/nothing-like-it`, { headers: { cookie } })).status).toBe(404);
+    const malformed = await fetch(`${url}/turns/%E0%A4%A`, { headers: { cookie } });
+    expect([malformed.status, await malformed.text()]).toEqual([404, expect.stringContaining('No single turn has an id starting') as string]);
   });
 
   it('records a verdict given on the attention page as web:<name>, through the same path as the command line, only with the CSRF token', async () => {

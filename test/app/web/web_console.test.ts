@@ -89,11 +89,13 @@ describe('the web console over HTTP', () => {
     const { url, file } = await start(null);
     expect(await (await fetch(`${url}/login`)).text()).not.toContain('name="token"');
     const cookie = await loggedIn(url, 'ops');
+    const other = await loggedIn(url, 'ana');
     await file.clock.advance(SESSION_TTL_MS - 1);
     expect((await fetch(`${url}/`, { headers: { cookie }, redirect: 'manual' })).status).toBe(200);
     await file.clock.advance(1);
-    const later = await loggedIn(url, 'ops');
     expect((await fetch(`${url}/`, { headers: { cookie }, redirect: 'manual' })).status).toBe(303);
+    const later = await loggedIn(url, 'ops');
     expect((await fetch(`${url}/`, { headers: { cookie: later }, redirect: 'manual' })).status).toBe(200);
+    expect((await fetch(`${url}/`, { headers: { cookie: other }, redirect: 'manual' })).status).toBe(303);
   });
 });

@@ -1,52 +1,36 @@
+import { noteToolSection, useDiscordServers, type DiscordServers } from '../../support/program_servers.js';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { startProgram, type BackgroundProgram } from '../../support/background_program.js';
 import { discordConfigYaml, type BotMessageBody } from '../../support/discord_bot.js';
-import { FakeDiscord } from '../../support/fake_discord/server.js';
+import type { FakeDiscord } from '../../support/fake_discord/server.js';
 import { approvalRequest } from '../../support/approval_requests.js';
 import { chatText, chatToolCalls } from '../../support/fake_llm/openai_chat.js';
-import { FakeLLMServer } from '../../support/fake_llm/server.js';
+import type { FakeLLMServer } from '../../support/fake_llm/server.js';
 import { freshPgConnection } from '../../support/postgres_schema.js';
-import { useProgramsKilledAfterEach } from '../../support/program.js';
 import { useTempDir } from '../../support/temp_dir.js';
-import { ToolTarget } from '../../support/tool_target.js';
+import type { ToolTarget } from '../../support/tool_target.js';
 
 const TOKEN = 'a-console-token-0123456789';
 
 // Real processes, real leases: generous limits that only catch hangs.
 describe('holdfast web beside two bot processes, shard 0 and shard 1 of 2, on one PostgreSQL store', { timeout: 120_000 }, () => {
   const temp = useTempDir();
+  const servers = useDiscordServers({ guilds: 2 });
   let discord: FakeDiscord;
   let fake: FakeLLMServer;
   let target: ToolTarget;
-  beforeEach(async () => {
-    discord = await FakeDiscord.start({ guilds: 2 });
-    fake = await FakeLLMServer.start();
-    target = await ToolTarget.start();
+  let track: DiscordServers['track'];
+  beforeEach(() => {
+    ({ discord, fake, target, track } = servers.current);
   });
-  afterEach(async () => {
-    await target.close();
-    await fake.close();
-    await discord.close();
-  });
-  const track = useProgramsKilledAfterEach<BackgroundProgram>();
 
   /** Starts the bot running shard `id` of 2 in a working directory of its own, its configuration in config.yml there; its `save_note` writes wait for approval. */
   async function shard(id: number, url: string, schema: string): Promise<BackgroundProgram> {
     const cwd = join(temp.path(), `shard-${id}`);
     mkdirSync(cwd, { recursive: true });
-    const tools = `tools:
-  builtin: []
-  approval_defaults: { write: required }
-  http:
-    - name: save_note
-      description: Saves a note.
-      method: POST
-      url: ${target.url}/notes
-      effect: write
-      parameters: { type: object, properties: { text: { type: string } }, required: [text] }
-`;
+    const tools = noteToolSection(target.url).replace('  builtin: []\n', '  builtin: []\n  approval_defaults: { write: required }\n');
     const yaml =
       discordConfigYaml(discord, fake.baseUrl).replace('tools:\n  builtin: []\n', '').replace('discord:\n', `discord:\n  shards: { ids: [${id}], count: 2 }\n`) +
       `turn_state:\n  backend: postgres\n  auto_resume: false\n  continue_after_restart: false\n  postgres: { url: "${url}", schema: ${schema} }\n` +
