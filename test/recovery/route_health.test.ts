@@ -47,4 +47,21 @@ describe('the health of a route (DESIGN §5.4)', () => {
     stop.abort();
     await expect(watching).resolves.toBeUndefined();
   });
+
+  it('stops at once when the one it tells stops it while being told, waiting for nothing more', async () => {
+    const clock = new ManualClock();
+    const breakers = new ModelBreakerRegistry(SETTINGS, clock, new SequentialIds('probe'), pino({ level: 'silent' }));
+    const only = breakers.get('openai', 'llama');
+    const told: RouteHealth[] = [];
+    const stop = new AbortController();
+    const watching = watchRouteHealth([only], clock, stop.signal, (health) => {
+      told.push(health);
+      if (health === 'ok') stop.abort();
+    });
+    only.recordGenerationFailure();
+    await new Promise((resolve) => setImmediate(resolve));
+    await clock.advance(SETTINGS.cooldownBaseMs);
+    await expect(watching).resolves.toBeUndefined();
+    expect(told).toEqual(['overloaded', 'ok']);
+  });
 });
