@@ -82,24 +82,24 @@ export function usageTables(types: ColumnTypes): string {
 
 /**
  * The ledger's moves (DESIGN §6) — SQLite's version 16, PostgreSQL's 8: one row for each state a
- * call entered, when, and who moved it (`NULL`: the bot itself). The calls recorded before it get
- * two: PREPARED when they were recorded, and the state they were in, when they entered it.
+ * call entered (a call never enters a state twice), when, and who moved it (`NULL`: the bot
+ * itself), kept beside the call's own rows by its key. The calls recorded before it get two:
+ * PREPARED when they were recorded, and the state they were in, when they entered it.
  */
 export function opMovesTable(types: ColumnTypes): string {
   return `
   CREATE TABLE op_moves (
-    id ${types.identity},
     turn_id TEXT NOT NULL,
     step ${types.integer} NOT NULL,
     tool_call_id TEXT NOT NULL,
     state TEXT NOT NULL,
     moved_at ${types.integer} NOT NULL,
-    moved_by TEXT
-  );
-  CREATE INDEX op_moves_by_op ON op_moves (turn_id, step, tool_call_id);
+    moved_by TEXT,
+    PRIMARY KEY (turn_id, step, tool_call_id, state)
+  )${types.keyedOnly};
   INSERT INTO op_moves (turn_id, step, tool_call_id, state, moved_at, moved_by)
-    SELECT turn_id, step, tool_call_id, 'PREPARED', created_at, NULL FROM ops ORDER BY created_at, turn_id, step, tool_call_id;
+    SELECT turn_id, step, tool_call_id, 'PREPARED', created_at, NULL FROM ops;
   INSERT INTO op_moves (turn_id, step, tool_call_id, state, moved_at, moved_by)
-    SELECT turn_id, step, tool_call_id, state, updated_at, COALESCE(verdict_by, approval_by) FROM ops WHERE state <> 'PREPARED' ORDER BY updated_at, turn_id, step, tool_call_id;
+    SELECT turn_id, step, tool_call_id, state, updated_at, COALESCE(verdict_by, approval_by) FROM ops WHERE state <> 'PREPARED';
   `;
 }

@@ -24,7 +24,7 @@ const TABLES: Readonly<Record<string, string>> = {
   transcript: 'turn_id, seq',
   checkpoints: 'turn_id, seq',
   ops: 'turn_id, step, tool_call_id',
-  op_moves: 'id',
+  op_moves: 'turn_id, step, tool_call_id, state',
   blob_refs: 'turn_id, digest, owner',
   replies: 'turn_id',
   inbox: 'id',

@@ -219,7 +219,7 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
     ],
     order: 'turn_id, step, tool_call_id',
   },
-  { name: 'op_moves', columns: ['id', 'turn_id', 'step', 'tool_call_id', 'state', 'moved_at', 'moved_by'], order: 'id', identity: { column: 'id', autoincrement: true } },
+  { name: 'op_moves', columns: ['turn_id', 'step', 'tool_call_id', 'state', 'moved_at', 'moved_by'], order: 'turn_id, step, tool_call_id, state' },
   { name: 'blob_refs', columns: ['turn_id', 'digest', 'owner'], order: 'turn_id, digest, owner' },
   { name: 'replies', columns: ['turn_id', 'state', 'text', 'parts_delivered', 'created_at', 'updated_at', 'delivered_at', 'failure', 'written_by_model', 'written_by_fallback'], order: 'turn_id' },
   { name: 'inbox', columns: ['id', 'source', 'channel_id', 'message_id', 'message', 'accepted_at'], order: 'id', identity: { column: 'id', autoincrement: true } },
