@@ -1,7 +1,7 @@
 import { userInfo } from 'node:os';
 import { giveVerdict } from '../../conversation/operators/operator_actions.js';
 import { verdictPhrase } from '../../conversation/operators/resolution_notices.js';
-import { ledgerCallLabel, shortTurnId } from '../../engine/call_label.js';
+import { shortTurnId } from '../../engine/call_label.js';
 import { EXIT, type ExitStatus } from '../exit_status.js';
 import type { OperatorContext } from './operator_context.js';
 import { jsonDocument } from './operator_json.js';
@@ -39,8 +39,7 @@ export async function turnsResolve(context: OperatorContext, request: TurnsResol
     context.err(`holdfast: ${attempt.message}\n`);
     return EXIT.refused;
   }
-  const { op, turn, remaining } = attempt;
-  const label = ledgerCallLabel(op, (await context.operator.turnDetail(turn.turnId))?.ops ?? [op]);
+  const { op, turn, remaining, label } = attempt;
   if (request.json) {
     context.out(jsonDocument({ turn: turn.turnId, call: label, state: op.state, remaining, turn_status: turn.status }));
     return EXIT.ok;

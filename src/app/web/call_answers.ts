@@ -4,7 +4,7 @@
  * `holdfast turns resolve|approve|deny`, under `web:<name>`, and logged.
  */
 import { giveApproval, giveVerdict } from '../../conversation/operators/operator_actions.js';
-import { ledgerCallLabel, shortTurnId } from '../../engine/call_label.js';
+import { shortTurnId } from '../../engine/call_label.js';
 import type { Logger } from '../../core/logger.js';
 import type { OperatorStore } from '../../turn_state/operator_store.js';
 import type { Flash, WebSession } from './web_sessions.js';
@@ -32,7 +32,7 @@ export async function answerCall(kind: CallAnswer, form: URLSearchParams, sessio
     if (given !== 'applied' && given !== 'not_applied') return { kind: 'refused', text: `A verdict is applied or not_applied, not “${given}”.` };
     const attempt = await giveVerdict(operator, { turn, call, verdict: given, text: words === '' ? null : words, by });
     if (attempt.kind === 'refused') return refused(logger, by, attempt.message);
-    const label = ledgerCallLabel(attempt.op, (await operator.turnDetail(attempt.turn.turnId))?.ops ?? [attempt.op]);
+    const { label } = attempt;
     logger.info({ component: 'web', by, turn, call: label, verdict: given }, `${by} recorded a verdict: call ${label} of turn ${short} ${given}`);
     const next = attempt.remaining === 0 ? 'awaits no more verdicts: the bot tells the requester and goes on with it' : `still has ${attempt.remaining} call(s) awaiting a verdict`;
     return { kind: 'done', text: `Recorded by ${by}: call ${label} of turn ${short} ${given === 'applied' ? 'took effect' : 'did not take effect'} (${attempt.op.state}). The turn ${next}.` };

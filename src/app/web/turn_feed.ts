@@ -6,7 +6,7 @@
 import type { Clock } from '../../core/clock.js';
 
 /** How often a live list is read again. */
-export const FEED_INTERVAL_MS = 1_000;
+const FEED_INTERVAL_MS = 1_000;
 
 /** How many quiet reads pass before a comment keeps the connection (and any proxy on it) open. */
 const QUIET_READS = 15;

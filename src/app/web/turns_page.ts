@@ -9,7 +9,7 @@ import { TURN_STATUSES, type TurnStatus } from '../../turn_state/turn_types.js';
 import { escapeHtml, page, STATUS_WORDS, utcTime, type PageFrame } from './web_pages.js';
 
 /** The turns the list shows at most. */
-export const LISTED_TURNS = 200;
+const LISTED_TURNS = 200;
 
 /** The ages the list offers, as the query names them, and how far back each reaches. */
 const AGES: Readonly<Record<string, { readonly label: string; readonly ms: number }>> = {

@@ -15,7 +15,8 @@ export type CallLookup = { readonly kind: 'found'; readonly op: OpRecord } | { r
 
 /** What an operator's verdict came to; a refusal says why, in words an operator can act on. */
 export type VerdictAttempt =
-  (VerdictOutcome & { readonly kind: 'recorded' }) | { readonly kind: 'refused'; readonly reason: VerdictRefusal | 'turn_ambiguous' | 'call_ambiguous'; readonly message: string };
+  | (Extract<VerdictOutcome, { kind: 'recorded' }> & { readonly label: string })
+  | { readonly kind: 'refused'; readonly reason: VerdictRefusal | 'turn_ambiguous' | 'call_ambiguous'; readonly message: string };
 
 /** What an operator's answer to a request for approval came to; a refusal says why, and what became of the call. */
 export type ApprovalAttempt =
@@ -84,9 +85,9 @@ export async function giveVerdict(operator: OperatorStore, command: VerdictComma
   const named = await namedCall(operator, command.turn, command.call);
   if (named.kind === 'refused') return named;
   const { op, ops } = named;
-  const outcome = await operator.resolveCall({ call: { turnId: op.turnId, step: op.step, toolCallId: op.toolCallId }, verdict: command.verdict, text: command.text, by: command.by });
-  if (outcome.kind === 'recorded') return outcome;
   const label = ledgerCallLabel(op, ops);
+  const outcome = await operator.resolveCall({ call: { turnId: op.turnId, step: op.step, toolCallId: op.toolCallId }, verdict: command.verdict, text: command.text, by: command.by });
+  if (outcome.kind === 'recorded') return { ...outcome, label };
   const state = outcome.op?.state ?? op.state;
   const why = (outcome.op?.verdict ?? null) !== null ? `it already has a verdict (${state})` : `it is ${state}, and only a call awaiting a verdict (MANUAL_RESOLUTION_REQUIRED) may get one`;
   return { kind: 'refused', reason: outcome.reason, message: `call ${label} of turn ${op.turnId} takes no verdict: ${why}` };
