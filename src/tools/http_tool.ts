@@ -19,7 +19,9 @@ const EXCERPT_BYTES = EXCERPT_CHARS * 4;
  * A tool that calls one configured HTTP endpoint. The model sees `parameters` unchanged as the
  * input schema; `{param}` in the URL takes that input field, and the rest travel as query
  * parameters (GET, DELETE) or as a JSON body (POST, PUT, PATCH). Whether a failure is `failed`
- * or `uncertain` depends on whether the request may have reached the server (DESIGN §6).
+ * or `uncertain` depends on whether the request may have reached the server (DESIGN §6). A call
+ * with a trace context sends it as the `traceparent` header, in place of any configured header of
+ * that name, so that the endpoint's spans join the turn's trace.
  */
 export function createHttpTool(config: HttpToolConfig): Tool {
   return {
@@ -92,6 +94,7 @@ function buildRequest(config: HttpToolConfig, input: JsonObject, context: ToolCo
       if (config.idempotency_header === undefined) return { kind: 'refused', error: `${target} was not sent: the tool has no idempotency_header configured.` };
       headers.set(config.idempotency_header, context.idempotencyKey);
     }
+    if (context.traceparent !== undefined) headers.set('traceparent', context.traceparent);
     const body = placeInput(config.method, url, rest, headers);
     const request = new Request(url, { method: config.method, headers, body, signal: context.signal, redirect: 'manual' });
     return { kind: 'request', request, target };

@@ -19,6 +19,11 @@ export interface ToolContext {
   readonly requesterId: string;
   readonly channel: { readonly source: string; readonly channelId: string };
   readonly logger: Logger;
+  /**
+   * The W3C trace context of the call's span (`00-<trace id>-<span id>-<flags>`), sent with the
+   * call so the tool server's own spans join the turn's trace; none when tracing is off.
+   */
+  readonly traceparent?: string;
 }
 
 /** Whether a tool's calls wait for a person's approval before they run (DESIGN §9.2). */

@@ -271,6 +271,19 @@ describe('configured HTTP tools', () => {
       await call(tool({ method: 'POST', effect: 'write', idempotency_header: 'Idempotency-Key' }), {});
       expect(server.requests[0]?.headers['idempotency-key']).toBeUndefined();
     });
+
+    it('sends the call’s trace context as the traceparent header, in place of a configured one, so the endpoint’s spans join the turn’s trace', async () => {
+      const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+      await call(tool(), {}, context({ traceparent }));
+      await call(tool({ method: 'POST', effect: 'write', headers: { TraceParent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' } }), {}, context({ traceparent }));
+      expect(server.requests.map((r) => r.headers.traceparent)).toEqual([traceparent, traceparent]);
+    });
+
+    it('sends no traceparent header when the call has no trace context (tracing off)', async () => {
+      await call(tool(), {});
+      await call(tool({ method: 'POST', effect: 'idempotent', idempotency_header: 'Idempotency-Key' }), {});
+      expect(server.requests.map((r) => r.headers.traceparent)).toEqual([undefined, undefined]);
+    });
   });
 
   describe('a 2xx response', () => {
