@@ -1,8 +1,8 @@
-import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type IsomorphicHeaders, type ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { Conditions } from './conditions.js';
 
 /** A tool the target offers: its name and the annotations it declares, if any. */
@@ -29,6 +29,14 @@ export interface TargetCall {
   readonly tool: string;
   readonly arguments: Record<string, unknown>;
   readonly meta: Record<string, unknown> | undefined;
+  /** The headers of the HTTP request that carried the call. */
+  readonly headers: IsomorphicHeaders;
+}
+
+/** What the target saw of one HTTP request, whatever it carried. */
+export interface TargetHttpRequest {
+  readonly method: string;
+  readonly headers: IncomingHttpHeaders;
 }
 
 /** A test's answer to one call: a result, or a call held until the test releases it (or the client cancels it). */
@@ -42,12 +50,14 @@ interface Session {
 /**
  * A real MCP server over Streamable HTTP on 127.0.0.1, built with the SDK's own server classes:
  * it offers {@link ANNOTATED_TOOLS} (and any added later, announced with `list_changed`), records
- * every call with its `_meta` and every cancellation the client sends, and answers with the next
- * scripted answer (a text naming the tool when none is scripted). It can die mid-call and come
- * back on the same port.
+ * every HTTP request, every call with its `_meta` and its request's headers, and every
+ * cancellation the client sends, and answers with the next scripted answer (a text naming the
+ * tool when none is scripted). It can die mid-call and come back on the same port.
  */
 export class McpTarget {
   readonly calls: TargetCall[] = [];
+  /** Every HTTP request that arrived, in order: session set-up, listings, calls, notifications and streams. */
+  readonly httpRequests: TargetHttpRequest[] = [];
   /** The tools whose calls the client cancelled with `notifications/cancelled`, in order. */
   readonly cancelled: string[] = [];
   /** Called as each call arrives, before it is answered. */
@@ -127,6 +137,7 @@ export class McpTarget {
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    this.httpRequests.push({ method: req.method ?? '', headers: req.headers });
     const id = req.headers['mcp-session-id'];
     const session = typeof id === 'string' ? this.#sessions.get(id) : await this.#newSession();
     if (session === undefined) {
@@ -165,7 +176,7 @@ export class McpTarget {
       })),
     }));
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-      const call = { tool: request.params.name, arguments: request.params.arguments ?? {}, meta: request.params._meta };
+      const call = { tool: request.params.name, arguments: request.params.arguments ?? {}, meta: request.params._meta, headers: extra.requestInfo?.headers ?? {} };
       this.calls.push(call);
       this.onCall?.(call);
       this.#conditions.changed();

@@ -91,6 +91,43 @@ describe('MCP tools of a Streamable HTTP server', () => {
     ]);
   });
 
+  it('sends each call’s trace context in its _meta, beside an idempotency key, and as the traceparent header of the request carrying it, calls in flight at once each with its own', async () => {
+    const first = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const second = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00';
+    await start();
+    const released = deferred();
+    target.answer({ hold: released.promise }, { hold: released.promise }, { hold: released.promise });
+    const calls = [
+      runTool(tool('repeater'), { text: 'hi' }, { ...context(), traceparent: first }, clock),
+      runTool(tool('bare'), { text: 'hi' }, { ...context(), traceparent: second }, clock),
+      run('reader'),
+    ];
+    await target.whenCalls(3);
+    released.resolve();
+    expect(await Promise.all(calls)).toEqual([
+      { kind: 'result', text: 'repeater released' },
+      { kind: 'result', text: 'bare released' },
+      { kind: 'result', text: 'reader released' },
+    ]);
+    const seen = Object.fromEntries(target.calls.map((call) => [call.tool, [call.meta, call.headers.traceparent]]));
+    expect(seen).toEqual({
+      repeater: [{ 'holdfast/idempotency_key': 'hf_0123456789abcdef', traceparent: first }, first],
+      bare: [{ traceparent: second }, second],
+      reader: [undefined, undefined],
+    });
+  });
+
+  it('sends no trace context with starting the session, listing tools or anything but a call that has one', async () => {
+    await start();
+    await target.whenListening(1);
+    await runTool(tool('reader'), { text: 'hi' }, { ...context(), traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' }, clock);
+    await target.addTool({ name: 'newcomer' });
+    await logs.whenMessage('MCP server target changed its tools');
+    expect(target.httpRequests.filter((request) => request.headers.traceparent !== undefined)).toEqual([
+      expect.objectContaining({ method: 'POST', headers: expect.objectContaining({ traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' }) as unknown }),
+    ]);
+  });
+
   it('reports a result marked isError as a failure with its text, and names the parts that are not text', async () => {
     await start();
     target.answer(

@@ -9,7 +9,7 @@ import type { ToolContext, ToolOutcome } from '../../src/tools/tool.js';
 import { LEVEL, LogLines } from '../support/log_lines.js';
 import { ManualClock } from '../support/manual_clock.js';
 import { serverProgram } from '../support/mcp_packages.js';
-import { stdioServerSource } from '../support/scripted_stdio_server.js';
+import { metaServerSource, stdioServerSource } from '../support/scripted_stdio_server.js';
 import { useTempDir } from '../support/temp_dir.js';
 
 const context: ToolContext = {
@@ -46,10 +46,10 @@ describe('MCP tools of stdio servers', () => {
     return `    - name: ${name}\n      command: ${JSON.stringify(process.execPath)}\n      args: [${JSON.stringify(file)}]\n`;
   };
 
-  async function call(name: string): Promise<ToolOutcome> {
+  async function call(name: string, callContext = context): Promise<ToolOutcome> {
     const tool = servers?.tools().find((entry) => entry.name === name);
     if (tool === undefined) throw new Error(`no tool ${name}`);
-    return runTool(tool, {}, context, clock);
+    return runTool(tool, {}, callContext, clock);
   }
 
   it('lists the published memory and filesystem servers’ tools under their names, each with the effect class its annotations give', async () => {
@@ -121,5 +121,16 @@ describe('MCP tools of stdio servers', () => {
     const again = await call('vault__echo');
     expect(again).toMatchObject({ kind: 'result', text: expect.stringMatching(/^echo from \d+$/) as unknown });
     expect(again).not.toEqual(first);
+  });
+
+  it('sends the call’s trace context in _meta beside its idempotency key, and none when tracing is off', async () => {
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    await start(scripted('meta', metaServerSource()));
+    const traced = await call('meta__show_meta', { ...context, traceparent });
+    const untraced = await call('meta__show_meta');
+    expect([traced, untraced].map((outcome) => (outcome.kind === 'result' ? (JSON.parse(outcome.text) as unknown) : outcome))).toEqual([
+      { 'holdfast/idempotency_key': 'hf_stdio', traceparent },
+      { 'holdfast/idempotency_key': 'hf_stdio' },
+    ]);
   });
 });

@@ -60,7 +60,7 @@ export class ManagedServer implements ToolServer {
    * Calls one of the server's tools, starting the server first when it is down and its wait is
    * over (waiting for a start under way); says so without sending anything when it is not running.
    */
-  async call(tool: string, input: JsonObject, meta: Record<string, string> | undefined, signal: AbortSignal, timeoutMs: number): Promise<CallAttempt> {
+  async call(tool: string, input: JsonObject, meta: Record<string, string> | undefined, traceparent: string | undefined, signal: AbortSignal, timeoutMs: number): Promise<CallAttempt> {
     await this.revive();
     while (this.#state.kind === 'starting') await this.#state.started;
     const state = this.#state;
@@ -76,7 +76,7 @@ export class ManagedServer implements ToolServer {
     }
     if (signal.aborted) return { kind: 'not_sent' };
     try {
-      const answer = await state.connection.call(tool, input, meta, signal, timeoutMs);
+      const answer = await state.connection.call(tool, input, meta, traceparent, signal, timeoutMs);
       this.#failures = 0;
       return { kind: 'answered', answer };
     } catch (error) {

@@ -7,6 +7,7 @@ import { LoggingMessageNotificationSchema, McpError, ResultSchema, ToolListChang
 import type { Logger } from '../../core/logger.js';
 import type { JsonObject } from '../../llm/protocol.js';
 import { brokenStreamFetch } from './broken_stream_fetch.js';
+import { traceContextFetch, withCallTraceContext } from './call_trace_context.js';
 import type { McpServerSettings } from './mcp_settings.js';
 import { StderrTail } from './stderr_tail.js';
 
@@ -55,7 +56,7 @@ export class McpConnection {
       this.#transport = stdio;
       this.#lostWhy = 'its process exited';
     } else {
-      const fetch = brokenStreamFetch((error) => this.#breakOff(error));
+      const fetch = traceContextFetch(brokenStreamFetch((error) => this.#breakOff(error)));
       this.#transport = new StreamableHTTPClientTransport(new URL(settings.url ?? ''), { requestInit: { headers: settings.headers ?? {} }, fetch });
       this.#lostWhy = 'the connection closed';
     }
@@ -82,13 +83,16 @@ export class McpConnection {
   /**
    * Sends `tools/call`; resolves with the server's answer as it came, or rejects as the SDK does:
    * `signal` and `timeoutMs` both cancel the call, sending MCP's `notifications/cancelled`. A
-   * failure of the transport itself (not an MCP error) ends the connection after the call has
-   * its own error, so that the server is started again on next use.
+   * `traceparent` joins `meta` in the request's `_meta` and, over HTTP, is also the `traceparent`
+   * header of the request that carries it. A failure of the transport itself (not an MCP error)
+   * ends the connection after the call has its own error, so that the server is started again on
+   * next use.
    */
-  async call(name: string, input: JsonObject, meta: Record<string, string> | undefined, signal: AbortSignal, timeoutMs: number): Promise<unknown> {
-    const params = { name, arguments: input, ...(meta === undefined ? {} : { _meta: meta }) };
+  async call(name: string, input: JsonObject, meta: Record<string, string> | undefined, traceparent: string | undefined, signal: AbortSignal, timeoutMs: number): Promise<unknown> {
+    const callMeta = traceparent === undefined ? meta : { ...meta, traceparent };
+    const params = { name, arguments: input, ...(callMeta === undefined ? {} : { _meta: callMeta }) };
     try {
-      return await this.#client.request({ method: 'tools/call', params }, ResultSchema, { signal, timeout: timeoutMs });
+      return await withCallTraceContext(traceparent, () => this.#client.request({ method: 'tools/call', params }, ResultSchema, { signal, timeout: timeoutMs }));
     } catch (error) {
       if (!(error instanceof McpError) && !signal.aborted) this.#breakOff(error);
       throw error;

@@ -26,8 +26,11 @@ export type CallAttempt =
 /** The server side of an MCP tool: one configured server that may be running or not. */
 export interface ToolServer {
   readonly name: string;
-  /** Sends `tools/call` for the server's tool named `tool`; `signal` and `timeoutMs` cancel it. */
-  call(tool: string, input: JsonObject, meta: Record<string, string> | undefined, signal: AbortSignal, timeoutMs: number): Promise<CallAttempt>;
+  /**
+   * Sends `tools/call` for the server's tool named `tool`, with `meta` and the call's W3C
+   * `traceparent`, if any, in its `_meta`; `signal` and `timeoutMs` cancel it.
+   */
+  call(tool: string, input: JsonObject, meta: Record<string, string> | undefined, traceparent: string | undefined, signal: AbortSignal, timeoutMs: number): Promise<CallAttempt>;
 }
 
 /** What the server's settings say about its tools. */
@@ -63,7 +66,7 @@ export function createMcpTool(server: ToolServer, listed: ListedTool, policy: To
     cancellable: true,
     execute: async (input, context) => {
       const meta = effect === 'idempotent' ? { [IDEMPOTENCY_META_KEY]: context.idempotencyKey } : undefined;
-      const attempt = await server.call(listed.name, input, meta, context.signal, policy.timeoutSeconds * 1000);
+      const attempt = await server.call(listed.name, input, meta, context.traceparent, context.signal, policy.timeoutSeconds * 1000);
       const outcome = withinSize(outcomeOf(attempt, call, context), policy.maxResultBytes, name, context);
       context.logger.debug({ tool: name, outcome: outcome.kind, ...(outcome.kind === 'result' ? {} : { error: outcome.error }) }, 'MCP tool call settled');
       return outcome;
