@@ -16,7 +16,19 @@ import { build } from 'esbuild';
  * this one no longer makes are removed: a build with nothing changed touches nothing, so a program
  * already running from dist/ is never left without the chunk it is about to load.
  */
-const EXTERNAL = ['better-sqlite3', 'pg', 'discord.js', '@modelcontextprotocol/sdk', 'prom-client', 'pino', 'pino-pretty'];
+const EXTERNAL = [
+  'better-sqlite3',
+  'pg',
+  'discord.js',
+  '@modelcontextprotocol/sdk',
+  'prom-client',
+  'pino',
+  'pino-pretty',
+  '@opentelemetry/api',
+  '@opentelemetry/exporter-trace-otlp-proto',
+  '@opentelemetry/resources',
+  '@opentelemetry/sdk-trace-base',
+];
 
 const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { dependencies: Record<string, string> };
 const unknown = EXTERNAL.filter((name) => !(name in manifest.dependencies));

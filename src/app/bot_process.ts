@@ -6,6 +6,7 @@ import { RandomIds } from '../core/ids.js';
 import { SystemRandom } from '../core/random.js';
 import { isUnreachableAtStart, type StartupRetry } from '../core/start_retries.js';
 import { SystemClock } from '../core/system_clock.js';
+import { NO_TRACER } from '../core/tracing.js';
 import type { Transport } from '../conversation/transport.js';
 import { describeShards } from '../discord/shard_ownership.js';
 import { isDiscordLoginError } from '../discord/discord_login_error.js';
@@ -28,8 +29,9 @@ import { startWebConsole } from './web/web_server.js';
 /**
  * The bot as a process: loads and validates the configuration, starts logging and reports what
  * it runs, opens its services and runs it on the transport the configuration and `args` choose,
- * serving metrics when `metrics.listen` asks for them, until its input ends or SIGINT/SIGTERM. The
- * transport's library and the metrics' are loaded only when they run. A store left where earlier
+ * serving metrics when `metrics.listen` asks for them and sending traces when
+ * `telemetry.otlp_endpoint` does, until its input ends or SIGINT/SIGTERM. The transport's library,
+ * the metrics' and OpenTelemetry are loaded only when they run. A store left where earlier
  * versions looked for it (relative to the current folder) stops the start with status 2. Discord and a PostgreSQL
  * store that the network keeps out of reach at start are tried again for `startup_timeout_seconds`.
  * Returns the exit status ({@link failedStart}), a failure said in one line without a stack trace.
@@ -61,11 +63,14 @@ export async function runBotProcess(args: CliArgs, io: CliIo): Promise<ExitStatu
   const startup: StartupRetry = { clock, random: new SystemRandom(), logger, timeoutMs: config.startup_timeout_seconds * 1000, signal: stop.signal };
   const { listen } = config.metrics;
   const metrics = listen === undefined ? undefined : (await import('./metrics/bot_metrics.js')).BotMetrics.at(listen, clock);
+  const { otlp_endpoint: endpoint } = config.telemetry;
+  const tracer = endpoint === undefined ? NO_TRACER : (await import('./telemetry/otel_tracer.js')).openTracer({ ...config.telemetry, otlp_endpoint: endpoint }, secrets, logger);
   const shards = choice.kind === 'discord' ? describeShards(config.discord.shards) : null;
   let services;
   try {
-    services = await openBotServices(config, loaded.baseDir, clock, logger, secrets, { ...(metrics === undefined ? {} : { instruments: metrics.instruments }), shards, startup });
+    services = await openBotServices(config, loaded.baseDir, clock, logger, secrets, { ...(metrics === undefined ? {} : { instruments: metrics.instruments }), shards, startup, tracer });
   } catch (error) {
+    await tracer.shutdown();
     const failed = failedStart(error, stop.signal);
     if (failed === undefined) throw error;
     await flushed(logger, failed);
@@ -94,6 +99,7 @@ export async function runBotProcess(args: CliArgs, io: CliIo): Promise<ExitStatu
     return failed.status;
   } finally {
     await services.close();
+    await tracer.shutdown();
     await new Promise<void>((resolve) => logger.flush(() => resolve()));
     logs.close();
   }

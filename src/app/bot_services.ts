@@ -7,6 +7,8 @@ import { openStore } from '../turn_state/open_store.js';
 import type { Clock } from '../core/clock.js';
 import { RandomIds } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
+import { NO_TRACER, type Tracer } from '../core/tracing.js';
+import { traceInterrupted } from '../engine/turn_trace.js';
 import type { SecretValues } from '../core/secret_values.js';
 import { SystemRandom } from '../core/random.js';
 import type { StartupRetry } from '../core/start_retries.js';
@@ -52,6 +54,8 @@ export interface BotServices {
   readonly pendingReplies: readonly PendingReply[];
   /** The configured secrets: kept out of what the stores write and of what the bot posts. */
   readonly secrets: SecretValues;
+  /** Where messages and turns are traced (DESIGN §10.3): NO_TRACER unless `telemetry.otlp_endpoint` is set. */
+  readonly tracer: Tracer;
   close(): Promise<void>;
 }
 
@@ -73,6 +77,8 @@ export interface ServiceOptions {
   readonly shards?: string | null;
   /** How a PostgreSQL store that cannot be reached yet is tried again; by default for `startup_timeout_seconds`, never stopped. */
   readonly startup?: StartupRetry;
+  /** Where messages and turns are traced; none by default. */
+  readonly tracer?: Tracer;
 }
 
 /**
@@ -82,6 +88,7 @@ export interface ServiceOptions {
  * durability off and history and notes in memory, loudly; a missing model leaves `provider`
  * undefined so that each message can be told what to configure (see {@link ServiceOptions}). The MCP
  * servers of `tools.mcp` are started and have listed their tools (or failed, logged) before this returns.
+ * Each turn the start-up sweep found interrupted is traced where its last run's trace was.
  * @throws {StoreInUseError} when another bot process holds the store file.
  * @throws {StoreRefusedError} when the database server refuses what `turn_state.postgres.url` says.
  * @throws {UnreachableAtStartError} when the PostgreSQL store could not be reached for `startup_timeout_seconds`.
@@ -96,10 +103,13 @@ export async function openBotServices(config: Config, cwd: string, clock: Clock,
   const history = redactingHistoryStore(opened.history, secrets);
   const models = redactingModelChoiceStore(opened.models, secrets);
   const usage = instruments.usageStore(redactingUsageStore(opened.usage, secrets));
+  const tracer = options.tracer ?? NO_TRACER;
   const interrupted: TurnRecord[] = [];
   for (const turnId of (await store.sweepOnStartup()).turnIds) {
     const turn = await store.getTurn(turnId);
-    if (turn !== undefined) interrupted.push(turn);
+    if (turn === undefined) continue;
+    interrupted.push(turn);
+    if (turn.traces.length > 0) traceInterrupted(tracer, turn, await store.listOps(turnId));
   }
   const pendingReplies = await store.listPendingReplies();
   const wantsMemory = config.tools.builtin.some((name) => name === 'remember' || name === 'recall');
@@ -137,6 +147,7 @@ export async function openBotServices(config: Config, cwd: string, clock: Clock,
     interrupted,
     pendingReplies,
     secrets,
+    tracer,
     close: async () => {
       await mcp.close();
       await opened.close();
@@ -160,6 +171,7 @@ export function intakeFor(
     provider: services.provider,
     fallbacks: services.fallbacks,
     recovery: services.recovery,
+    tracer: services.tracer,
     catalog: () => deriveCatalog(config.tools, { memory: services.memory, mcp: services.mcp }),
     ...deps,
   });

@@ -13,6 +13,7 @@ import { configuredModelNames, llmSection } from '../llm/llm_settings.js';
 import { llmRecoverySection } from '../recovery/settings.js';
 import { metricsSection } from './metrics/metrics_settings.js';
 import { webSection } from './web/web_settings.js';
+import { telemetrySection } from './telemetry/telemetry_settings.js';
 import { permissionsSection } from '../tools/permissions_settings.js';
 import { configuredToolNames, toolsSection } from '../tools/tools_settings.js';
 import { turnStateSection } from '../turn_state/turn_state_settings.js';
@@ -38,6 +39,7 @@ export const configSchema = z
     permissions: permissionsSection.prefault({}),
     metrics: metricsSection.prefault({}),
     web: webSection.prefault({}),
+    telemetry: telemetrySection.prefault({}),
     access: accessSection.prefault({}),
     limits: limitsSection.prefault({}),
     overrides: overridesSection,

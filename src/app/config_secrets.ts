@@ -10,15 +10,15 @@ const SECRET_HEADER = /auth|token|key|secret|passw|cookie|session|signature|cred
 
 /**
  * Every secret value of the loaded configuration, to be redacted from the logs and the store: the
- * model's API keys, the Discord token, the values of credential headers sent to the model and by
- * each HTTP tool and MCP server, and of credential variables set for a stdio MCP server (whole,
+ * model's API keys, the Discord token, the values of credential headers sent to the model, to the
+ * trace collector and by each HTTP tool and MCP server, and of credential variables set for a stdio MCP server (whole,
  * and word by word, so that `Bearer <token>` yields the token), and every
  * value the environment filled into a key with a secret name (`token: ${DISCORD_TOKEN}`,
  * `password: ${DB_PASSWORD}`), and the password of the PostgreSQL URL and of MCP servers' URLs.
  */
 export function configuredSecrets({ config, filled }: Pick<LoadedConfig<Config>, 'config' | 'filled'>): SecretValues {
   const mcp = config.tools.mcp.flatMap((server) => [server.headers ?? {}, server.env ?? {}]);
-  const headers = [config.llm.headers, ...config.tools.http.map((tool) => tool.headers), ...mcp].flatMap((set) => Object.entries(set));
+  const headers = [config.llm.headers, config.telemetry.headers, ...config.tools.http.map((tool) => tool.headers), ...mcp].flatMap((set) => Object.entries(set));
   const headerValues = headers.filter(([name]) => SECRET_HEADER.test(name)).flatMap(([, value]) => [value, ...value.split(/\s+/)]);
   const fromEnvironment = filled.filter((string) => isSensitiveKey(nearestKey(string.path))).flatMap((string) => string.variables.map((variable) => variable.value));
   const keys = [config.llm.api_key, ...(config.llm.api_keys ?? []), config.discord.token, config.web.token].filter((key): key is string => key !== undefined);

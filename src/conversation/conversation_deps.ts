@@ -1,6 +1,7 @@
 import type { ConversationSettings } from './chat_settings.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
+import type { Tracer } from '../core/tracing.js';
 import type { FaultInjector } from '../engine/fault_points.js';
 import type { LLMProvider } from '../llm/provider.js';
 import type { RecoveryRuntime } from '../recovery/generate_with_recovery.js';
@@ -39,4 +40,6 @@ export interface ConversationDeps {
   readonly served?: ServedChannels;
   /** Where a crash test stops the engine; NO_FAULTS in production. */
   readonly faults: FaultInjector;
+  /** Where each message and each run of a turn is traced (DESIGN §10.3); nothing is when absent. */
+  readonly tracer?: Tracer;
 }

@@ -15,6 +15,7 @@ import { assertNever } from '../core/assert_never.js';
 import { deniedResult, UNKEPT_APPROVAL, verdictResult } from './verdict_results.js';
 import { isStaleTurnError, isTurnStateUnavailable } from '../turn_state/errors.js';
 import type { TurnStats } from './turn_stats.js';
+import type { CallTrace } from './call_trace.js';
 
 export interface BatchContext {
   readonly turn: ChatTurn;
@@ -25,6 +26,8 @@ export interface BatchContext {
   readonly source: BatchSource;
   readonly stats: TurnStats | undefined;
   readonly onTool?: ((activity: ToolActivity) => void) | undefined;
+  /** The span of the call being settled, when the turn is traced. */
+  readonly call?: CallTrace;
 }
 
 /**
@@ -67,7 +70,7 @@ export async function runBatch(plans: readonly CallPlan[], ops: ReadonlyMap<stri
   const readOnly = plans.every((plan) => plan.kind === 'refuse' || plan.tool.effect === 'read');
   const moves = readOnly ? keptMoves() : immediateMoves(context.durability);
   const answer = async (plan: CallPlan): Promise<ToolResultBlock> => {
-    const settled = await settle(plan, opOf(plan, ops), context, moves);
+    const settled = await settleTraced(plan, opOf(plan, ops), context, moves);
     if (settled.manual !== undefined) manual.push(settled.manual);
     return settled.block;
   };
@@ -99,7 +102,7 @@ function asksApproval(plan: CallPlan, ops: ReadonlyMap<string, OpRecord>): boole
 async function askFirst(plans: readonly CallPlan[], ops: ReadonlyMap<string, OpRecord>, asking: OpRecord[], context: BatchContext): Promise<BatchResult> {
   const moves = immediateMoves(context.durability);
   const reads = plans.filter((plan) => plan.kind === 'run' && plan.tool.effect === 'read' && !asksApproval(plan, ops) && notStarted(opOf(plan, ops)));
-  const settled = await Promise.all(reads.map((plan) => settle(plan, opOf(plan, ops), context, moves)));
+  const settled = await Promise.all(reads.map((plan) => settleTraced(plan, opOf(plan, ops), context, moves)));
   const manual = settled.flatMap((answered) => (answered.manual === undefined ? [] : [answered.manual]));
   return { results: [], manual, asking: manual.length === 0 ? asking : [], stopped: false, settle: [] };
 }
@@ -113,6 +116,29 @@ function opOf(plan: CallPlan, ops: ReadonlyMap<string, OpRecord>): OpRecord {
   const op = ops.get(plan.use.id);
   if (op === undefined) throw new Error(`no ledger row for call ${plan.use.id}`);
   return op;
+}
+
+/** {@link settle} under the call's span when the turn is traced (DESIGN §10.3): each move the call makes is an event of it. */
+async function settleTraced(plan: CallPlan, op: OpRecord, context: BatchContext, moves: BatchMoves): Promise<{ block: ToolResultBlock; manual?: OpRecord }> {
+  const call = context.turn.trace?.call(op);
+  if (call === undefined) return settle(plan, op, context, moves);
+  const watched: BatchMoves = {
+    immediate: moves.immediate,
+    kept: moves.kept,
+    record: async (before, move) => {
+      const moved = await moves.record(before, move);
+      call.moved(moved);
+      return moved;
+    },
+  };
+  try {
+    const settled = await settle(plan, op, { ...context, call }, watched);
+    call.answered(settled.block);
+    return settled;
+  } catch (error) {
+    call.threw(error);
+    throw error;
+  }
 }
 
 async function settle(plan: CallPlan, op: OpRecord, context: BatchContext, moves: BatchMoves): Promise<{ block: ToolResultBlock; manual?: OpRecord }> {
@@ -149,7 +175,10 @@ async function settle(plan: CallPlan, op: OpRecord, context: BatchContext, moves
         return { block: errorBlock(plan.use.id, withheld.error ?? why) };
       }
       const running = unmarked ? op : await context.durability.moveOp(key, { to: 'RUNNING' });
-      if (running !== op) context.faults.reach('after_wi2', context.step);
+      if (running !== op) {
+        context.call?.moved(running);
+        context.faults.reach('after_wi2', context.step);
+      }
       const ran = await execute(plan.tool, op, input, context, 'first');
       context.faults.reach('after_tool', context.step);
       const recorded = await recordRan(moves, running, ran, context);
@@ -219,6 +248,7 @@ async function execute(tool: Tool, op: OpRecord, input: JsonObject, context: Bat
         requesterId: turn.requester.userId,
         channel: { source: turn.identity.source, channelId: turn.identity.channelId },
         logger: turn.logger,
+        ...(context.call?.traceparent === undefined ? {} : { traceparent: context.call.traceparent }),
       },
       context.clock,
     );

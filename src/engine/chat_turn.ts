@@ -3,6 +3,7 @@ import type { Message } from '../llm/protocol.js';
 import type { Requester } from '../tools/permissions.js';
 import type { Tool } from '../tools/tool.js';
 import type { TurnIdentity } from '../turn_state/turn_types.js';
+import type { TurnTrace } from './turn_trace.js';
 
 /** The caps of one turn, fixed when it is admitted and kept through resumes: a restore never creates allowance. */
 export interface TurnBudgets {
@@ -37,6 +38,8 @@ export interface ChatTurn {
   /** Aborted by /stop. */
   readonly signal: AbortSignal;
   readonly logger: Logger;
+  /** This run's trace (DESIGN §10.3); none when the caller traces nothing. */
+  readonly trace?: TurnTrace;
 
   /** The system prompt in force for this turn (it may have been rebound since admission). */
   systemPrompt: string;

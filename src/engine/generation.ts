@@ -53,8 +53,11 @@ export async function generate(turn: ChatTurn, durability: TurnDurability, deps:
   await durability.setRecoveryDeadline(turn.recoveryDeadlineAt);
   deps.faults.reach('after_deadline', turn.iteration + 1);
   const attempts: AttemptUsage[] = [];
+  const request = buildRequest(turn, deps);
+  const trace = turn.trace?.generation(deps.provider, request);
+  let thrown: unknown;
   try {
-    const { response, model } = await generateOnRoute(routeOf(deps.provider, deps.fallbacks), buildRequest(turn, deps), {
+    const { response, model } = await generateOnRoute(routeOf(deps.provider, deps.fallbacks), request, {
       runtime: deps.recovery,
       signal: turn.signal,
       budgetMs,
@@ -66,16 +69,22 @@ export async function generate(turn: ChatTurn, durability: TurnDurability, deps:
         if (event.type === 'switched')
           turn.logger.info({ from: event.from.model, to: event.to.model, why: event.error.message }, `model ${event.from.model} is overloaded: going on with ${event.to.model}`);
         turn.logger.debug({ recovery: event }, `model call: ${event.type}`);
+        trace?.observe(event);
         deps.onRecoveryEvent?.(event);
       },
     });
     deps.stats?.responded(response.usage);
     attempts.push({ model: model.model, usage: response.usage });
+    trace?.responded(response, model);
     return { kind: 'response', response, model };
   } catch (error) {
-    if (!isRecoveryGiveUpError(error)) throw error;
+    if (!isRecoveryGiveUpError(error)) {
+      thrown = error;
+      throw error;
+    }
     return { kind: 'outcome', outcome: error.reason === 'cancelled' ? stopped(turn) : outcomeOfGiveUp(error.reason, error.lastError) };
   } finally {
+    trace?.end(thrown);
     await deps.meter?.record(turn, attempts);
   }
 }

@@ -19,8 +19,8 @@ export type TurnStart = { readonly kind: 'fresh' } | { readonly kind: 'resumed';
  * Runs a turn to its end, fresh or resumed, through the one loop: the lease is kept alive while
  * the loop works, and the terminal writer ends the turn with the loop's outcome. A new turn's
  * transcript (the frozen history and the user's message) was stored with its admission; a
- * resumed one's first model call gets what is left of its persisted deadline. A SimulatedCrash
- * stops everything where it stands.
+ * resumed one's first model call gets what is left of its persisted deadline. The run's trace,
+ * if it has one, ends with it. A SimulatedCrash stops everything where it stands.
  */
 export async function runTurn(turn: ChatTurn, start: TurnStart, durability: TurnDurability, deps: RunDeps): Promise<TurnEnding> {
   const stopBeating = new AbortController();
@@ -28,7 +28,12 @@ export async function runTurn(turn: ChatTurn, start: TurnStart, durability: Turn
   try {
     const log = start.kind === 'fresh' ? TurnLog.empty() : start.log;
     const remaining = start.kind === 'resumed' && turn.recoveryDeadlineAt !== null ? turn.recoveryDeadlineAt - deps.clock.now() : undefined;
-    return await endTurn(await runLoop(turn, log, durability, deps, remaining), durability, deps.approvalTimeoutMs);
+    const ending = await endTurn(await runLoop(turn, log, durability, deps, remaining), durability, deps.approvalTimeoutMs);
+    turn.trace?.ended(ending);
+    return ending;
+  } catch (error) {
+    turn.trace?.threw(error);
+    throw error;
   } finally {
     stopBeating.abort();
     await beating;

@@ -23,6 +23,7 @@ export const TURN_FIELD_CENSUS = {
   tools: { kind: 'reconstructed', reason: 'tools are re-derived from the current catalog, permissions and approval rules: current policy wins' },
   signal: { kind: 'reconstructed', reason: 'a fresh signal: the resumed turn has its own /stop' },
   logger: { kind: 'reconstructed', reason: 'a new logger for the resumed generation' },
+  trace: { kind: 'reconstructed', reason: "each run is a trace of its own, linked to the turn's earlier ones by the traceparents the store keeps" },
   systemPrompt: { kind: 'persisted' },
   transcript: { kind: 'persisted', via: 'transcript_log' },
   iteration: { kind: 'persisted' },

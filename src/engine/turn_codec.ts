@@ -229,6 +229,6 @@ export function restoreChatTurn(payload: unknown, transcript: unknown, reconstru
   const decoded = decodeCheckpointState(payload);
   const problems = decoded.ok ? [] : [...decoded.problems];
   if (!checkTranscript(transcript, problems) || !decoded.ok) throw new InvalidCheckpointError(problems);
-  const { turnId, identity, requester, tools, signal, logger } = reconstructed;
-  return { turnId, identity, requester, tools, signal, logger, ...decoded.fields, transcript: [...transcript] };
+  const { turnId, identity, requester, tools, signal, logger, trace } = reconstructed;
+  return { turnId, identity, requester, tools, signal, logger, ...(trace === undefined ? {} : { trace }), ...decoded.fields, transcript: [...transcript] };
 }

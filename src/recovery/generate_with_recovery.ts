@@ -27,7 +27,10 @@ export interface RecoveryRuntime {
 
 /** What a generation reports as it goes, for logs and for the turn's durable state. */
 export type RecoveryEvent =
-  | { readonly type: 'attempt_started'; readonly attempt: number; readonly remainingMs: number }
+  /** `probe`: the attempt goes as its half-open breaker's one probe (DESIGN §5.2). */
+  | { readonly type: 'attempt_started'; readonly attempt: number; readonly remainingMs: number; readonly model: LLMProvider; readonly probe: boolean }
+  /** Models of the route were refused by their breakers: ahead of the one an attempt goes to, or every one still to be asked in this round (soonest to admit first). */
+  | { readonly type: 'refused'; readonly refusals: readonly CircuitOpenError[] }
   | { readonly type: 'attempt_failed'; readonly attempt: number; readonly error: LLMError | CircuitOpenError }
   | { readonly type: 'waiting'; readonly delayMs: number; readonly reason: WaitReason }
   /** The model in use was overloaded and the next one of the route admits a call: the generation goes on there at once. */
@@ -127,12 +130,14 @@ class RecoveryRun {
     const choice = this.#cursor.choose(this.#heldProbes);
     if (choice.kind === 'refused') {
       for (const refusal of choice.refusals) runtime.guard.recordFailure(`llm:${refusal.provider}`, refusal);
+      this.#emit({ type: 'refused', refusals: choice.refusals });
       throw choice.refusals[0];
     }
-    const { model, breaker, probe } = choice.chosen;
+    const { model, breaker, probe, passed } = choice.chosen;
+    if (passed.length > 0) this.#emit({ type: 'refused', refusals: passed });
     this.#heldProbes = this.#heldProbes.filter((token) => token !== probe);
     this.#attempts += 1;
-    this.#emit({ type: 'attempt_started', attempt: this.#attempts, remainingMs: this.#remaining() });
+    this.#emit({ type: 'attempt_started', attempt: this.#attempts, remainingMs: this.#remaining(), model, probe: probe !== undefined });
     try {
       const response = await collectResponse(model.stream(this.request, { signal }), this.options.onStreamEvent);
       breaker.recordSuccess(probe);

@@ -4,11 +4,12 @@ import type { ModelCapacityBreaker } from './capacity_breaker.js';
 import type { CircuitOpenError } from './circuit_open_error.js';
 import type { ModelRoute } from './model_route.js';
 
-/** The model a generation goes to next, and the probe token it holds there if it is the probe. */
+/** The model a generation goes to next, the probe token it holds there if it is the probe, and the refusals of the models before it in the round. */
 export interface ChosenModel {
   readonly model: LLMProvider;
   readonly breaker: ModelCapacityBreaker;
   readonly probe: string | undefined;
+  readonly passed: readonly CircuitOpenError[];
 }
 
 /** What asking the route for a model came to: one to call, or every breaker's refusal (the one that reopens first leads). */
@@ -58,7 +59,7 @@ export class RouteCursor {
         continue;
       }
       this.#current = index;
-      return { kind: 'chosen', chosen: { model: this.current, breaker, probe: admission.kind === 'probe' ? admission.token : undefined } };
+      return { kind: 'chosen', chosen: { model: this.current, breaker, probe: admission.kind === 'probe' ? admission.token : undefined, passed: refusals } };
     }
     refusals.sort((a, b) => a.retryAtMs - b.retryAtMs);
     const [first, ...rest] = refusals;

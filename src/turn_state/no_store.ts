@@ -144,5 +144,6 @@ function unkeptTurn(turnId: string, identity: TurnRecord['identity'], requesterI
     failureReason: null,
     resolutionUntold: false,
     payloadCompacted: false,
+    traces: [],
   };
 }

@@ -15,6 +15,14 @@ export interface ColumnTypes {
 }
 
 /**
+ * The `traceparent` of each traced run of a turn (DESIGN §10.3) — SQLite's version 17,
+ * PostgreSQL's 9: space-separated, oldest first, empty (NULL) while nothing is traced.
+ */
+export const turnTracesColumn = `
+  ALTER TABLE turns ADD COLUMN traces TEXT;
+  `;
+
+/**
  * The usage tables (DESIGN §10.1) — SQLite's version 15, PostgreSQL's 7: each message counted
  * against its owner or refused by a limit (`usage_turns`), each model call's tokens and cost
  * (`usage_calls`), and the totals of each UTC day, owner and model (`usage_days`).

@@ -24,6 +24,7 @@ export interface TurnRow {
   failure_reason: string | null;
   payload_compacted: number;
   resolution_untold: number;
+  traces: string | null;
 }
 
 /** An `ops` row as the database returns it. */
@@ -73,6 +74,7 @@ export function turnFromRow(row: TurnRow): TurnRecord {
     failureReason: row.failure_reason,
     resolutionUntold: row.resolution_untold === 1,
     payloadCompacted: row.payload_compacted === 1,
+    traces: row.traces === null ? [] : row.traces.split(' '),
   };
 }
 

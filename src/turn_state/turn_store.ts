@@ -140,8 +140,8 @@ export interface ResumeStore {
   /** The newest turn a requester started in a channel, whatever its status: tells an expired `resume` apart from a new message. */
   latestTurnOf(channel: { readonly source: string; readonly channelId: string }, requesterId: string): Promise<TurnRecord | undefined>;
   loadResumable(turnId: string): Promise<ResumableTurn | undefined>;
-  /** Takes a suspended turn's lease for a resume; of several callers exactly one wins. */
-  claimResume(turnId: string, expectedGeneration: number): Promise<ResumeClaim>;
+  /** Takes a suspended turn's lease for a resume; of several callers exactly one wins, and its run's `trace` is kept with the turn's (DESIGN §10.3). */
+  claimResume(turnId: string, expectedGeneration: number, trace?: string): Promise<ResumeClaim>;
   /** Ends a suspended turn that cannot be resumed (edited or deleted message, invalid payload). */
   rejectSuspended(turnId: string, expectedGeneration: number, reason: string): Promise<boolean>;
   /** The turns of a transport that the last verdict made resumable and whose requester was not told yet, oldest first. */

@@ -59,6 +59,8 @@ export interface TurnRecord {
   readonly resolutionUntold: boolean;
   /** The transcript and checkpoints were dropped (terminal, or past payload retention): identity and ledger remain. */
   readonly payloadCompacted: boolean;
+  /** The W3C `traceparent` of each run of the turn that was traced, oldest first (DESIGN §10.3): a resume's trace links to them. */
+  readonly traces: readonly string[];
 }
 
 /**
@@ -101,6 +103,8 @@ export interface AdmissionRequest {
   readonly start: InitialCheckpoint;
   /** The inbox entry the message waited in: taken out in the same transaction, whatever admission decides. */
   readonly inboxId?: number;
+  /** The `traceparent` of the turn's first run, when it is traced (DESIGN §10.3). */
+  readonly trace?: string;
 }
 
 /**

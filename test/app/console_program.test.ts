@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
 import { FakeLLMServer, sse } from '../support/fake_llm/server.js';
 import { isReply, WAIT_DEADLINE_MS, startJsonLinesProgram, type JsonLinesProgram } from '../support/program.js';
+import { lookupToolItem } from '../support/program_servers.js';
 import { useTempDir } from '../support/temp_dir.js';
 import { ToolTarget } from '../support/tool_target.js';
 import { damageTreeOf, openTestStoreFile } from '../support/store_file.js';
@@ -42,12 +43,7 @@ logging:
 tools:
   builtin: []
   http:
-    - name: lookup
-      description: Looks a word up.
-      url: ${target.url}/lookup/{word}
-      effect: read
-      parameters: { type: object, properties: { word: { type: string } }, required: [word] }
-${extra}`,
+${lookupToolItem(target.url)}${extra}`,
     );
   }
 

@@ -6,7 +6,7 @@ import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
 import { FakeLLMServer } from '../support/fake_llm/server.js';
 import { isReply, type JsonLinesProgram, startJsonLinesProgram, resumeAfterRestart } from '../support/program.js';
 import { metricsUrlIn, sampleValue } from '../support/prometheus_text.js';
-import { noteToolSection, useProgramServers } from '../support/program_servers.js';
+import { fallbackLlmSection, noteToolSection, useProgramServers } from '../support/program_servers.js';
 import { useTempDir } from '../support/temp_dir.js';
 
 const overloaded = anthropicErrorReply(529, 'overloaded_error', 'Overloaded');
@@ -25,16 +25,7 @@ describe('a turn that moved to its fallback model, in the real program', { timeo
   /** Anthropic first, the OpenAI-compatible fake second, a `save_note` write tool, then `extra` YAML sections. */
   function start(dir: string, fault?: string, extra = ''): JsonLinesProgram {
     const { fake, target, track } = servers.current;
-    const yaml = `llm:
-  provider: anthropic
-  base_url: ${primaryServer.baseUrl}
-  api_key: test-key
-  model: claude-main
-  fallbacks:
-    - provider: openai
-      base_url: ${fake.baseUrl}
-      model: local-llama
-logging:
+    const yaml = `${fallbackLlmSection(primaryServer.baseUrl, fake.baseUrl)}logging:
   level: info
   format: json
 turn_state:

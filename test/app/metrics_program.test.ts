@@ -5,7 +5,7 @@ import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
 import type { FakeLLMServer } from '../support/fake_llm/server.js';
 import { familiesOf, metricsUrlIn, sampleValue, sampleValuesBy } from '../support/prometheus_text.js';
 import { isReply, runProgram, startJsonLinesProgram, whenReading, type JsonLinesProgram } from '../support/program.js';
-import { useProgramServers } from '../support/program_servers.js';
+import { lookupToolItem, useProgramServers } from '../support/program_servers.js';
 import { useTempDir } from '../support/temp_dir.js';
 import type { ToolTarget } from '../support/tool_target.js';
 
@@ -49,12 +49,7 @@ logging:
 tools:
   builtin: []
   http:
-    - name: lookup
-      description: Looks a word up.
-      url: ${target.url}/lookup/{word}
-      effect: read
-      parameters: { type: object, properties: { word: { type: string } }, required: [word] }
-${extra}`,
+${lookupToolItem(target.url)}${extra}`,
     );
   }
 

@@ -5,7 +5,7 @@ import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
 import type { FakeLLMServer } from '../support/fake_llm/server.js';
 import { freshPgConnection } from '../support/postgres_schema.js';
 import { isNotice, isReply, runProgram, startJsonLinesProgram, type JsonLinesProgram } from '../support/program.js';
-import { useProgramServers } from '../support/program_servers.js';
+import { noteToolItem, useProgramServers } from '../support/program_servers.js';
 import { useTempDir } from '../support/temp_dir.js';
 import type { ToolTarget } from '../support/tool_target.js';
 
@@ -41,14 +41,7 @@ turn_state:
 ${store}tools:
   builtin: []
   http:
-    - name: save_note
-      description: Saves a note.
-      method: POST
-      url: ${target.url}/notes
-      effect: write
-      timeout_seconds: 0.5
-      parameters: { type: object, properties: { text: { type: string } }, required: [text] }
-`,
+${noteToolItem(target.url, 0.5)}`,
     );
     return path;
   }

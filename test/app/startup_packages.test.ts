@@ -12,9 +12,10 @@ import { useTempDir } from '../support/temp_dir.js';
 /** The packages that cost the most to load, each needed by one part of the program only. */
 const HEAVY = ['discord.js', 'pg', '@modelcontextprotocol/sdk', 'prom-client'];
 const heavyIn = (recorder: PackageRecorder): string[] => recorder.packages().filter((name) => HEAVY.includes(name));
+const openTelemetryIn = (recorder: PackageRecorder): string[] => recorder.packages().filter((name) => name.startsWith('@opentelemetry/'));
 
 // Real processes: generous limits that only catch hangs.
-describe('what the program loads: the Discord transport, PostgreSQL, MCP and metrics only where they run', { timeout: 60_000 }, () => {
+describe('what the program loads: the Discord transport, PostgreSQL, MCP, metrics and OpenTelemetry only where they run', { timeout: 60_000 }, () => {
   const temp = useTempDir();
   const track = useProgramsKilledAfterEach();
 
@@ -51,6 +52,16 @@ describe('what the program loads: the Discord transport, PostgreSQL, MCP and met
     const bot = track(startJsonLinesProgram(['--config', config], { cwd: dir, env: recorder.env }));
     await bot.waitFor((event) => event['type'] === 'ready', 'the bot to be ready');
     expect(recorder.packages()).toContain('better-sqlite3');
+    expect(heavyIn(recorder)).toEqual([]);
+    expect(openTelemetryIn(recorder)).toEqual([]);
+  });
+
+  it('loads OpenTelemetry only with telemetry.otlp_endpoint set', async () => {
+    const { dir, recorder } = place('telemetry');
+    const config = temp.write('telemetry/config.yml', `logging:\n  level: warn\ntelemetry:\n  otlp_endpoint: ${await closedPortUrl()}\n`);
+    const bot = track(startJsonLinesProgram(['--config', config], { cwd: dir, env: recorder.env }));
+    await bot.waitFor((event) => event['type'] === 'ready', 'the bot to be ready');
+    expect(openTelemetryIn(recorder)).toEqual(expect.arrayContaining(['@opentelemetry/api', '@opentelemetry/exporter-trace-otlp-proto', '@opentelemetry/sdk-trace-base']));
     expect(heavyIn(recorder)).toEqual([]);
   });
 

@@ -1,3 +1,5 @@
+import { NO_TRACER } from '../../src/core/tracing.js';
+import { TurnTrace } from '../../src/engine/turn_trace.js';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { ChatTurn } from '../../src/engine/chat_turn.js';
@@ -39,6 +41,7 @@ function freshParts(turnId = 'turn-1'): ReconstructedParts {
     tools: [lookup],
     signal: new AbortController().signal,
     logger: pino({ level: 'silent' }),
+    trace: TurnTrace.start(NO_TRACER, { identity: { source: 'console', channelId: 'c1', messageId: 'm1' }, requesterId: 'u1', startedBy: 'requester', turnId }),
   };
 }
 
@@ -90,7 +93,7 @@ describe('the census', () => {
     const reconstructed = Object.entries(TURN_FIELD_CENSUS)
       .filter(([, entry]) => entry.kind === 'reconstructed')
       .map(([name]) => name);
-    expect(reconstructed.sort()).toEqual(['identity', 'logger', 'requester', 'signal', 'tools', 'turnId']);
+    expect(reconstructed.sort()).toEqual(['identity', 'logger', 'requester', 'signal', 'tools', 'trace', 'turnId']);
   });
 
   it('is what the encoder writes: the persisted fields not kept in the transcript log', () => {

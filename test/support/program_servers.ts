@@ -78,11 +78,40 @@ export function noteToolSection(targetUrl: string): string {
   return `tools:
   builtin: []
   http:
-    - name: save_note
+${noteToolItem(targetUrl)}`;
+}
+
+/** `save_note`, a write on the target at `targetUrl`, as an item of `tools.http`; given `timeoutSeconds`, it gives up waiting for the target after that long. */
+export function noteToolItem(targetUrl: string, timeoutSeconds?: number): string {
+  return `    - name: save_note
       description: Saves a note.
       method: POST
       url: ${targetUrl}/notes
       effect: write
-      parameters: { type: object, properties: { text: { type: string } }, required: [text] }
+${timeoutSeconds === undefined ? '' : `      timeout_seconds: ${timeoutSeconds}\n`}      parameters: { type: object, properties: { text: { type: string } }, required: [text] }
+`;
+}
+
+/** `lookup`, a read on the target at `targetUrl`, as an item of `tools.http`. */
+export function lookupToolItem(targetUrl: string): string {
+  return `    - name: lookup
+      description: Looks a word up.
+      url: ${targetUrl}/lookup/{word}
+      effect: read
+      parameters: { type: object, properties: { word: { type: string } }, required: [word] }
+`;
+}
+
+/** The `llm` section of a bot whose first model, `claude-main`, speaks Anthropic at `primaryUrl`, and whose fallback, `local-llama`, the OpenAI-compatible API at `fallbackUrl`. */
+export function fallbackLlmSection(primaryUrl: string, fallbackUrl: string): string {
+  return `llm:
+  provider: anthropic
+  base_url: ${primaryUrl}
+  api_key: test-key
+  model: claude-main
+  fallbacks:
+    - provider: openai
+      base_url: ${fallbackUrl}
+      model: local-llama
 `;
 }

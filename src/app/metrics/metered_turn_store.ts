@@ -52,7 +52,7 @@ export function meteredTurnStore(store: TurnStore, metrics: HoldfastMetrics, clo
       metrics.turnsEnded('completed');
     },
     recordReplyDelivery: (turnId, progress) => timed(() => store.recordReplyDelivery(turnId, progress)),
-    claimResume: (turnId, expectedGeneration) => timed(() => store.claimResume(turnId, expectedGeneration)),
+    claimResume: (turnId, expectedGeneration, trace) => timed(() => store.claimResume(turnId, expectedGeneration, trace)),
     rejectSuspended: async (turnId, expectedGeneration, reason) => {
       const rejected = await timed(() => store.rejectSuspended(turnId, expectedGeneration, reason));
       if (rejected) metrics.turnsEnded('rejected');

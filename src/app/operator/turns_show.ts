@@ -1,4 +1,5 @@
 import { findTurn } from '../../conversation/operators/operator_actions.js';
+import { parseTraceparent } from '../../core/tracing.js';
 import { ledgerCallLabel, shortTurnId } from '../../engine/call_label.js';
 import type { OpApproval, OpRecord } from '../../turn_state/ledger_types.js';
 import type { ReplyDelivery, TurnDetail } from '../../turn_state/operator_store.js';
@@ -18,7 +19,7 @@ export interface TurnsShowRequest {
 
 /**
  * `holdfast turns show TURN`: the turn, its ledger and its reply's delivery, as text or as
- * `{"turn":{…},"calls":[…],"reply":{…}|null}`. A turn that does not exist, or a prefix that
+ * `{"turn":{…},"calls":[…],"reply":{…}|null}`; a traced turn names the trace of each of its runs. A turn that does not exist, or a prefix that
  * names several, is refused with status 3.
  */
 export async function turnsShow(context: OperatorContext, request: TurnsShowRequest): Promise<ExitStatus> {
@@ -32,7 +33,7 @@ export async function turnsShow(context: OperatorContext, request: TurnsShowRequ
   if (request.json) {
     context.out(
       jsonDocument({
-        turn: { ...turnJson(detail.turn, context.now), calls_awaiting_verdict: awaiting, calls_awaiting_approval: asking },
+        turn: { ...turnJson(detail.turn, context.now), calls_awaiting_verdict: awaiting, calls_awaiting_approval: asking, trace_ids: traceIds(detail.turn.traces) },
         calls: detail.ops.map((op) => callJson(op, detail.ops)),
         reply: detail.reply === null ? null : replyJson(detail.reply),
       }),
@@ -41,6 +42,11 @@ export async function turnsShow(context: OperatorContext, request: TurnsShowRequ
   }
   context.out(describe(detail, context.now));
   return EXIT.ok;
+}
+
+/** The trace id of each traced run of the turn, oldest first (DESIGN §10.3): what a trace viewer finds it by. */
+function traceIds(traces: readonly string[]): string[] {
+  return traces.flatMap((traceparent) => parseTraceparent(traceparent)?.traceId ?? []);
 }
 
 function refuse(context: OperatorContext, message: string): ExitStatus {
@@ -58,6 +64,7 @@ function describe(detail: TurnDetail, now: number): string {
     ['created', `${isoTime(turn.createdAt) ?? ''} (${formatAge((now - turn.createdAt) / 1000)} ago)`],
     ['updated', isoTime(turn.updatedAt) ?? ''],
     ['reason', turnReason(turn) ?? '-'],
+    ...(turn.traces.length === 0 ? [] : [['traces', traceIds(turn.traces).join(' ')] as [string, string]]),
   ];
   const head = `Turn ${turn.turnId}\n${fields.map(([name, value]) => `  ${name.padEnd(10)}${oneLine(value)}`).join('\n')}\n`;
   const awaiting = ops.filter((op) => op.state === 'MANUAL_RESOLUTION_REQUIRED');

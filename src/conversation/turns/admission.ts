@@ -2,6 +2,8 @@ import type { ConversationSettings } from '../chat_settings.js';
 import { awaitingApprovalAtAdmissionText } from '../notices/approval_texts.js';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
+import { NO_TRACER, type TraceRef, type Tracer } from '../../core/tracing.js';
+import { TurnTrace } from '../../engine/turn_trace.js';
 import type { ToolCatalog } from '../../tools/catalog.js';
 import type { TurnStore } from '../../turn_state/turn_store.js';
 import type { ChatTurn } from '../../engine/chat_turn.js';
@@ -24,6 +26,7 @@ export interface AdmissionDeps {
   /** Its `now()` fills the prompt's `{date}` and `{time}`. */
   readonly clock: Clock;
   readonly logger: Logger;
+  readonly tracer?: Tracer;
 }
 
 /**
@@ -60,9 +63,17 @@ export type MessageAdmission =
  * filled in now with the time and the message's names and kept as filled when it is resumed, stored
  * with the user's message (its author named, DESIGN §4.2) and that history in one transaction that
  * also takes the message out of the inbox (`inboxId`). With durability off the store keeps nothing,
- * and the turn runs all the same.
+ * and the turn runs all the same. The turn's first run is traced under `received`, the span of the
+ * message, and its trace is kept with the turn (DESIGN §10.3).
  */
-export async function admitMessage(message: InboundMessage, history: readonly Message[], inboxId: number | undefined, signal: AbortSignal, deps: AdmissionDeps): Promise<MessageAdmission> {
+export async function admitMessage(
+  message: InboundMessage,
+  history: readonly Message[],
+  inboxId: number | undefined,
+  signal: AbortSignal,
+  deps: AdmissionDeps,
+  received?: TraceRef,
+): Promise<MessageAdmission> {
   const { config } = deps;
   const identity = { source: message.source, channelId: message.channelId, messageId: message.messageId };
   const requester = { userId: message.authorId, roleIds: message.authorRoleIds };
@@ -70,12 +81,29 @@ export async function admitMessage(message: InboundMessage, history: readonly Me
   const here = overrideAt(config.overrides, message.channelId, message.place);
   const tools = toolsOffered(deps.catalog().tools, config, requester, message.channelId, here, await deps.store.approvalRules({ source: message.source, channelId: message.channelId }));
   const defaults = turnDefaults(config, { now: deps.clock.now(), names: message.names }, here);
+  const trace = TurnTrace.start(deps.tracer ?? NO_TRACER, { identity, requesterId: message.authorId, startedBy: 'message', received });
   const fresh = (turnId: string): ChatTurn =>
-    freshChatTurn({ turnId, identity, requester, tools, signal, logger: deps.logger.child({ turn: turnId, channel: message.channelId }) }, defaults, [...transcript]);
+    freshChatTurn({ turnId, identity, requester, tools, signal, logger: deps.logger.child({ turn: turnId, channel: message.channelId, ...trace.logFields }), trace }, defaults, [...transcript]);
   const start = initialCheckpoint(defaults, transcript);
-  const admission = await deps.store.admit({ identity, requesterId: message.authorId, messageDigest: messageDigest(message.text), start, ...(inboxId === undefined ? {} : { inboxId }) });
+  const { traceparent } = trace;
+  let admission;
+  try {
+    admission = await deps.store.admit({
+      identity,
+      requesterId: message.authorId,
+      messageDigest: messageDigest(message.text),
+      start,
+      ...(inboxId === undefined ? {} : { inboxId }),
+      ...(traceparent === undefined ? {} : { trace: traceparent }),
+    });
+  } catch (error) {
+    trace.threw(error);
+    throw error;
+  }
+  if (admission.disposition !== 'admitted') trace.refused(admission.disposition);
   switch (admission.disposition) {
     case 'admitted':
+      trace.named(admission.lease.turnId);
       return { kind: 'admitted', turn: fresh(admission.lease.turnId), durability: storeDurability(deps.store, admission.lease) };
     case 'already_processed':
       return { kind: 'notice', turn: admission.turn.turnId, notice: 'already_processed', text: TEXTS.alreadyAnswered };

@@ -19,6 +19,8 @@ import { postResolved, resolvedNotice } from '../operators/resolution_notices.js
 import { approvalCommand, tellAnswered } from '../operators/approvals.js';
 import { APPROVALS_ANSWERED, type TurnRecord } from '../../turn_state/turn_types.js';
 import { TurnRunner, type TurnRun } from './turn_runner.js';
+import { NO_TRACER, type TraceRef } from '../../core/tracing.js';
+import { receivedSpan } from '../../engine/turn_trace.js';
 
 /**
  * The transport-neutral intake (DESIGN §2, §8): transports hand it typed commands; `/stop`,
@@ -75,11 +77,11 @@ export class Intake {
         return this.#answering(approvalCommand(inbound, this.deps, () => this.#announceNow(origin.source)));
       case 'resume':
         if (this.#refusedAsBusy(origin)) return;
-        return this.#enqueue(origin, () => this.#runner.resumeCommand(origin, inbound.turnId, inbound.spoken));
+        return this.#enqueue(origin, 'resume', (received) => this.#runner.resumeCommand(origin, inbound.turnId, inbound.spoken, received));
       case 'message': {
         if (this.#refusedAsBusy(origin)) return;
         const kept = this.#kept.keep(this.deps.store, origin, this.deps.logger);
-        return this.#enqueue(origin, async () => this.#runner.message(origin, await kept));
+        return this.#enqueue(origin, 'message', async (received) => this.#runner.message(origin, await kept, received));
       }
       default:
         return assertNever(inbound);
@@ -114,7 +116,7 @@ export class Intake {
         await dropKept(deps.store, kept, deps.logger);
         continue;
       }
-      this.#enqueue(message, () => this.#runner.message(message, kept));
+      this.#enqueue(message, 'message', (received) => this.#runner.message(message, kept, received));
     }
   }
 
@@ -237,9 +239,11 @@ export class Intake {
     return true;
   }
 
-  /** Queues `work` in the origin's channel, to start when the jobs before it are done. */
-  #enqueue(origin: InboundMessage, work: () => Promise<TurnRun | undefined>): void {
-    this.#lanes.enqueue(channelKey(origin), () => this.#start(origin, work), origin);
+  /** Queues `work` in the origin's channel, to start when the jobs before it are done, traced as the message received until it is over. */
+  #enqueue(origin: InboundMessage, kind: 'message' | 'resume', work: (received: TraceRef | undefined) => Promise<TurnRun | undefined>): void {
+    const identity = { source: origin.source, channelId: origin.channelId, messageId: origin.messageId };
+    const received = receivedSpan(this.deps.tracer ?? NO_TRACER, identity, origin.authorId, kind, origin.text);
+    this.#lanes.enqueue(channelKey(origin), () => this.#start(origin, () => work(received.ref)).finally(() => received.end()), origin);
   }
 
   /**

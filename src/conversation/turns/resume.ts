@@ -1,6 +1,8 @@
 import type { ConversationSettings } from '../chat_settings.js';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
+import { NO_TRACER, type TraceRef, type Tracer } from '../../core/tracing.js';
+import { TurnTrace } from '../../engine/turn_trace.js';
 import { storeDurability } from '../../engine/durability.js';
 import { restoreFromLog } from '../../engine/restore_from_log.js';
 import { runTurn, type RunDeps } from '../../engine/run_turn.js';
@@ -30,6 +32,10 @@ export interface ResumeDeps {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly engine: RunDeps;
+  /** Where the resumed run is traced (DESIGN §10.3); nothing is when absent. */
+  readonly tracer?: Tracer;
+  /** The span of the message that asked for the resume, when one did: the resumed run's trace goes on under it. */
+  readonly received?: TraceRef;
 }
 
 /**
@@ -165,21 +171,33 @@ async function resume(turn: TurnRecord, requester: InboundMessage, askedBy: Resu
   const giveBack = (): void => {
     for (const { breaker, token } of probes) breaker.abandonProbe(token);
   };
+  // Each run is a trace of its own, linked to the turn's earlier ones, and kept with them by the claim.
+  const trace = TurnTrace.start(deps.tracer ?? NO_TRACER, {
+    identity: turn.identity,
+    requesterId: turn.requesterId,
+    startedBy: askedBy,
+    turnId: turn.turnId,
+    received: deps.received,
+    earlier: resumable.turn.traces,
+  });
   let claim;
   try {
-    claim = await store.claimResume(turn.turnId, resumable.turn.generation);
+    claim = await store.claimResume(turn.turnId, resumable.turn.generation, trace.traceparent);
   } catch (error) {
     giveBack();
+    trace.threw(error);
     throw error;
   }
   if (!claim.won) {
     giveBack();
+    trace.lostClaim();
     return { kind: 'notice', turn: turn.turnId, notice: 'in_progress', text: TEXTS.resumedElsewhere };
   }
   const resolved = claim.toldResolution && resumable.turn.suspensionReason !== APPROVALS_ANSWERED ? resolvedNotice(resumable.turn, resumable.ops, true) : undefined;
   // A run that never reached the model (its reply was already logged, it halted) gives the probe slots back.
   const engine = probes.length === 0 ? deps.engine : { ...deps.engine, probeTokens: probes.map((probe) => probe.token) };
-  const continued = runTurn(restored.turn, { kind: 'resumed', log: restored.log }, storeDurability(store, claim.lease), engine).finally(giveBack);
+  const traced = { ...restored.turn, logger: restored.turn.logger.child(trace.logFields), trace };
+  const continued = runTurn(traced, { kind: 'resumed', log: restored.log }, storeDurability(store, claim.lease), engine).finally(giveBack);
   return { kind: 'resumed', turn: claim.turn, continued, resolved };
 }
 

@@ -58,6 +58,7 @@ export class TurnPhase {
         this.#enter({ kind: 'asking', attempt: event.attempt });
         return undefined;
       case 'attempt_failed':
+      case 'refused':
       case 'switched':
         return undefined;
       case 'waiting': {

@@ -2,6 +2,7 @@ import { assertNever } from '../../core/assert_never.js';
 import { endTurn, type TurnEnding } from '../../engine/terminal_writer.js';
 import { runTurn, type RunDeps } from '../../engine/run_turn.js';
 import type { TurnRecord } from '../../turn_state/turn_types.js';
+import type { TraceRef } from '../../core/tracing.js';
 import { admitMessage } from './admission.js';
 import type { HistoryFitting } from '../history/history_fitting.js';
 import { loadHistory } from '../history/history_policy.js';
@@ -52,9 +53,9 @@ export class TurnRunner {
    * never runs fresh; the admission takes it out of the inbox), then run. Nothing is admitted
    * once shutdown began. A failure before admission leaves the inbox without it (the intake tells the
    * user); one after admission ends the turn through the terminal writer, so no turn stays
-   * ACTIVE without an owner.
+   * ACTIVE without an owner. The turn is traced under `received`, the message's span, when it has one.
    */
-  async message(message: InboundMessage, kept: KeptMessage = { kind: 'memory' }): Promise<TurnRun | undefined> {
+  async message(message: InboundMessage, kept: KeptMessage = { kind: 'memory' }, received?: TraceRef): Promise<TurnRun | undefined> {
     const { deps } = this;
     if (kept.kind === 'unavailable') return this.#answered(message, kept, 'failed', TEXTS.storeUnavailable);
     if (deps.provider === undefined) return this.#noModel(message, kept);
@@ -66,7 +67,7 @@ export class TurnRunner {
     const history = await this.#orDropped(kept, () => loadHistory(deps.history, channelKey(message), deps.config.llm.vision));
     // A shutdown that began meanwhile leaves the message in the inbox, for the next start.
     if (this.shutdown.aborted) return undefined;
-    const admitted = await this.#orDropped(kept, () => admitMessage(message, history.messages, inboxIdOf(kept), controller.signal, deps));
+    const admitted = await this.#orDropped(kept, () => admitMessage(message, history.messages, inboxIdOf(kept), controller.signal, deps, received));
     // Admission took the message out of the inbox, unless the store failed: then it is told it failed, and not run later.
     if (admitted.kind === 'notice') return this.#answered(message, kept, admitted.notice, admitted.text, admitted.turn);
     const { turn, durability } = admitted;
@@ -77,7 +78,9 @@ export class TurnRunner {
         const named = message.names === undefined ? entry : { ...entry, authorName: message.names.user };
         await deps.history.append(channelKey(message), message.attachments === undefined ? named : { ...named, attachments: message.attachments });
       } catch (error) {
-        return endTurn(outcomeOfError(error, turn), durability, engine.approvalTimeoutMs);
+        const ending = await endTurn(outcomeOfError(error, turn), durability, engine.approvalTimeoutMs);
+        turn.trace?.ended(ending);
+        return ending;
       }
       return runTurn(turn, { kind: 'fresh' }, durability, engine);
     });
@@ -86,17 +89,22 @@ export class TurnRunner {
   /**
    * `resume` / `/resume [turn]`: the requester's saved turn continues, trying the model now even
    * while its breaker is open (it is the probe); spoken words with nothing saved are a message.
-   * While another probe is in flight it says when the next try is.
+   * While another probe is in flight it says when the next try is. The resumed run is traced under
+   * `received`, the command's span, when it has one.
    */
-  async resumeCommand(origin: InboundMessage, turnId: string | undefined, spoken: boolean): Promise<TurnRun | undefined> {
+  async resumeCommand(origin: InboundMessage, turnId: string | undefined, spoken: boolean, received?: TraceRef): Promise<TurnRun | undefined> {
     const { deps } = this;
     if (deps.provider === undefined) return this.#noModel(origin);
     const controller = new AbortController();
     const streaming: Streaming = { turnId: '', firstAnswer: undefined, quiet: false };
     const counting = newRunCounting(this.deps);
     const chosen = await chosenModelIn(origin, deps);
-    const attempt = await resumeCommand(origin, turnId, spoken, controller.signal, { ...deps, engine: engineDeps(this.deps, origin, streaming, counting, chosen) });
-    if (attempt.kind === 'not_a_resume') return this.message(origin);
+    const attempt = await resumeCommand(origin, turnId, spoken, controller.signal, {
+      ...deps,
+      engine: engineDeps(this.deps, origin, streaming, counting, chosen),
+      ...(received === undefined ? {} : { received }),
+    });
+    if (attempt.kind === 'not_a_resume') return this.message(origin, { kind: 'memory' }, received);
     return this.#resumed(origin, attempt, 'requester', controller, streaming, counting, chosen);
   }
 

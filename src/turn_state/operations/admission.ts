@@ -30,9 +30,9 @@ export function* admitTurn(request: AdmissionRequest, options: LeaseOptions): Op
   const token = options.ids.newId();
   const row = yield* queryOne<TurnRow>(
     `INSERT INTO turns (turn_id, source, channel_id, message_id, requester_id, message_digest, status, generation, revision, lease_token, lease_expires_at,
-       owner_instance, created_at, updated_at, last_progress_at)
+       owner_instance, created_at, updated_at, last_progress_at, traces)
      VALUES (@turnId, @source, @channelId, @messageId, @requesterId, @messageDigest, 'ACTIVE', 1, 1, @token, CAST(@now AS BIGINT) + CAST(@ttl AS BIGINT),
-       @instanceId, @now, @now, @now)
+       @instanceId, @now, @now, @now, @trace)
      ON CONFLICT (source, channel_id, message_id) DO NOTHING
      RETURNING *`,
     {
@@ -44,6 +44,7 @@ export function* admitTurn(request: AdmissionRequest, options: LeaseOptions): Op
       ttl: options.leaseTtlMs,
       instanceId: options.instanceId,
       now: at,
+      trace: request.trace ?? null,
     },
   );
   if (row === undefined) return yield* dispositionOf(yield* admittedMeanwhile(request), at);

@@ -129,7 +129,7 @@ export function durableStore(runner: StoreRunner, options: DurableStoreOptions):
     recordReplyDelivery: (turnId, progress) => runner.write(`record reply ${progress.kind}`, recordReplyDelivery(turnId, progress)),
     listPendingReplies: () => runner.read('list pending replies', pendingReplies()),
     loadResumable: (turnId) => runner.read('load turn', loadResumable(turnId)),
-    claimResume: (turnId, expectedGeneration) => runner.write('claim resume', claimResume(turnId, expectedGeneration, leases)),
+    claimResume: (turnId, expectedGeneration, trace) => runner.write('claim resume', claimResume(turnId, expectedGeneration, leases, trace)),
     awaitResolution: (lease, calls, reason) => leased('await resolution', lease, parkAt(lease, calls, reason)),
     awaitApproval: (lease, calls, timeoutMs) => leased('await approval', lease, parkForApproval(lease, calls, timeoutMs)),
     answerApproval: (answer) => runner.write('answer approval', answerApproval(answer), 'alone'),

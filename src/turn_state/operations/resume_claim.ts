@@ -11,9 +11,10 @@ import { turnById } from './turn_reads.js';
  * in any number of processes exactly one wins. The lease expires `leaseTtlMs` after now, and the
  * claiming process owns it. A winning claim of a turn whose requester was still to be told of the
  * operators' verdicts takes the telling over, under the same conditions, so that no announcement
- * tells it too (DESIGN §9.1).
+ * tells it too (DESIGN §9.1). `trace`, the resumed run's `traceparent`, is added to the turn's
+ * traces in the same statement (DESIGN §10.3).
  */
-export function* claimResume(turnId: string, expectedGeneration: number, options: LeaseOptions): Op<ResumeClaim> {
+export function* claimResume(turnId: string, expectedGeneration: number, options: LeaseOptions, trace?: string): Op<ResumeClaim> {
   const turn = yield* turnById(turnId);
   if (turn === undefined) return { won: false, reason: 'not_found' };
   if (turn.status !== 'SUSPENDED') return { won: false, reason: 'not_suspended' };
@@ -26,10 +27,11 @@ export function* claimResume(turnId: string, expectedGeneration: number, options
   });
   const row = yield* queryOne<TurnRow>(
     `UPDATE turns SET status = 'ACTIVE', generation = generation + 1, revision = revision + 1, lease_token = @token,
-       lease_expires_at = CAST(@now AS BIGINT) + CAST(@ttl AS BIGINT), owner_instance = @instanceId, updated_at = @now
+       lease_expires_at = CAST(@now AS BIGINT) + CAST(@ttl AS BIGINT), owner_instance = @instanceId, updated_at = @now,
+       traces = CASE WHEN CAST(@trace AS TEXT) IS NULL THEN traces WHEN traces IS NULL THEN CAST(@trace AS TEXT) ELSE traces || ' ' || CAST(@trace AS TEXT) END
      WHERE turn_id = @turnId AND status = 'SUSPENDED' AND generation = @expectedGeneration
      RETURNING *`,
-    { turnId, expectedGeneration, token, now: at, ttl: options.leaseTtlMs, instanceId: options.instanceId },
+    { turnId, expectedGeneration, token, now: at, ttl: options.leaseTtlMs, instanceId: options.instanceId, trace: trace ?? null },
   );
   if (row === undefined) return { won: false, reason: 'not_suspended' };
   const claimed = turnFromRow(row);

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { SCHEMA_NAME } from '../turn_state_settings.js';
-import { opMovesTable, usageTables, type ColumnTypes } from '../shared_tables.js';
+import { opMovesTable, turnTracesColumn, usageTables, type ColumnTypes } from '../shared_tables.js';
 
 /** This database's column types, for the tables written once for both. */
 const POSTGRES_COLUMNS: ColumnTypes = { integer: 'BIGINT', real: 'DOUBLE PRECISION', identity: 'BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY', keyedOnly: '' };
@@ -235,6 +235,8 @@ export const PG_MIGRATIONS: readonly string[] = [
   usageTables(POSTGRES_COLUMNS),
   // Version 8 is SQLite's version 16 (DESIGN §6): each state a call of the ledger entered, when, and who moved it.
   opMovesTable(POSTGRES_COLUMNS),
+  // Version 9 is SQLite's version 17 (DESIGN §10.3): the traces of a turn's runs.
+  turnTracesColumn,
 ];
 
 /** The advisory lock every process takes around the migrations of one schema. */

@@ -182,6 +182,7 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
       'failure_reason',
       'payload_compacted',
       'resolution_untold',
+      'traces',
     ],
     sourceOf: { admitted: 'rowid' },
     order: 'rowid',

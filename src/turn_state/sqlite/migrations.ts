@@ -9,7 +9,7 @@ import { EFFECT_CLASSES } from '../ledger_types.js';
 import { MEMORY_SCOPES } from '../memory_store.js';
 import { REPLY_STATES } from '../reply_types.js';
 import { approvalsBeforeCalls, list, turnsAndOpsWithVerdicts } from './table_rebuilds.js';
-import { opMovesTable, usageTables, type ColumnTypes } from '../shared_tables.js';
+import { opMovesTable, turnTracesColumn, usageTables, type ColumnTypes } from '../shared_tables.js';
 
 /** This database's column types, for the tables written once for both. */
 const SQLITE_COLUMNS: ColumnTypes = { integer: 'INTEGER', real: 'REAL', identity: 'INTEGER PRIMARY KEY AUTOINCREMENT', keyedOnly: ' WITHOUT ROWID' };
@@ -237,6 +237,8 @@ export const TURN_STORE_MIGRATIONS: readonly string[] = [
   usageTables(SQLITE_COLUMNS),
   // Version 16 (DESIGN §6): each state a call of the ledger entered, when, and who moved it.
   opMovesTable(SQLITE_COLUMNS),
+  // Version 17 (DESIGN §10.3): the traces of a turn's runs.
+  turnTracesColumn,
 ];
 
 /** Brings `db` to the newest of `migrations`; `what` names the store in the errors. */

@@ -117,6 +117,24 @@ export function describeResume(makeHarness: MakeHarness): void {
       expect(started.state).toBe('RUNNING');
     });
 
+    it('keeps the traceparent of each traced run, oldest first, and a claim without one adds none (DESIGN §10.3)', async () => {
+      const h = harness();
+      const first = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+      const second = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00';
+      const admission = await h.store.admit({ ...admissionRequest(identity('traced')), trace: first });
+      if (admission.disposition !== 'admitted') throw new Error(`expected admission, got ${admission.disposition}`);
+      expect(admission.turn.traces).toEqual([first]);
+      await h.store.suspend(admission.lease, 'provider overloaded');
+
+      const claim = await h.store.claimResume(admission.lease.turnId, admission.lease.generation, second);
+
+      if (!claim.won) throw new Error(`expected to win, got ${claim.reason}`);
+      expect(claim.turn.traces).toEqual([first, second]);
+      const untraced = await suspendAndClaim(h.store, claim.lease);
+      expect((await turnOf(h.store, untraced.turnId)).traces).toEqual([first, second]);
+      expect((await admitNew(h.store, identity('plain'))).turn.traces).toEqual([]);
+    });
+
     it('gives a new token at every resume', async () => {
       const h = harness();
       const { lease } = await admitNew(h.store);
