@@ -112,11 +112,10 @@ ${lookupToolItem(target.url)}${noteToolItem(target.url, 0.5)}`,
     // The call carried the trace to the tool's server, as the call's own span.
     expect(target.requests[0]?.headers['traceparent']).toBe(`00-${call?.traceId}-${call?.spanId}-01`);
     // The turn's log lines lead to its trace.
-    const switchLine = bot
-      .stderr()
-      .split('\n')
-      .find((line) => line.includes('"from":"claude-main"'));
-    expect(JSON.parse(switchLine ?? '{}')).toMatchObject({ trace_id: turn?.traceId, span_id: turn?.spanId });
+    const lines = bot.stderr().split('\n');
+    for (const marker of ['"from":"claude-main"', '"msg":"turn finished"']) {
+      expect(JSON.parse(lines.find((line) => line.includes(marker)) ?? '{}'), marker).toMatchObject({ trace_id: turn?.traceId, span_id: turn?.spanId });
+    }
     // Without include_content no text of the conversation leaves the bot.
     expect(JSON.stringify(spans)).not.toMatch(/What is milk|Milk is a drink/);
     collector.saveTree('overload-fallback-read', [message?.traceId ?? '']);
@@ -151,7 +150,11 @@ ${lookupToolItem(target.url)}${noteToolItem(target.url, 0.5)}`,
     expect(verdict.status).toBe(0);
     expect(await again.waitFor(isReply)).toMatchObject({ turn: turnId, text: 'The note was not saved.' });
     await stopped(again);
-
+    const finished = again
+      .stderr()
+      .split('\n')
+      .filter((line) => line.includes('"msg":"turn finished"'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     const runs = (await collector.waitFor((all) => all.filter(named('holdfast.turn')).length === 2)).filter(named('holdfast.turn'));
     const [parked, answered] = runs;
     expect(parked?.attributes).toMatchObject({ 'holdfast.turn.id': turnId, 'holdfast.turn.started_by': 'requester', 'holdfast.turn.runs_before': 1, 'holdfast.turn.status': 'AWAITING_RESOLUTION' });
@@ -162,6 +165,7 @@ ${lookupToolItem(target.url)}${noteToolItem(target.url, 0.5)}`,
       { traceId: parked?.traceId, spanId: parked?.spanId },
     ]);
     expect(new Set([found?.traceId, parked?.traceId, answered?.traceId]).size).toBe(3);
+    expect(finished.map((line) => line['trace_id'])).toEqual([parked?.traceId, answered?.traceId]);
     const call = collector.trace(answered?.traceId ?? '').find(named('execute_tool save_note'));
     expect(call?.events.map((event) => [event.name, event.attributes['holdfast.ledger.state'], event.attributes['holdfast.ledger.by']])).toEqual([
       ['ledger.verdict', 'RESOLVED_NOT_APPLIED', expect.stringMatching(/^cli:/) as unknown],

@@ -54,8 +54,8 @@ export type ResumeAttempt =
   | { readonly kind: 'notice'; readonly turn: string | null; readonly notice: NoticeKind; readonly text: string }
   /** The resume ended the turn without running it (expired, or refused for good): the change is announced with the notice. */
   | { readonly kind: 'ended'; readonly turn: string; readonly status: TurnStatus; readonly notice: NoticeKind; readonly text: string }
-  /** `resolved`: the operators' verdicts, when the requester had not been told of them yet (DESIGN §9.1). */
-  | { readonly kind: 'resumed'; readonly turn: TurnRecord; readonly continued: Promise<TurnEnding>; readonly resolved: string | undefined };
+  /** `resolved`: the operators' verdicts, when the requester had not been told of them yet (DESIGN §9.1); `trace`, the run's (DESIGN §10.3). */
+  | { readonly kind: 'resumed'; readonly turn: TurnRecord; readonly continued: Promise<TurnEnding>; readonly resolved: string | undefined; readonly trace: TurnTrace };
 
 /**
  * Explicit resume (DESIGN §9): `resume`, `continue` or `/resume [turn]` from a turn's requester in
@@ -198,7 +198,7 @@ async function resume(turn: TurnRecord, requester: InboundMessage, askedBy: Resu
   const engine = probes.length === 0 ? deps.engine : { ...deps.engine, probeTokens: probes.map((probe) => probe.token) };
   const traced = { ...restored.turn, logger: restored.turn.logger.child(trace.logFields), trace };
   const continued = runTurn(traced, { kind: 'resumed', log: restored.log }, storeDurability(store, claim.lease), engine).finally(giveBack);
-  return { kind: 'resumed', turn: claim.turn, continued, resolved };
+  return { kind: 'resumed', turn: claim.turn, continued, resolved, trace };
 }
 
 /** A saved turn whose stored state this code cannot use ends TERMINAL_REJECTED (DESIGN §7.5): a retry could never succeed. */

@@ -72,7 +72,7 @@ export class TurnRunner {
     if (admitted.kind === 'notice') return this.#answered(message, kept, admitted.notice, admitted.text, admitted.turn);
     const { turn, durability } = admitted;
     deps.faults.reach('after_admission', 0);
-    return this.#run(message, turn.turnId, controller, counting, chosen, async (engine) => {
+    return this.#run(message, turn.turnId, turn.trace?.logFields ?? {}, controller, counting, chosen, async (engine) => {
       try {
         const entry = { role: 'user', text: message.text, authorId: message.authorId, messageId: message.messageId } as const;
         const named = message.names === undefined ? entry : { ...entry, authorName: message.names.user };
@@ -176,7 +176,8 @@ export class TurnRunner {
           if (quiet) this.#active(answerTo, turnId);
           if (askedBy !== 'approval') postNotice(deps.sink, answerTo, turnId, 'resumed', askedBy === 'restart' ? TEXTS.continuingAfterRestart : TEXTS.continuing);
         };
-        return this.#run(answerTo, turnId, controller, counting, chosen, () => attempt.continued, quiet ? (ending) => !answered && this.#stillOverloaded(answerTo, turnId, ending) : undefined);
+        const silent = quiet ? (ending: TurnEnding) => !answered && this.#stillOverloaded(answerTo, turnId, ending) : undefined;
+        return this.#run(answerTo, turnId, attempt.trace.logFields, controller, counting, chosen, () => attempt.continued, silent);
       }
       default:
         return assertNever(attempt);
@@ -185,13 +186,14 @@ export class TurnRunner {
 
   /**
    * Runs a turn as the channel's running one (so /stop reaches it), on the channel's models with
-   * `chosen` first, logs one `turn finished` line with what the run used, and delivers how it
+   * `chosen` first, logs one `turn finished` line with what the run used (and `traced`, the run's trace and span ids), and delivers how it
    * ended — unless `silent(ending)` took care of it. A run that may end silently shows the turn
    * working only once the model answers.
    */
   async #run(
     message: InboundMessage,
     turnId: string,
+    traced: Readonly<Record<string, string>>,
     controller: AbortController,
     counting: RunCounting,
     chosen: string | undefined,
@@ -210,7 +212,15 @@ export class TurnRunner {
       this.running.delete(channelKey(message));
     }
     deps.logger.info(
-      { turn: turnId, channel: message.channelId, requester: message.authorId, status: ending.status, durationMs: deps.clock.monotonicNow() - counting.startedAt, ...counting.stats.summary() },
+      {
+        turn: turnId,
+        channel: message.channelId,
+        requester: message.authorId,
+        status: ending.status,
+        durationMs: deps.clock.monotonicNow() - counting.startedAt,
+        ...counting.stats.summary(),
+        ...traced,
+      },
       'turn finished',
     );
     if (silent?.(ending) !== true) await deliverEnding(message, turnId, ending, { ...deps, fitting: this.fitting }, counting.phase);
