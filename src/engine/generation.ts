@@ -55,7 +55,6 @@ export async function generate(turn: ChatTurn, durability: TurnDurability, deps:
   const attempts: AttemptUsage[] = [];
   const request = buildRequest(turn, deps);
   const trace = turn.trace?.generation(deps.provider, request);
-  let thrown: unknown;
   try {
     const { response, model } = await generateOnRoute(routeOf(deps.provider, deps.fallbacks), request, {
       runtime: deps.recovery,
@@ -78,13 +77,10 @@ export async function generate(turn: ChatTurn, durability: TurnDurability, deps:
     trace?.responded(response, model);
     return { kind: 'response', response, model };
   } catch (error) {
-    if (!isRecoveryGiveUpError(error)) {
-      thrown = error;
-      throw error;
-    }
+    if (!isRecoveryGiveUpError(error)) throw error;
     return { kind: 'outcome', outcome: error.reason === 'cancelled' ? stopped(turn) : outcomeOfGiveUp(error.reason, error.lastError) };
   } finally {
-    trace?.end(thrown);
+    trace?.end();
     await deps.meter?.record(turn, attempts);
   }
 }

@@ -149,9 +149,8 @@ export class GenerationTrace {
     this.#span.content(GEN_AI.outputMessages, [{ role: 'assistant', content: response.content }]);
   }
 
-  /** Ends the span; a generation that threw anything but a give-up is marked failed. */
-  end(thrown?: unknown): void {
-    if (thrown !== undefined) this.#span.fail(thrown instanceof Error ? thrown.name : 'error');
+  /** Ends the span, however the generation ended: a give-up marked it failed already. */
+  end(): void {
     this.#span.end();
   }
 }

@@ -13,6 +13,10 @@ import { NO_SECRETS } from '../../src/core/secret_values.js';
 import type { MemoryStore } from '../../src/turn_state/memory_store.js';
 import { useTempDir } from '../support/temp_dir.js';
 import { damageTreeOf, openTestStoreFile } from '../support/store_file.js';
+import { OtlpReceiver } from '../support/otlp_receiver.js';
+import { admissionFor } from '../support/turn_store.js';
+import { openTracer } from '../../src/app/telemetry/otel_tracer.js';
+import { telemetrySection } from '../../src/app/telemetry/telemetry_settings.js';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/previous_layout', import.meta.url));
 const OLD_FILES = ['data/history/history.sqlite3', 'data/memory/memory.sqlite3'];
@@ -188,5 +192,35 @@ describe('the bot services open one store file', () => {
         'conversation history and memory notes are kept in memory only',
       ]),
     );
+  });
+
+  it('records in the trace of a run a restart cut off what the start-up sweep found of it', async () => {
+    const collector = await OtlpReceiver.start();
+    try {
+      const before = openTestStoreFile(temp.path());
+      const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+      const admission = await before.turns.admit({ ...admissionFor('m-1'), trace: traceparent });
+      if (admission.disposition !== 'admitted') throw new Error(`expected admission, got ${admission.disposition}`);
+      await before.turns.recordModelTurn(admission.lease, {
+        step: 1,
+        assistant: { role: 'assistant', content: [{ type: 'text', text: 'saving' }] },
+        intents: [{ toolCallId: 'w1', toolName: 'save_note', input: { text: 'milk' }, effect: 'write' }],
+      });
+      await before.turns.moveOp(admission.lease, { turnId: admission.lease.turnId, step: 1, toolCallId: 'w1' }, { to: 'RUNNING' });
+      await before.close();
+      const settings = telemetrySection.parse({ otlp_endpoint: collector.url });
+      const tracer = openTracer({ ...settings, otlp_endpoint: collector.url }, NO_SECRETS, pino({ level: 'silent' }));
+
+      const services = await openBotServices(configSchema.parse({}), temp.path(), new ManualClock(), pino({ level: 'silent' }), NO_SECRETS, { tracer });
+      opened.push(services);
+      await tracer.shutdown();
+
+      const [found] = await collector.waitFor((spans) => spans.length === 1);
+      expect(found).toMatchObject({ name: 'holdfast.turn.interrupted', traceId: '0af7651916cd43dd8448eb211c80319c', parentSpanId: 'b7ad6b7169203331' });
+      expect(found?.events).toEqual([{ name: 'ledger.uncertain', attributes: { 'holdfast.ledger.state': 'OUTCOME_UNKNOWN' } }]);
+      expect(services.interrupted.map((turn) => turn.traces)).toEqual([[traceparent]]);
+    } finally {
+      await collector.close();
+    }
   });
 });

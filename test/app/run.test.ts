@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/app/run.js';
 import { useTempDir } from '../support/temp_dir.js';
 import { capturedIo } from '../support/captured_io.js';
+import { OtlpReceiver } from '../support/otlp_receiver.js';
 import { closedPortUrl } from '../support/fake_llm/server.js';
 import { openTestStore, startingWith } from '../support/turn_store.js';
 import { lockStoreFile } from '../../src/turn_state/sqlite/store_lock.js';
@@ -79,6 +80,21 @@ describe('runCli', () => {
     const status = await runCli(['--jsonl', '--config', config], { stdin: Readable.from([]), stdout: { write: () => true }, stderr, env: {}, cwd: temp.path(), signals });
     expect(status).toBe(0);
     expect(logged.join('')).toContain('stopped while starting: SIGINT or SIGTERM came while the bot waited for Discord or its store');
+  });
+
+  it('traces each message to telemetry.otlp_endpoint while it runs and sends what it holds before it exits, its credentials kept out of the log', async () => {
+    const collector = await OtlpReceiver.start();
+    try {
+      const run = io(temp.path(), { OTLP_AUTHORIZATION: 'Bearer collector-secret-123' });
+      const config = temp.write('config.yml', `telemetry:\n  otlp_endpoint: ${collector.url}\n  headers:\n    authorization: \${OTLP_AUTHORIZATION}\n`);
+      expect(await runCli(['--jsonl', '--config', config], { ...run.io, stdin: Readable.from(['What is milk?\n']) })).toBe(0);
+      expect(collector.spans.map((span) => [span.name, span.attributes['holdfast.message.kind']])).toEqual([['holdfast.message', 'message']]);
+      expect(collector.requests[0]?.headers['authorization']).toBe('Bearer collector-secret-123');
+      expect(run.stderr()).toContain('traces go to the OTLP endpoint');
+      expect(run.stderr()).not.toContain('collector-secret-123');
+    } finally {
+      await collector.close();
+    }
   });
 
   it('serves the web console while it runs when web.listen is set, and exits 2 with one line naming the address when it cannot listen there', async () => {

@@ -7,7 +7,7 @@ import type { Tracer } from '../../src/core/tracing.js';
 import { runTurn } from '../../src/engine/run_turn.js';
 import { TurnTrace } from '../../src/engine/turn_trace.js';
 import { useEngineParts } from '../support/engine_harness.js';
-import { chatText } from '../support/fake_llm/openai_chat.js';
+import { chatText, chatToolCalls } from '../support/fake_llm/openai_chat.js';
 import type { FakeStep } from '../support/fake_llm/server.js';
 import { OtlpReceiver, type ReceivedSpan } from '../support/otlp_receiver.js';
 import { runToCompletion } from '../support/recovery_runtime.js';
@@ -27,15 +27,18 @@ describe("a generation's span tells its attempts, waits and give-up as events (D
   afterEach(() => collector.close());
 
   /** Runs a fresh turn for `text` under a trace of its own, then sends every span: what the collector got of it. */
-  async function tracedTurn(text: string): Promise<{ generation: ReceivedSpan | undefined; turn: ReceivedSpan | undefined }> {
+  async function tracedTurn(text: string): Promise<{ generation: ReceivedSpan | undefined; turn: ReceivedSpan | undefined; spans: readonly ReceivedSpan[] }> {
     const harness = parts.current.harness();
     const admitted = await harness.admit('m-1', text);
     const trace = TurnTrace.start(tracer, { identity: admitted.turn.identity, requesterId: 'u-1', startedBy: 'message', turnId: admitted.turn.turnId });
     await runToCompletion(harness.recoveryClock, runTurn({ ...admitted.turn, trace }, { kind: 'fresh' }, admitted.durability, harness.deps));
     await tracer.shutdown();
     const spans = await collector.waitFor((all) => all.length >= 2);
-    return { generation: spans.find((span) => span.name === 'chat test-model'), turn: spans.find((span) => span.name === 'holdfast.turn') };
+    return { generation: spans.find((span) => span.name === 'chat test-model'), turn: spans.find((span) => span.name === 'holdfast.turn'), spans };
   }
+
+  const callSpan = (spans: readonly ReceivedSpan[], tool: string): ReceivedSpan | undefined => spans.find((span) => span.name === `execute_tool ${tool}`);
+  const states = (span: ReceivedSpan | undefined): unknown[] => (span?.events ?? []).map((event) => event.attributes['holdfast.ledger.state']);
 
   it('records each attempt, its error class and the backoff waited before the one that answered', async () => {
     parts.current.fake.enqueue(overloaded, chatText('Milk is a drink.', { usage: { prompt_tokens: 12, completion_tokens: 5 } }));
@@ -61,5 +64,42 @@ describe("a generation's span tells its attempts, waits and give-up as events (D
     expect(generation?.events.at(-1)).toEqual({ name: 'holdfast.gave_up', attributes: { 'holdfast.recovery.reason': 'deadline' } });
     expect(turn?.attributes['holdfast.turn.status']).toBe('SUSPENDED');
     expect(turn?.events).toEqual([{ name: 'holdfast.turn.suspended', attributes: { 'holdfast.suspension.cause': 'capacity' } }]);
+  });
+
+  it("gives each call a span of its ledger moves, and sends the write's context to its target", async () => {
+    const { fake, target } = parts.current;
+    fake.enqueue(
+      chatToolCalls([
+        { id: 'r1', name: 'lookup', args: '{"word":"milk"}' },
+        { id: 'w1', name: 'save_note', args: '{"text":"buy milk"}' },
+      ]),
+      chatText('Saved.'),
+    );
+
+    const { turn, spans } = await tracedTurn('Look milk up and note it');
+
+    const [lookup, note] = [callSpan(spans, 'lookup'), callSpan(spans, 'save_note')];
+    expect(states(lookup)).toEqual(['PREPARED', 'APPLIED']);
+    expect(states(note)).toEqual(['PREPARED', 'RUNNING', 'APPLIED']);
+    expect(note?.parentSpanId).toBe(turn?.spanId);
+    expect(target.requests.find((request) => request.path === '/notes')?.headers['traceparent']).toBe(`00-${note?.traceId}-${note?.spanId}-01`);
+    expect(turn?.attributes).toMatchObject({ 'holdfast.turn.effect': 'write', 'holdfast.turn.calls': 2 });
+  });
+
+  it('marks failed the span of a call whose turn another process took while it ran, and the run as leaving the turn untouched', async () => {
+    const { fake, target, store } = parts.current;
+    fake.enqueue(chatToolCalls([{ id: 'w1', name: 'save_note', args: '{"text":"buy milk"}' }]));
+    // Another process's start-up sweep takes every ACTIVE turn while the write is at its target.
+    target.onRequest = async () => {
+      await store.sweepOnStartup();
+    };
+
+    const { turn, spans } = await tracedTurn('Note milk');
+
+    const note = callSpan(spans, 'save_note');
+    expect(note?.statusCode).toBe(2);
+    expect(note?.attributes['error.type']).toBe('StaleTurnError');
+    expect(states(note)).toEqual(['PREPARED', 'RUNNING']);
+    expect(turn?.events.map((event) => event.name)).toEqual(['holdfast.turn.untouched']);
   });
 });

@@ -53,7 +53,7 @@ export function newChatTurn(parts: ReconstructedParts, text: string, config: Con
 
 /** A new turn ready to run, or the notice that says why this message will not run fresh. */
 export type MessageAdmission =
-  | { readonly kind: 'admitted'; readonly turn: ChatTurn; readonly durability: TurnDurability }
+  | { readonly kind: 'admitted'; readonly turn: ChatTurn; readonly durability: TurnDurability; readonly trace: TurnTrace }
   | { readonly kind: 'notice'; readonly turn: string | null; readonly notice: NoticeKind; readonly text: string };
 
 /**
@@ -86,25 +86,19 @@ export async function admitMessage(
     freshChatTurn({ turnId, identity, requester, tools, signal, logger: deps.logger.child({ turn: turnId, channel: message.channelId, ...trace.logFields }), trace }, defaults, [...transcript]);
   const start = initialCheckpoint(defaults, transcript);
   const { traceparent } = trace;
-  let admission;
-  try {
-    admission = await deps.store.admit({
-      identity,
-      requesterId: message.authorId,
-      messageDigest: messageDigest(message.text),
-      start,
-      ...(inboxId === undefined ? {} : { inboxId }),
-      ...(traceparent === undefined ? {} : { trace: traceparent }),
-    });
-  } catch (error) {
-    trace.threw(error);
-    throw error;
-  }
+  const admission = await deps.store.admit({
+    identity,
+    requesterId: message.authorId,
+    messageDigest: messageDigest(message.text),
+    start,
+    ...(inboxId === undefined ? {} : { inboxId }),
+    ...(traceparent === undefined ? {} : { trace: traceparent }),
+  });
   if (admission.disposition !== 'admitted') trace.refused(admission.disposition);
   switch (admission.disposition) {
     case 'admitted':
       trace.named(admission.lease.turnId);
-      return { kind: 'admitted', turn: fresh(admission.lease.turnId), durability: storeDurability(deps.store, admission.lease) };
+      return { kind: 'admitted', turn: fresh(admission.lease.turnId), durability: storeDurability(deps.store, admission.lease), trace };
     case 'already_processed':
       return { kind: 'notice', turn: admission.turn.turnId, notice: 'already_processed', text: TEXTS.alreadyAnswered };
     case 'in_progress':

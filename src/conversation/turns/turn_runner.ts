@@ -70,16 +70,16 @@ export class TurnRunner {
     const admitted = await this.#orDropped(kept, () => admitMessage(message, history.messages, inboxIdOf(kept), controller.signal, deps, received));
     // Admission took the message out of the inbox, unless the store failed: then it is told it failed, and not run later.
     if (admitted.kind === 'notice') return this.#answered(message, kept, admitted.notice, admitted.text, admitted.turn);
-    const { turn, durability } = admitted;
+    const { turn, durability, trace } = admitted;
     deps.faults.reach('after_admission', 0);
-    return this.#run(message, turn.turnId, turn.trace?.logFields ?? {}, controller, counting, chosen, async (engine) => {
+    return this.#run(message, turn.turnId, trace.logFields, controller, counting, chosen, async (engine) => {
       try {
         const entry = { role: 'user', text: message.text, authorId: message.authorId, messageId: message.messageId } as const;
         const named = message.names === undefined ? entry : { ...entry, authorName: message.names.user };
         await deps.history.append(channelKey(message), message.attachments === undefined ? named : { ...named, attachments: message.attachments });
       } catch (error) {
         const ending = await endTurn(outcomeOfError(error, turn), durability, engine.approvalTimeoutMs);
-        turn.trace?.ended(ending);
+        trace.ended(ending);
         return ending;
       }
       return runTurn(turn, { kind: 'fresh' }, durability, engine);

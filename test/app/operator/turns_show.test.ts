@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../support/manual_clock.js';
 import { approvalTurn, parkedTurn, runCliIn, storeIn, turnWithCalls } from '../../support/operator_cli.js';
 import { useTempDir } from '../../support/temp_dir.js';
+import { admissionFor } from '../../support/turn_store.js';
 
 const MINUTE = 60_000;
 
@@ -194,5 +195,20 @@ describe('holdfast turns show', () => {
 
   it('exits 2 without a turn to show', async () => {
     expect(await runCliIn(temp.path(), ['turns', 'show'])).toEqual({ status: 2, stdout: '', stderr: "holdfast: missing TURN\nTry 'holdfast turns show --help' for the options.\n" });
+  });
+
+  it('names the trace of each traced run of the turn, oldest first, as a trace viewer finds them', async () => {
+    const clock = new ManualClock();
+    const store = storeIn(temp.path(), clock);
+    const admission = await store.turns.admit({ ...admissionFor('m-1'), trace: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' });
+    if (admission.disposition !== 'admitted') throw new Error(`expected admission, got ${admission.disposition}`);
+    await store.turns.suspend(admission.lease, 'provider overloaded');
+    await store.turns.claimResume(admission.lease.turnId, admission.lease.generation, '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00');
+    await store.close();
+
+    const run = await runCliIn(temp.path(), ['turns', 'show', admission.lease.turnId], { clock });
+
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain('\n  traces    0af7651916cd43dd8448eb211c80319c 4bf92f3577b34da6a3ce929d0e0e4736\n');
   });
 });
