@@ -5,10 +5,10 @@ import type { OpRecord, OpState } from '../turn_state/ledger_types.js';
 import { GEN_AI } from './generation_trace.js';
 
 /** What a ledger state says of a call, as its span's event names it (DESIGN §6). */
-export type LedgerMoveKind = 'prepared' | 'approval' | 'running' | 'settled' | 'uncertain' | 'verdict';
+type LedgerMoveKind = 'prepared' | 'approval' | 'running' | 'settled' | 'uncertain' | 'verdict';
 
 /** The kind of move that leaves a call in `state`. */
-export function ledgerMoveKind(state: OpState): LedgerMoveKind {
+function ledgerMoveKind(state: OpState): LedgerMoveKind {
   switch (state) {
     case 'PREPARED':
       return 'prepared';

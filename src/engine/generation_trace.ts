@@ -36,7 +36,7 @@ export const GEN_AI = {
 } as const;
 
 /** The conventions' `gen_ai.provider.name` for a configured provider: both OpenAI APIs are `openai`. */
-export function genAiProvider(provider: string): string {
+function genAiProvider(provider: string): string {
   return provider === 'openai-responses' ? 'openai' : provider;
 }
 

@@ -3,7 +3,7 @@ import { parseTraceparent, traceparentOf, type TraceRef, type TraceSpan, type Tr
 import type { GenerateRequest } from '../llm/protocol.js';
 import type { LLMProvider } from '../llm/provider.js';
 import type { EffectClass, OpRecord } from '../turn_state/ledger_types.js';
-import type { TurnIdentity, TurnRecord } from '../turn_state/turn_types.js';
+import type { Admission, TurnIdentity, TurnRecord } from '../turn_state/turn_types.js';
 import { CallTrace, noteLedgerState } from './call_trace.js';
 import { shortTurnId } from './call_label.js';
 import { GEN_AI, GenerationTrace } from './generation_trace.js';
@@ -113,7 +113,7 @@ export class TurnTrace {
   }
 
   /** The store would not let the message run fresh: `disposition` says why (it was answered, or is running elsewhere). */
-  refused(disposition: string): void {
+  refused(disposition: Exclude<Admission['disposition'], 'admitted'>): void {
     this.#span.set({ 'holdfast.turn.admission': disposition });
     this.#span.end();
   }

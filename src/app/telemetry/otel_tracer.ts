@@ -35,7 +35,8 @@ export function openTracer(settings: TelemetrySettings & { readonly otlp_endpoin
     },
     { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true },
   );
-  const exporter = new OTLPTraceExporter({ url: tracesUrl(settings.otlp_endpoint), headers: settings.headers, timeoutMillis: EXPORT_TIMEOUT_MS });
+  const url = tracesUrl(settings.otlp_endpoint);
+  const exporter = new OTLPTraceExporter({ url, headers: settings.headers, timeoutMillis: EXPORT_TIMEOUT_MS });
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ 'service.name': settings.service_name, 'host.name': hostname(), 'process.pid': process.pid }),
     sampler: new ParentBasedSampler({ root: new EarlierRunsSampler(new TraceIdRatioBasedSampler(settings.sample_ratio)) }),
@@ -43,7 +44,7 @@ export function openTracer(settings: TelemetrySettings & { readonly otlp_endpoin
   });
   const tracer = provider.getTracer(SCOPE);
   const scrub = (text: string): string => secrets.redact(scrubText(text));
-  log.info({ endpoint: tracesUrl(settings.otlp_endpoint), sample_ratio: settings.sample_ratio, include_content: settings.include_content }, 'traces go to the OTLP endpoint');
+  log.info({ endpoint: url, sample_ratio: settings.sample_ratio, include_content: settings.include_content }, 'traces go to the OTLP endpoint');
   return {
     start: (name, options = {}) => {
       const parent = options.parent === undefined ? ROOT_CONTEXT : trace.setSpanContext(ROOT_CONTEXT, spanContextOf(options.parent));
