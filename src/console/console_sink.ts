@@ -35,9 +35,9 @@ export function jsonLinesSink(output: ConsoleOutput): ReplySink & { ready(): voi
       line({ type: 'approval', turn: ask.turn, call: ask.call, text: ask.text });
       return Promise.resolve(undefined);
     },
-    async deliver(reply, confirmed) {
+    deliver(reply) {
       line({ type: 'message', turn: reply.turn, kind: 'reply', text: reply.text, ...(reply.model === undefined ? {} : { model: reply.model }) });
-      await confirmed(1);
+      return Promise.resolve(1);
     },
   };
 }
@@ -101,12 +101,12 @@ export function textSink(output: ConsoleScreen): ReplySink & { ready(): void } {
       output.write(noticeText('status', terminalSafe(`${ask.text}\n${approveHowText(ask.call)}`), output.isTTY));
       return Promise.resolve(undefined);
     },
-    async deliver(reply, confirmed) {
+    deliver(reply) {
       // A reply that streamed is already on screen; only its line ends.
       const streamed = streaming === reply.turn;
       endStream();
       if (!streamed) output.write(`bot> ${terminalSafe(reply.text)}\n`);
-      await confirmed(1);
+      return Promise.resolve(1);
     },
   };
 }

@@ -197,11 +197,12 @@ export interface ReplySink {
   askApproval(ask: ApprovalAsk): Promise<string | undefined>;
   /**
    * Delivers a final reply, after whatever the channel was shown before it. `confirmed(n)` is
-   * awaited each time the transport confirms that the first `n` parts are posted. Resolves when
-   * every part is; rejects when the transport gives up, with a {@link ReplyUndeliverable} when
-   * trying again later cannot help.
+   * awaited each time the transport confirms that the first `n` parts are posted and more are to
+   * come; it resolves with the number of parts the reply took once the last is confirmed too.
+   * Rejects when the transport gives up, with a {@link ReplyUndeliverable} when trying again later
+   * cannot help.
    */
-  deliver(reply: FinalReply, confirmed: (partsDelivered: number) => Promise<void>): Promise<void>;
+  deliver(reply: FinalReply, confirmed: (partsDelivered: number) => Promise<void>): Promise<number>;
 }
 
 const UNDELIVERABLE = marked<ReplyUndeliverable>('ReplyUndeliverable');

@@ -60,12 +60,12 @@ export function discordSink(options: DiscordSinkOptions): ReplySink {
   const queue = new KeyedSerialQueue();
   const streams = new Map<string, Stream>();
   const notices = new NoticeMessages();
-  const inOrder = (channelId: string, work: (channel: SendableChannel) => Promise<unknown>): Promise<void> =>
+  const inOrder = <T>(channelId: string, work: (channel: SendableChannel) => Promise<T>): Promise<T> =>
     queue.run(channelId, async () => {
       // A channel of a server another shard owns has no server in this process's cache, yet Discord takes a post to it from any shard.
       const channel = await withDiscordRetry(options.delivery, async () => (await client.channels.fetch(channelId)) ?? client.channels.fetch(channelId, { allowUnknownGuild: true }));
       if (channel === null || !channel.isTextBased() || !('send' in channel)) throw new Error(`channel ${channelId} cannot take messages`);
-      await work(channel);
+      return work(channel);
     });
   const budget = new RequestBudget(clock, options.requestsPerSecond);
   const post = (channelId: string, work: (channel: SendableChannel) => Promise<unknown>): void => {

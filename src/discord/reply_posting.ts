@@ -41,10 +41,11 @@ export interface ReplyPosting {
  * first part replaces the streamed draft when there is one; when `lookForEarlier`, the bot's own
  * earlier reply to the same message (a draft, or a first part whose confirmation was lost) is
  * looked up and replaced the same way. Every post carries its part's nonce; every request is
- * retried by the policy. `confirmed(n)` is awaited after each part.
+ * retried by the policy. `confirmed(n)` is awaited after each part but the last; resolves with the
+ * number of parts, for the caller to record the whole reply.
  * @throws Discord's refusal of a post (see isRefusedByDiscord) at once, or its last failure once the policy gives up.
  */
-export async function postReplyParts(channel: ReplyChannel, reply: FinalReply, posting: ReplyPosting, confirmed: (partsDelivered: number) => Promise<void>): Promise<void> {
+export async function postReplyParts(channel: ReplyChannel, reply: FinalReply, posting: ReplyPosting, confirmed: (partsDelivered: number) => Promise<void>): Promise<number> {
   const { policy } = posting;
   const parts = splitMessage(reply.text);
   let earlier = posting.draft;
@@ -62,8 +63,9 @@ export async function postReplyParts(channel: ReplyChannel, reply: FinalReply, p
       };
       await withDiscordRetry(policy, () => channel.send(options));
     }
-    await confirmed(part + 1);
+    if (part + 1 < parts.length) await confirmed(part + 1);
   }
+  return parts.length;
 }
 
 /**

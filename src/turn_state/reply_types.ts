@@ -23,5 +23,6 @@ export interface PendingReply {
   readonly writtenBy?: ReplyAuthor;
 }
 
-/** A step of a reply's delivery: more parts confirmed, all of them, or given up for good. */
-export type ReplyProgress = { readonly kind: 'parts_delivered'; readonly partsDelivered: number } | { readonly kind: 'delivered' } | { readonly kind: 'abandoned'; readonly reason: string };
+/** A step of a reply's delivery: more parts confirmed, all of them (how many it took), or given up for good. */
+export type ReplyProgress =
+  { readonly kind: 'parts_delivered'; readonly partsDelivered: number } | { readonly kind: 'delivered'; readonly partsDelivered: number } | { readonly kind: 'abandoned'; readonly reason: string };

@@ -75,7 +75,7 @@ async function stoppedStoreIn(cwd: string, clock: ManualClock): Promise<void> {
   await turns.moveOp(done, { turnId: done.turnId, step: 1, toolCallId: 'look' }, { to: 'RUNNING' });
   await turns.moveOp(done, { turnId: done.turnId, step: 1, toolCallId: 'look' }, { to: 'APPLIED', result: 'found it' });
   await turns.complete(done, 'Here it is.');
-  await turns.recordReplyDelivery(done.turnId, { kind: 'delivered' });
+  await turns.recordReplyDelivery(done.turnId, { kind: 'delivered', partsDelivered: 1 });
   await clock.advance(1_000);
 
   const suspended = await turnWithCalls(turns, 'm-suspended', [{ id: 'big' }, { id: 'broken' }, { id: 'later', effect: 'idempotent' }]);

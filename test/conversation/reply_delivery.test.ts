@@ -11,7 +11,7 @@ import { storedReply } from '../support/stored_rows.js';
 const silent = pino({ level: 'silent' });
 const NOTE = '-# answered by <model>';
 
-/** A transport that confirms `parts` parts of every reply, then fails with `failure` (if any), recording what it was asked. */
+/** A transport that posts `parts` parts of every reply, confirming each but the last as it goes, or all of them and then fails with `failure` (if any), recording what it was asked. */
 function transport(parts: number, failure?: Error): ReplySink & { asked: FinalReply[] } {
   const asked: FinalReply[] = [];
   return {
@@ -20,8 +20,10 @@ function transport(parts: number, failure?: Error): ReplySink & { asked: FinalRe
     askApproval: () => Promise.resolve(undefined),
     async deliver(reply, confirmed) {
       asked.push(reply);
-      for (let part = reply.partsDelivered; part < parts; part += 1) await confirmed(part + 1);
+      const confirming = failure === undefined ? parts - 1 : parts;
+      for (let part = reply.partsDelivered; part < confirming; part += 1) await confirmed(part + 1);
       if (failure !== undefined) throw failure;
+      return parts;
     },
   };
 }
@@ -60,6 +62,7 @@ describe('final reply delivery', () => {
     expect(await deliverPendingReplies(store, pending, { channels: everyChannelOf('console'), sink: after, fallbackNote: NOTE }, silent)).toEqual(['delivered']);
     expect(after.asked).toEqual([{ channelId: 'channel-1', inReplyTo: 'm1', turn: reply.turn, text: reply.text, partsDelivered: 2, redelivery: true }]);
     expect(await store.listPendingReplies()).toEqual([]);
+    expect(storedReply(dbPath, reply.turn)).toMatchObject({ state: 'delivered', partsDelivered: 3 });
   });
 
   it('posts a pending reply after a restart marked with the model that wrote it, a fallback’s with the note below it', async () => {

@@ -8,7 +8,8 @@ export type DeliveryResult = 'delivered' | 'pending' | 'abandoned';
 
 /**
  * Delivers a completed turn's final reply through the transport and records each confirmed
- * part with the turn, so that a reply is never lost and never posted twice: one the transport
+ * part before the last with the turn, then the whole reply delivered (one write for a reply of
+ * one part), so that a reply is never lost and never posted twice: one the transport
  * did not confirm stays pending and is posted after the next restart, from the first part not
  * yet confirmed; one the transport refused for good is abandoned. Never throws.
  */
@@ -20,8 +21,9 @@ export async function deliverReply(store: ReplyStore, sink: ReplySink, reply: Fi
       logger.error({ err: error, turn: reply.turn, progress: progress.kind }, 'could not record the delivery of a reply');
     }
   };
+  let partsDelivered: number;
   try {
-    await sink.deliver(reply, (partsDelivered) => record({ kind: 'parts_delivered', partsDelivered }));
+    partsDelivered = await sink.deliver(reply, (confirmed) => record({ kind: 'parts_delivered', partsDelivered: confirmed }));
   } catch (error) {
     if (isReplyUndeliverable(error)) {
       logger.error({ err: error, turn: reply.turn, channel: reply.channelId }, 'the reply cannot be delivered: given up');
@@ -31,7 +33,7 @@ export async function deliverReply(store: ReplyStore, sink: ReplySink, reply: Fi
     logger.error({ err: error, turn: reply.turn, channel: reply.channelId }, 'the reply is not delivered yet: it will be posted after the next restart');
     return 'pending';
   }
-  await record({ kind: 'delivered' });
+  await record({ kind: 'delivered', partsDelivered });
   return 'delivered';
 }
 

@@ -44,9 +44,14 @@ export function* recordReplyDelivery(turnId: string, progress: ReplyProgress): O
       });
       return;
     }
-    case 'delivered':
-      yield* query(`UPDATE replies SET state = 'delivered', text = NULL, delivered_at = @now, updated_at = @now WHERE turn_id = @turnId AND state = 'pending'`, { turnId, now: at });
+    case 'delivered': {
+      const { greatest } = yield* dialect();
+      yield* query(
+        `UPDATE replies SET state = 'delivered', text = NULL, parts_delivered = ${greatest('parts_delivered', '@parts')}, delivered_at = @now, updated_at = @now WHERE turn_id = @turnId AND state = 'pending'`,
+        { turnId, parts: progress.partsDelivered, now: at },
+      );
       return;
+    }
     case 'abandoned':
       yield* query(`UPDATE replies SET state = 'abandoned', text = NULL, failure = @reason, updated_at = @now WHERE turn_id = @turnId AND state = 'pending'`, {
         turnId,

@@ -45,7 +45,7 @@ describe('the gauges read at each scrape', () => {
     await store.awaitApproval(asking, [{ turnId: asking.turnId, step: 1, toolCallId: 'w1' }], 60_000);
     await store.complete(await admitNew(store, 'm-4'), 'Done.');
     await store.complete(await admitNew(store, 'm-5'), 'Done too.');
-    await store.recordReplyDelivery((await store.listPendingReplies())[1]?.turn.turnId ?? '', { kind: 'delivered' });
+    await store.recordReplyDelivery((await store.listPendingReplies())[1]?.turn.turnId ?? '', { kind: 'delivered', partsDelivered: 1 });
 
     const text = await metrics.registry.metrics();
     expect(sampleValuesBy(text, 'holdfast_turns', 'state', ['active', 'suspended', 'awaiting_resolution', 'awaiting_approval'])).toEqual({

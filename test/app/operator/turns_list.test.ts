@@ -32,7 +32,7 @@ async function storeWithEveryKindOfTurn(cwd: string, clock: ManualClock): Promis
   await clock.advance(MINUTE);
   const done = await admitted(store.turns, 'm-done');
   await store.turns.complete(done, 'Done.');
-  await store.turns.recordReplyDelivery(done.turnId, { kind: 'delivered' });
+  await store.turns.recordReplyDelivery(done.turnId, { kind: 'delivered', partsDelivered: 1 });
   await admitted(store.turns, 'm-active', 'channel-2');
   await clock.advance(3 * MINUTE);
   await store.close();

@@ -57,7 +57,7 @@ export function describeReplies(makeHarness: MakeHarness): void {
       await h.store.recordReplyDelivery(lease.turnId, { kind: 'parts_delivered', partsDelivered: 1 });
       expect((await h.store.listPendingReplies()).map((reply) => reply.partsDelivered)).toEqual([2]);
       await h.clock.advance(1_000);
-      await h.store.recordReplyDelivery(lease.turnId, { kind: 'delivered' });
+      await h.store.recordReplyDelivery(lease.turnId, { kind: 'delivered', partsDelivered: 1 });
       expect(await h.storedReply(lease.turnId)).toMatchObject({ state: 'delivered', text: null, partsDelivered: 2, deliveredAt: h.clock.now() });
       expect(await h.store.listPendingReplies()).toEqual([]);
       await h.store.recordReplyDelivery(lease.turnId, { kind: 'abandoned', reason: 'late failure' });
