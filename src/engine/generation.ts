@@ -44,13 +44,15 @@ export interface EngineDeps {
 export type Generated = { readonly kind: 'response'; readonly response: GenerateResponse; readonly model: LLMProvider } | { readonly kind: 'outcome'; readonly outcome: TurnOutcome };
 
 /**
- * Persists the absolute recovery deadline (DESIGN §7.3), then asks the turn's models within
- * `budgetMs`; each move from an overloaded model to the next is logged once.
+ * Makes the absolute recovery deadline durable (DESIGN §7.3), then asks the turn's models until
+ * it; each move from an overloaded model to the next is logged once. What the attempts cost goes
+ * with the turn's next write (by itself when durability is off).
  */
 export async function generate(turn: ChatTurn, durability: TurnDurability, deps: EngineDeps, budgetMs: number): Promise<Generated> {
   assertToolPairs(turn.transcript);
-  turn.recoveryDeadlineAt = deps.clock.now() + Math.max(0, budgetMs);
-  await durability.setRecoveryDeadline(turn.recoveryDeadlineAt);
+  const now = deps.clock.now();
+  turn.recoveryDeadlineAt = await durability.recoveryDeadline(now, Math.max(0, budgetMs));
+  const untilDeadlineMs = Math.max(0, turn.recoveryDeadlineAt - now);
   deps.faults.reach('after_deadline', turn.iteration + 1);
   const attempts: AttemptUsage[] = [];
   const request = buildRequest(turn, deps);
@@ -59,7 +61,7 @@ export async function generate(turn: ChatTurn, durability: TurnDurability, deps:
     const { response, model } = await generateOnRoute(routeOf(deps.provider, deps.fallbacks), request, {
       runtime: deps.recovery,
       signal: turn.signal,
-      budgetMs,
+      budgetMs: untilDeadlineMs,
       ...(deps.probeTokens === undefined ? {} : { probeTokens: deps.probeTokens }),
       ...(deps.onStreamEvent === undefined ? {} : { onStreamEvent: deps.onStreamEvent }),
       onEvent: (event) => {
@@ -81,7 +83,9 @@ export async function generate(turn: ChatTurn, durability: TurnDurability, deps:
     return { kind: 'outcome', outcome: error.reason === 'cancelled' ? stopped(turn) : outcomeOfGiveUp(error.reason, error.lastError) };
   } finally {
     trace?.end();
-    await deps.meter?.record(turn, attempts);
+    const usage = deps.meter?.usageOf(turn, attempts);
+    if (usage !== undefined && durability.durable) durability.carryUsage(usage);
+    else if (usage !== undefined) await deps.meter?.record(usage);
   }
 }
 

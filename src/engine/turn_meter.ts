@@ -1,5 +1,6 @@
 import type { Message, Usage } from '../llm/protocol.js';
 import type { ToolOutcome } from '../tools/tool.js';
+import type { UsageRecord } from '../turn_state/lease_riders.js';
 import type { ChatTurn } from './chat_turn.js';
 
 /** Whose spending a meter counts: the turn's message and its requester. */
@@ -21,21 +22,26 @@ export interface TurnLimitHit {
 /**
  * Where a turn's model calls are counted and what it may spend (DESIGN §10.1). The loop asks
  * `reached` before each model call and stops the turn, its work kept, at the first limit reached
- * (what the turn spent in earlier runs counts too); after each call it hands over the tokens of
- * every attempt, those of failed attempts included. Neither ever rejects: a count the store could
- * not keep is logged, and never stops a turn.
+ * (what the turn spent in earlier runs counts too); after each call it prices the tokens of
+ * every attempt, those of failed attempts included, for the turn's next write to carry (DESIGN
+ * §7.3), or for `record` to store alone when nothing durable follows. Nothing here ever rejects:
+ * a count the store could not keep is logged, and never stops a turn.
  *
  * @example
  * ```ts
  * const hit = await meter.reached(turn);
  * if (hit !== undefined) return { kind: 'limited', limit: hit, done: callsDone(turn.transcript) };
  * // … the model call, collecting each attempt's usage …
- * await meter.record(turn, [{ model: 'gpt-4o', usage: response.usage }]);
+ * const usage = meter.usageOf(turn, [{ model: 'gpt-4o', usage: response.usage }]);
+ * if (usage !== undefined) durability.carryUsage(usage);
  * ```
  */
 export interface TurnMeter {
   reached(turn: MeteredTurn): Promise<TurnLimitHit | undefined>;
-  record(turn: MeteredTurn, attempts: readonly AttemptUsage[]): Promise<void>;
+  /** What `attempts` cost, priced and counted in what the turn spent; none for no attempts. */
+  usageOf(turn: MeteredTurn, attempts: readonly AttemptUsage[]): UsageRecord | undefined;
+  /** Stores `usage` by itself. */
+  record(usage: UsageRecord): Promise<void>;
 }
 
 /** A tool call the turn made and what it came to, as its transcript holds it. */

@@ -8,32 +8,43 @@
  */
 import type { Redactor, SecretValues } from '../core/secret_values.js';
 import type { HistoryEntry, HistoryStore } from './history_store.js';
+import type { LeaseRiders } from './lease_riders.js';
 import type { OpMove } from './ledger_types.js';
 import type { MemoryStore } from './memory_store.js';
 import type { ModelChoiceStore } from './model_choice_store.js';
 import type { OperatorStore } from './operator_store.js';
 import type { ReplyProgress } from './reply_types.js';
 import type { TurnStore } from './turn_store.js';
-import type { UsageStore } from './usage_store.js';
+import type { ModelCallUsage, UsageStore } from './usage_store.js';
 
 /** `store`, writing nothing that holds one of `secrets`. */
 export function redactingTurnStore(store: TurnStore, secrets: SecretValues): TurnStore {
   return {
     ...store,
-    admit: (request) => store.admit({ ...request, start: { transcript: secrets.redactDeep(request.start.transcript), state: secrets.redactDeep(request.start.state) } }),
-    acceptInbound: (record) => store.acceptInbound({ ...record, message: secrets.redactDeep(record.message) }),
-    recordModelTurn: (lease, record) => store.recordModelTurn(lease, { ...record, assistant: secrets.redactDeep(record.assistant), intents: secrets.redactDeep(record.intents) }),
-    moveOp: (lease, key, move) => store.moveOp(lease, key, redactMove(move, secrets)),
-    checkpoint: (lease, write) =>
-      store.checkpoint(lease, {
-        ...write,
-        append: secrets.redactDeep(write.append),
-        state: secrets.redactDeep(write.state),
-        settle: (write.settle ?? []).map(({ key, move }) => ({ key, move: redactMove(move, secrets) })),
+    admit: (request) =>
+      store.admit({
+        ...request,
+        start: { transcript: secrets.redactDeep(request.start.transcript), state: secrets.redactDeep(request.start.state) },
+        ...(request.riders === undefined ? {} : { riders: redactRiders(request.riders, secrets) }),
       }),
-    suspend: (lease, reason) => store.suspend(lease, secrets.redact(reason)),
-    finish: (lease, status, reason) => store.finish(lease, status, reason === undefined ? undefined : secrets.redact(reason)),
-    complete: (lease, reply, writtenBy) => store.complete(lease, secrets.redact(reply), writtenBy),
+    acceptInbound: (record) => store.acceptInbound({ ...record, message: secrets.redactDeep(record.message) }),
+    recordModelTurn: (lease, record, riders) =>
+      store.recordModelTurn(lease, { ...record, assistant: secrets.redactDeep(record.assistant), intents: secrets.redactDeep(record.intents) }, riders && redactRiders(riders, secrets)),
+    moveOp: (lease, key, move) => store.moveOp(lease, key, redactMove(move, secrets)),
+    checkpoint: (lease, write, riders) =>
+      store.checkpoint(
+        lease,
+        {
+          ...write,
+          append: secrets.redactDeep(write.append),
+          state: secrets.redactDeep(write.state),
+          settle: (write.settle ?? []).map(({ key, move }) => ({ key, move: redactMove(move, secrets) })),
+        },
+        riders && redactRiders(riders, secrets),
+      ),
+    suspend: (lease, reason, riders) => store.suspend(lease, secrets.redact(reason), riders && redactRiders(riders, secrets)),
+    finish: (lease, status, reason, riders) => store.finish(lease, status, reason === undefined ? undefined : secrets.redact(reason), riders && redactRiders(riders, secrets)),
+    complete: (lease, reply, writtenBy, riders) => store.complete(lease, secrets.redact(reply), writtenBy, riders && redactRiders(riders, secrets)),
     recordReplyDelivery: (turnId, progress) => store.recordReplyDelivery(turnId, redactProgress(progress, secrets)),
     awaitResolution: (lease, calls, reason) => store.awaitResolution(lease, calls, secrets.redact(reason)),
     answerApproval: (answer) => store.answerApproval({ ...answer, note: answer.note === null ? null : secrets.redact(answer.note) }),
@@ -91,11 +102,20 @@ function redactProgress(progress: ReplyProgress, secrets: SecretValues): ReplyPr
 export function redactingUsageStore(usage: UsageStore, secrets: Redactor): UsageStore {
   return {
     ...usage,
-    record: (identity, requesterId, calls) =>
-      usage.record(
-        identity,
-        requesterId,
-        calls.map((call) => ({ ...call, model: secrets.redact(call.model) })),
-      ),
+    record: (identity, requesterId, calls) => usage.record(identity, requesterId, redactCalls(calls, secrets)),
+  };
+}
+
+function redactCalls(calls: readonly ModelCallUsage[], secrets: Redactor): ModelCallUsage[] {
+  return calls.map((call) => ({ ...call, model: secrets.redact(call.model) }));
+}
+
+/** What rides with a turn's write, redacted as the history's and the usage's own writes are. */
+function redactRiders(riders: LeaseRiders, secrets: SecretValues): LeaseRiders {
+  const { usage, history } = riders;
+  return {
+    ...riders,
+    ...(usage === undefined ? {} : { usage: { ...usage, calls: redactCalls(usage.calls, secrets) } }),
+    ...(history === undefined ? {} : { history: { ...history, entry: redactEntry(history.entry, secrets) } }),
   };
 }

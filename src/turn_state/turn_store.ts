@@ -2,6 +2,7 @@ import type { JsonObject, Message } from '../llm/protocol.js';
 import type { ApprovalStore } from './approval_store.js';
 import type { InboundRecord, InboxEntry } from './inbox_types.js';
 import type { EffectClass, OpIntent, OpKey, OpMove, OpRecord, OpSettlement } from './ledger_types.js';
+import type { LeaseRiders } from './lease_riders.js';
 import type { PendingReply, ReplyAuthor, ReplyProgress } from './reply_types.js';
 import type { Admission, AdmissionRequest, CheckpointRecord, Lease, OwnerTerminalStatus, ResumeClaim, TurnRecord } from './turn_types.js';
 
@@ -75,7 +76,7 @@ export interface RetentionSweepResult {
  * §7.3): each one transaction, changing something only while the lease is the turn's (same
  * generation, revision and token, status ACTIVE, lease unexpired), and otherwise refused with
  * `StaleTurnError`, having changed nothing. A failure of the store itself throws
- * `TurnStateUnavailable`.
+ * `TurnStateUnavailable`. `riders` go in the same transaction, only when the write goes through.
  */
 export interface LeaseHolderStore {
   /** Extends the lease to `now + ttl` without moving it backwards, the revision or the progress time. */
@@ -87,7 +88,7 @@ export interface LeaseHolderStore {
    * intent, in one transaction. An empty or duplicate call id rejects the whole batch with
    * `LedgerIntentError` and records nothing.
    */
-  recordModelTurn(lease: Lease, record: ModelTurnRecord): Promise<OpRecord[]>;
+  recordModelTurn(lease: Lease, record: ModelTurnRecord, riders?: LeaseRiders): Promise<OpRecord[]>;
   /** "Call marked running", "call settled" and reconciliation: one legal move of one op; an illegal one throws `IllegalOpMoveError`. */
   moveOp(lease: Lease, key: OpKey, move: OpMove): Promise<OpRecord>;
   /**
@@ -96,17 +97,17 @@ export interface LeaseHolderStore {
    * ops those moves settled. An illegal move throws `IllegalOpMoveError` and nothing of the write
    * is kept.
    */
-  checkpoint(lease: Lease, write: CheckpointWrite): Promise<readonly OpRecord[]>;
+  checkpoint(lease: Lease, write: CheckpointWrite, riders?: LeaseRiders): Promise<readonly OpRecord[]>;
   /** Stops executing and keeps everything; the turn becomes resumable. */
-  suspend(lease: Lease, reason: string): Promise<void>;
+  suspend(lease: Lease, reason: string, riders?: LeaseRiders): Promise<void>;
   /** Ends the turn; its transcript and checkpoints are dropped, identity and ledger stay. */
-  finish(lease: Lease, status: OwnerTerminalStatus, reason?: string): Promise<void>;
+  finish(lease: Lease, status: OwnerTerminalStatus, reason?: string, riders?: LeaseRiders): Promise<void>;
   /**
    * Ends the turn TERMINAL_COMPLETED like `finish`, and in the same transaction stores its final
    * reply as pending, with the model that wrote it when known, so that a reply the transport never
    * confirmed can be posted after a restart as it would have been.
    */
-  complete(lease: Lease, reply: string, writtenBy?: ReplyAuthor): Promise<void>;
+  complete(lease: Lease, reply: string, writtenBy?: ReplyAuthor, riders?: LeaseRiders): Promise<void>;
   /**
    * Parks the turn until an operator gives each of `calls` a verdict (DESIGN §9.1): they become
    * MANUAL_RESOLUTION_REQUIRED, the turn AWAITING_RESOLUTION with its lease released.

@@ -1,4 +1,5 @@
 import type { Message } from '../llm/protocol.js';
+import type { LeaseRiders } from './lease_riders.js';
 
 /**
  * A turn's lifecycle (DESIGN §8); AWAITING_RESOLUTION is a turn parked until an operator gives each
@@ -105,6 +106,8 @@ export interface AdmissionRequest {
   readonly inboxId?: number;
   /** The `traceparent` of the turn's first run, when it is traced (DESIGN §10.3). */
   readonly trace?: string;
+  /** What a new turn's admission writes with it: the message joining its channel's history, the first model call's recovery deadline. */
+  readonly riders?: LeaseRiders;
 }
 
 /**

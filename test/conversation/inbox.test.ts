@@ -190,18 +190,19 @@ describe('the inbox: messages accepted into a channel’s queue', () => {
     expect(fake.requests).toHaveLength(0);
   });
 
-  it('ends a turn whose request cannot join the history TERMINAL_FAILED, told and logged with its turn and channel, never left ACTIVE', async () => {
-    const lines: Record<string, unknown>[] = [];
+  it('adds the request and the reply to the channel history in the turn’s own writes, asking the history store for neither', async () => {
     const real = harness.current.store.history;
     const history: HistoryStore = { ...bound(real), append: () => Promise.reject(new Error('database is locked')) };
-    const bot = intake({ history, logger: errorLog(lines) });
+    fake.enqueue(chatText('Hello, Ada.'));
+    const bot = intake({ history });
     submitted(bot, 'hello');
     await bot.idle();
     const turn = await store.latestTurnOf({ source: 'console', channelId: 'c1' }, 'ada');
-    expect(turn?.status).toBe('TERMINAL_FAILED');
-    expect(harness.current.notices()).toEqual(['failed']);
-    expect(lines).toEqual([expect.objectContaining({ level: 50, turn: turn?.turnId, channel: 'c1', err: expect.objectContaining({ message: 'database is locked' }) as unknown })]);
-    expect(fake.requests).toHaveLength(0);
+    expect(turn?.status).toBe('TERMINAL_COMPLETED');
+    expect((await real.read('console:c1')).entries.map((entry) => [entry.role, entry.text])).toEqual([
+      ['user', 'hello'],
+      ['assistant', 'Hello, Ada.'],
+    ]);
   });
 });
 

@@ -11,6 +11,7 @@ import type { TurnStore } from '../../src/turn_state/turn_store.js';
 import { ManualClock } from '../support/manual_clock.js';
 import { useTempDir } from '../support/temp_dir.js';
 import { openTestStore } from '../support/turn_store.js';
+import { TEST_RECOVERY_SETTINGS } from '../support/recovery_runtime.js';
 
 const PNG_DATA = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 const image: MessageAttachment = { kind: 'image', name: 'cat.png', mediaType: 'image/png', data: PNG_DATA };
@@ -101,6 +102,7 @@ describe('admitting a message with attachments', () => {
       catalog: () => deriveCatalog(config.tools, { memory: undefined }),
       clock: new ManualClock(),
       logger: pino({ level: 'silent' }),
+      recovery: { settings: TEST_RECOVERY_SETTINGS },
     });
     if (admitted.kind !== 'admitted') throw new Error(`expected admission, got ${admitted.notice}`);
     expect(admitted.turn.transcript).toEqual([{ role: 'user', content: userContent('what is this?', [image], true) }]);
@@ -111,7 +113,14 @@ describe('admitting a message with attachments', () => {
   it('stores the history the turn starts from in front of the request, and says a message another owner is working on is in progress', async () => {
     ({ store } = openTestStore(temp.path()));
     const config = parseConfigText('tools:\n  builtin: []\n', 'c.yml', {});
-    const deps = { config, store, catalog: () => deriveCatalog(config.tools, { memory: undefined }), clock: new ManualClock(), logger: pino({ level: 'silent' }) };
+    const deps = {
+      config,
+      store,
+      catalog: () => deriveCatalog(config.tools, { memory: undefined }),
+      clock: new ManualClock(),
+      logger: pino({ level: 'silent' }),
+      recovery: { settings: TEST_RECOVERY_SETTINGS },
+    };
     const message: InboundMessage = { source: 'discord', channelId: 'c1', authorId: 'ada', authorRoleIds: [], messageId: 'm1', text: 'and then?' };
     const earlier: Message[] = [
       { role: 'user', content: [{ type: 'text', text: 'tell me a story' }] },

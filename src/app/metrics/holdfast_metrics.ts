@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import type { Clock } from '../../core/clock.js';
+import type { ModelCallUsage } from '../../turn_state/usage_store.js';
 
 /** How a finished turn ended, as `holdfast_turns_total` counts it. */
 export const TURN_ENDINGS = ['completed', 'failed', 'cancelled', 'rejected', 'expired'] as const;
@@ -102,6 +103,15 @@ export class HoldfastMetrics {
       return await write();
     } finally {
       this.storeWriteSeconds.observe((clock.monotonicNow() - started) / 1000);
+    }
+  }
+
+  /** Counts what model calls the store has kept cost: their tokens by kind in `holdfast_tokens_total`, their cost in `holdfast_cost_total`. */
+  modelCallsKept(calls: readonly ModelCallUsage[]): void {
+    for (const call of calls) {
+      const counts = { input: call.inputTokens, cached_input: call.cachedInputTokens, output: call.outputTokens, reasoning: call.reasoningTokens };
+      for (const [kind, count] of Object.entries(counts)) if (count !== null && count !== undefined) this.tokensTotal.inc({ model: call.model, kind }, count);
+      if (call.cost !== null) this.costTotal.inc({ model: call.model }, call.cost);
     }
   }
 

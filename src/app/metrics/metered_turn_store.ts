@@ -1,5 +1,6 @@
 import { assertNever } from '../../core/assert_never.js';
 import type { Clock } from '../../core/clock.js';
+import type { LeaseRiders } from '../../turn_state/lease_riders.js';
 import type { OpRecord, OpState } from '../../turn_state/ledger_types.js';
 import type { TurnStore } from '../../turn_state/turn_store.js';
 import type { OwnerTerminalStatus } from '../../turn_state/turn_types.js';
@@ -14,6 +15,12 @@ import type { HoldfastMetrics, TurnEnding } from './holdfast_metrics.js';
  */
 export function meteredTurnStore(store: TurnStore, metrics: HoldfastMetrics, clock: Clock): TurnStore {
   const timed = <T>(write: () => Promise<T>): Promise<T> => metrics.timedWrite(clock, write);
+  /** A turn's write, timed, and the model calls its riders carry counted once it is kept. */
+  const carrying = async <T>(riders: LeaseRiders | undefined, write: () => Promise<T>): Promise<T> => {
+    const written = await timed(write);
+    if (riders?.usage !== undefined) metrics.modelCallsKept(riders.usage.calls);
+    return written;
+  };
   function countSettled(op: OpRecord): void {
     const outcome = SETTLED_OUTCOMES[op.state];
     if (outcome !== undefined) metrics.toolCallsTotal.inc({ tool: op.toolName, effect: op.effect, outcome });
@@ -31,24 +38,24 @@ export function meteredTurnStore(store: TurnStore, metrics: HoldfastMetrics, clo
     dropInbound: (id) => timed(() => store.dropInbound(id)),
     heartbeat: (lease) => timed(() => store.heartbeat(lease)),
     setRecoveryDeadline: (lease, deadlineAt) => timed(() => store.setRecoveryDeadline(lease, deadlineAt)),
-    recordModelTurn: (lease, record) => timed(() => store.recordModelTurn(lease, record)),
+    recordModelTurn: (lease, record, riders) => carrying(riders, () => store.recordModelTurn(lease, record, riders)),
     moveOp: async (lease, key, move) => {
       const op = await timed(() => store.moveOp(lease, key, move));
       countSettled(op);
       return op;
     },
-    checkpoint: async (lease, write) => {
-      const settled = await timed(() => store.checkpoint(lease, write));
+    checkpoint: async (lease, write, riders) => {
+      const settled = await carrying(riders, () => store.checkpoint(lease, write, riders));
       for (const op of settled) countSettled(op);
       return settled;
     },
-    suspend: (lease, reason) => timed(() => store.suspend(lease, reason)),
-    finish: async (lease, status, reason) => {
-      await timed(() => store.finish(lease, status, reason));
+    suspend: (lease, reason, riders) => carrying(riders, () => store.suspend(lease, reason, riders)),
+    finish: async (lease, status, reason, riders) => {
+      await carrying(riders, () => store.finish(lease, status, reason, riders));
       metrics.turnsEnded(endingOf(status));
     },
-    complete: async (lease, reply, writtenBy) => {
-      await timed(() => store.complete(lease, reply, writtenBy));
+    complete: async (lease, reply, writtenBy, riders) => {
+      await carrying(riders, () => store.complete(lease, reply, writtenBy, riders));
       metrics.turnsEnded('completed');
     },
     recordReplyDelivery: (turnId, progress) => timed(() => store.recordReplyDelivery(turnId, progress)),

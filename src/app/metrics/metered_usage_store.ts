@@ -6,7 +6,8 @@ import type { HoldfastMetrics } from './holdfast_metrics.js';
  * `usage`, counting what passes through it (DESIGN §10.1): each recorded call's tokens by kind and
  * its cost into `holdfast_tokens_total` and `holdfast_cost_total`, and each refused message into
  * `holdfast_limit_refusals_total` — once the store has kept them; its writes are timed with the
- * turn store's, in `holdfast_store_write_seconds`.
+ * turn store's, in `holdfast_store_write_seconds`. The calls a turn's own write carries are counted
+ * by the turn store's meter.
  */
 export function meteredUsageStore(usage: UsageStore, metrics: HoldfastMetrics, clock: Clock): UsageStore {
   return {
@@ -18,11 +19,7 @@ export function meteredUsageStore(usage: UsageStore, metrics: HoldfastMetrics, c
     },
     record: async (identity, requesterId, calls) => {
       await metrics.timedWrite(clock, () => usage.record(identity, requesterId, calls));
-      for (const call of calls) {
-        const counts = { input: call.inputTokens, cached_input: call.cachedInputTokens, output: call.outputTokens, reasoning: call.reasoningTokens };
-        for (const [kind, count] of Object.entries(counts)) if (count !== null && count !== undefined) metrics.tokensTotal.inc({ model: call.model, kind }, count);
-        if (call.cost !== null) metrics.costTotal.inc({ model: call.model }, call.cost);
-      }
+      metrics.modelCallsKept(calls);
     },
   };
 }

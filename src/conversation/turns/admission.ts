@@ -10,7 +10,9 @@ import type { ChatTurn } from '../../engine/chat_turn.js';
 import { freshChatTurn, initialCheckpoint, type TurnDefaults } from '../../engine/fresh_turn.js';
 import type { Message } from '../../llm/protocol.js';
 import { storeDurability, type TurnDurability } from '../../engine/durability.js';
-import { messageDigest, type InboundMessage, type NoticeKind } from '../transport.js';
+import type { RecoveryRuntime } from '../../recovery/generate_with_recovery.js';
+import type { HistoryEntry } from '../../turn_state/history_store.js';
+import { channelKey, messageDigest, type InboundMessage, type NoticeKind } from '../transport.js';
 import type { MessageAttachment } from '../history/message_attachment.js';
 import type { ReconstructedParts } from '../../engine/turn_codec.js';
 import { userContent } from '../history/user_content.js';
@@ -27,6 +29,8 @@ export interface AdmissionDeps {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly tracer?: Tracer;
+  /** Its deadline bounds each model call, stored with the write before the call (DESIGN §7.3). */
+  readonly recovery: Pick<RecoveryRuntime, 'settings'>;
 }
 
 /**
@@ -51,6 +55,13 @@ export function newChatTurn(parts: ReconstructedParts, text: string, config: Con
   return freshChatTurn(parts, turnDefaults(config, filling), [userMessage(text, config, attachments)]);
 }
 
+/** The user's message as its channel's history keeps it: its author, named as the transport named them, and its files. */
+export function userHistoryEntry(message: InboundMessage): HistoryEntry {
+  const entry = { role: 'user', text: message.text, authorId: message.authorId, messageId: message.messageId } as const;
+  const named = message.names === undefined ? entry : { ...entry, authorName: message.names.user };
+  return message.attachments === undefined ? named : { ...named, attachments: message.attachments };
+}
+
 /** A new turn ready to run, or the notice that says why this message will not run fresh. */
 export type MessageAdmission =
   | { readonly kind: 'admitted'; readonly turn: ChatTurn; readonly durability: TurnDurability; readonly trace: TurnTrace }
@@ -62,7 +73,10 @@ export type MessageAdmission =
  * `overrides` entry that matches there, else `chat`; the tools its requester may use), its prompt
  * filled in now with the time and the message's names and kept as filled when it is resumed, stored
  * with the user's message (its author named, DESIGN §4.2) and that history in one transaction that
- * also takes the message out of the inbox (`inboxId`). With durability off the store keeps nothing,
+ * also takes the message out of the inbox (`inboxId`), adds the message to its channel's history and
+ * stores the first model call's recovery deadline (DESIGN §7.3); the turn's later checkpoints store
+ * the deadline of the call after them, and its completion adds the reply to the history. With
+ * durability off the store keeps nothing (the caller adds the message to the history),
  * and the turn runs all the same. The turn's first run is traced under `received`, the span of the
  * message, and its trace is kept with the turn (DESIGN §10.3).
  */
@@ -86,6 +100,9 @@ export async function admitMessage(
     freshChatTurn({ turnId, identity, requester, tools, signal, logger: deps.logger.child({ turn: turnId, channel: message.channelId, ...trace.logFields }), trace }, defaults, [...transcript]);
   const start = initialCheckpoint(defaults, transcript);
   const { traceparent } = trace;
+  const channel = channelKey(message);
+  const budgetMs = deps.recovery.settings.deadlineMs;
+  const deadlineAt = deps.clock.now() + budgetMs;
   const admission = await deps.store.admit({
     identity,
     requesterId: message.authorId,
@@ -93,12 +110,18 @@ export async function admitMessage(
     start,
     ...(inboxId === undefined ? {} : { inboxId }),
     ...(traceparent === undefined ? {} : { trace: traceparent }),
+    riders: { history: { channel, entry: userHistoryEntry(message) }, deadlineAt },
   });
   if (admission.disposition !== 'admitted') trace.refused(admission.disposition);
   switch (admission.disposition) {
     case 'admitted':
       trace.named(admission.lease.turnId);
-      return { kind: 'admitted', turn: fresh(admission.lease.turnId), durability: storeDurability(deps.store, admission.lease), trace };
+      return {
+        kind: 'admitted',
+        turn: fresh(admission.lease.turnId),
+        durability: storeDurability(deps.store, admission.lease, { replyJoins: channel, deadline: { clock: deps.clock, budgetMs }, armedAt: deadlineAt }),
+        trace,
+      };
     case 'already_processed':
       return { kind: 'notice', turn: admission.turn.turnId, notice: 'already_processed', text: TEXTS.alreadyAnswered };
     case 'in_progress':

@@ -20,7 +20,7 @@ import { resolvedNotice, stillAwaitingNotice } from '../operators/resolution_not
 import { awaitingApprovalAtAdmissionText } from '../notices/approval_texts.js';
 import { ambiguousSavedText, heldElsewhereText, noSuchSavedText, resumeExpiredText, TEXTS } from '../notices/texts.js';
 import { turnStoreTimings } from '../../turn_state/store_options.js';
-import type { InboundMessage, MessageSource, NoticeKind } from '../transport.js';
+import { channelKey, type InboundMessage, type MessageSource, type NoticeKind } from '../transport.js';
 
 export interface ResumeDeps {
   readonly config: ConversationSettings;
@@ -197,7 +197,12 @@ async function resume(turn: TurnRecord, requester: InboundMessage, askedBy: Resu
   // A run that never reached the model (its reply was already logged, it halted) gives the probe slots back.
   const engine = probes.length === 0 ? deps.engine : { ...deps.engine, probeTokens: probes.map((probe) => probe.token) };
   const traced = { ...restored.turn, logger: restored.turn.logger.child(trace.logFields), trace };
-  const continued = runTurn(traced, { kind: 'resumed', log: restored.log }, storeDurability(store, claim.lease), engine).finally(giveBack);
+  const continued = runTurn(
+    traced,
+    { kind: 'resumed', log: restored.log },
+    storeDurability(store, claim.lease, { replyJoins: channelKey(turn.identity), deadline: { clock: deps.clock, budgetMs: deps.engine.recovery.settings.deadlineMs } }),
+    engine,
+  ).finally(giveBack);
   return { kind: 'resumed', turn: claim.turn, continued, resolved, trace };
 }
 

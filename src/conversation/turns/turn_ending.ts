@@ -16,7 +16,7 @@ import { askForApprovals } from '../operators/approvals.js';
 
 export interface EndingDeps {
   readonly config: ConversationSettings;
-  readonly store: ReplyStore & Pick<ApprovalStore, 'noteApprovalMessage'>;
+  readonly store: ReplyStore & Pick<ApprovalStore, 'noteApprovalMessage'> & { readonly durable: boolean };
   readonly history: HistoryStore;
   readonly sink: ReplySink;
   readonly logger: Logger;
@@ -43,7 +43,8 @@ export async function deliverEnding(message: InboundMessage, turnId: string, end
   if (ending.status !== 'TERMINAL_COMPLETED') return tellEnding(message, turnId, ending, deps);
   const { thoughtMs } = run;
   const channel = channelKey(message);
-  await deps.history.append(channel, { role: 'assistant', text: ending.reply });
+  // A durable completion added the reply to the history in its own transaction.
+  if (!deps.store.durable) await deps.history.append(channel, { role: 'assistant', text: ending.reply });
   const reply = {
     channelId: message.channelId,
     inReplyTo: message.messageId,

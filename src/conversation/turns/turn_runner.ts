@@ -3,7 +3,7 @@ import { endTurn, type TurnEnding } from '../../engine/terminal_writer.js';
 import { runTurn, type RunDeps } from '../../engine/run_turn.js';
 import type { TurnRecord } from '../../turn_state/turn_types.js';
 import type { TraceRef } from '../../core/tracing.js';
-import { admitMessage } from './admission.js';
+import { admitMessage, userHistoryEntry } from './admission.js';
 import type { HistoryFitting } from '../history/history_fitting.js';
 import { loadHistory } from '../history/history_policy.js';
 import type { ConversationDeps } from '../conversation_deps.js';
@@ -74,9 +74,8 @@ export class TurnRunner {
     deps.faults.reach('after_admission', 0);
     return this.#run(message, turn.turnId, trace.logFields, controller, counting, chosen, async (engine) => {
       try {
-        const entry = { role: 'user', text: message.text, authorId: message.authorId, messageId: message.messageId } as const;
-        const named = message.names === undefined ? entry : { ...entry, authorName: message.names.user };
-        await deps.history.append(channelKey(message), message.attachments === undefined ? named : { ...named, attachments: message.attachments });
+        // A durable admission added the message to the history in its own transaction.
+        if (!deps.store.durable) await deps.history.append(channelKey(message), userHistoryEntry(message));
       } catch (error) {
         const ending = await endTurn(outcomeOfError(error, turn), durability, engine.approvalTimeoutMs);
         trace.ended(ending);

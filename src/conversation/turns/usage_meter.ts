@@ -3,11 +3,13 @@ import type { AttemptUsage, MeteredTurn, TurnLimitHit, TurnMeter } from '../../e
 import type { ModelPrice } from '../../llm/llm_settings.js';
 import { costOf } from '../../llm/prices.js';
 import type { ModelCallUsage, TurnSpent, UsageStore } from '../../turn_state/usage_store.js';
+import type { UsageRecord } from '../../turn_state/lease_riders.js';
 import type { TurnLimits } from '../limits_settings.js';
 
 /**
  * A turn's meter over the usage store (DESIGN §10.1): each model call's attempts are priced by
- * `llm.prices` and counted in the store under the turn's message; the per-turn limits are judged
+ * `llm.prices` and counted in the store under the turn's message, with the turn's next write or
+ * by themselves; the per-turn limits are judged
  * against everything the turn spent, over all its runs — read from the store once, then kept up
  * to date here.
  */
@@ -30,8 +32,8 @@ export class UsageMeter implements TurnMeter {
     return undefined;
   }
 
-  async record(turn: MeteredTurn, attempts: readonly AttemptUsage[]): Promise<void> {
-    if (attempts.length === 0) return;
+  usageOf(turn: MeteredTurn, attempts: readonly AttemptUsage[]): UsageRecord | undefined {
+    if (attempts.length === 0) return undefined;
     const calls = attempts.map(({ model, usage }): ModelCallUsage => ({
       model,
       inputTokens: usage.inputTokens,
@@ -41,10 +43,14 @@ export class UsageMeter implements TurnMeter {
       cost: costOf(this.prices[model], usage),
     }));
     if (this.#spent !== undefined) this.#spent = calls.reduce(added, this.#spent);
+    return { identity: turn.identity, requesterId: turn.requester.userId, calls };
+  }
+
+  async record(usage: UsageRecord): Promise<void> {
     try {
-      await this.usage.record(turn.identity, turn.requester.userId, calls);
+      await this.usage.record(usage.identity, usage.requesterId, usage.calls);
     } catch (error) {
-      this.logger.warn({ err: error, channel: turn.identity.channelId }, 'the usage of a model call could not be recorded');
+      this.logger.warn({ err: error, channel: usage.identity.channelId }, 'the usage of a model call could not be recorded');
     }
   }
 

@@ -3,6 +3,7 @@ import type { IdFactory } from '../../core/ids.js';
 import { turnFromRow, type TurnRow } from '../turn_rows.js';
 import type { Admission, AdmissionRequest, Lease, TurnRecord } from '../turn_types.js';
 import { dropInbound } from './inbox.js';
+import { rideAlong } from './lease_writes.js';
 import { now, queryOne, type Op } from './instructions.js';
 import { suspendOwnerless } from './sweeps.js';
 import { appendTranscript, writeCheckpoint } from './transcript.js';
@@ -51,6 +52,7 @@ export function* admitTurn(request: AdmissionRequest, options: LeaseOptions): Op
   const turn = turnFromRow(row);
   const lease: Lease = { turnId: turn.turnId, generation: 1, revision: 1, token, expiresAt: row.lease_expires_at ?? at };
   yield* writeCheckpoint(turn.turnId, yield* appendTranscript(turn.turnId, request.start.transcript), request.start.state, at);
+  yield* rideAlong(turn.turnId, request.riders);
   return { disposition: 'admitted', turn, lease };
 }
 

@@ -37,8 +37,7 @@ import type { UsageStore } from '../usage_store.js';
 /**
  * How a write commits where the backend can choose (SQLite): `grouped` with the writes asked for
  * in the same turn of the event loop, the log synced off the loop; `alone` in a transaction of its
- * own, synced as it commits — the quicker answer for a write that rarely has company (a message's
- * admission, the history, a note). PostgreSQL commits every transaction alone.
+ * own, synced as it commits — for a write that rarely has company (a history's compaction, a note). PostgreSQL commits every transaction alone.
  */
 export type CommitMode = 'grouped' | 'alone';
 
@@ -105,7 +104,7 @@ export function durableStore(runner: StoreRunner, options: DurableStoreOptions):
     durable: true,
     admit: async (request) => {
       try {
-        return await runner.write('admit turn', admitTurn(request, leases), 'alone');
+        return await runner.write('admit turn', admitTurn(request, leases));
       } catch (error) {
         if (!isTurnStateUnavailable(error)) throw error;
         options.logger.error({ err: error }, 'turn admission failed: the store is unavailable');
@@ -120,12 +119,12 @@ export function durableStore(runner: StoreRunner, options: DurableStoreOptions):
     latestTurnOf: (channel, requesterId) => runner.read('find latest turn', latestTurnIn(channel, requesterId)),
     heartbeat: (lease) => leased('heartbeat', lease, heartbeat(lease, options.leaseTtlMs)),
     setRecoveryDeadline: (lease, deadlineAt) => leased('set recovery deadline', lease, setRecoveryDeadline(lease, deadlineAt)),
-    recordModelTurn: (lease, record) => leased('record model turn', lease, recordModelTurn(lease, record)),
+    recordModelTurn: (lease, record, riders) => leased('record model turn', lease, recordModelTurn(lease, record, riders)),
     moveOp: (lease, key, move) => leased(`move op to ${move.to}`, lease, moveLeasedOp(lease, key, move)),
-    checkpoint: (lease, write) => leased('checkpoint', lease, checkpoint(lease, write)),
-    suspend: (lease, reason) => leased('suspend', lease, suspend(lease, reason)),
-    finish: (lease, status, reason) => leased('finish', lease, finish(lease, status, reason)),
-    complete: (lease, reply, writtenBy) => leased('complete', lease, complete(lease, reply, writtenBy)),
+    checkpoint: (lease, write, riders) => leased('checkpoint', lease, checkpoint(lease, write, riders)),
+    suspend: (lease, reason, riders) => leased('suspend', lease, suspend(lease, reason, riders)),
+    finish: (lease, status, reason, riders) => leased('finish', lease, finish(lease, status, reason, riders)),
+    complete: (lease, reply, writtenBy, riders) => leased('complete', lease, complete(lease, reply, writtenBy, riders)),
     recordReplyDelivery: (turnId, progress) => runner.write(`record reply ${progress.kind}`, recordReplyDelivery(turnId, progress)),
     listPendingReplies: () => runner.read('list pending replies', pendingReplies()),
     loadResumable: (turnId) => runner.read('load turn', loadResumable(turnId)),
@@ -154,7 +153,7 @@ export function durableStore(runner: StoreRunner, options: DurableStoreOptions):
 /** The conversation history, the memory notes, the channels' chosen models and the usage over `runner`: what even a store in memory keeps. */
 export function keptStores(runner: StoreRunner): Pick<DurablePorts, 'history' | 'memory' | 'models' | 'usage'> {
   const history: HistoryStore = {
-    append: (channel, entry) => runner.write('append history', appendHistory(channel, entry), 'alone'),
+    append: (channel, entry) => runner.write('append history', appendHistory(channel, entry)),
     read: (channel) => runner.read('read history', readHistory(channel)),
     revision: (channel) => runner.read('read history revision', historyRevision(channel)),
     compact: (channel, compaction) => runner.write('compact history', compactHistory(channel, compaction), 'alone'),
@@ -178,7 +177,7 @@ export function keptStores(runner: StoreRunner): Pick<DurablePorts, 'history' | 
     clear: (channel) => runner.write('clear chosen model', clearModel(channel), 'alone'),
   };
   const usage: UsageStore = {
-    admit: (request) => runner.write('count turn usage', admitUsage(request), 'alone'),
+    admit: (request) => runner.write('count turn usage', admitUsage(request)),
     record: (identity, requesterId, calls) => runner.write('record model usage', recordUsage(identity, requesterId, calls)),
     turnSpent: (identity) => runner.read('read turn usage', turnSpent(identity)),
     report: (query) => runner.read('report usage', usageReport(query)),
