@@ -94,6 +94,7 @@ export class CheckpointWorker {
 
   /** Closes the worker's connection after the checkpoint it runs, and ends the thread. */
   async close(): Promise<void> {
+    this.#worker.ref();
     this.#worker.postMessage('close');
     await this.#exited;
   }
