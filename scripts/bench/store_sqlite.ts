@@ -43,8 +43,8 @@ function countRowBytes(): () => number {
   return () => rowBytes;
 }
 
-/** The workload on a real SQLite file with the production pragmas (WAL, synchronous=FULL). */
-export async function benchSqlite(): Promise<BackendFigures> {
+/** The workload on a real SQLite file opened as the bot opens it; `concurrency` turns at once as well, when given. */
+export async function benchSqlite(concurrency: number | undefined): Promise<BackendFigures> {
   const dir = mkdtempSync(join(tmpdir(), 'holdfast-bench-'));
   const dbPath = join(dir, 'turns.sqlite3');
   const rowBytes = countRowBytes();
@@ -65,6 +65,7 @@ export async function benchSqlite(): Promise<BackendFigures> {
   try {
     const workload = new StoreWorkload(opened.turns);
     const latencies = await workload.latencies();
+    const throughput = concurrency === undefined ? undefined : await workload.concurrentTurns(Math.max(200, concurrency * 10), concurrency);
     const before = { written: bytesWritten(), rows: rowBytes() };
     const turnId = await workload.longTurn();
     const written = bytesWritten() - before.written;
@@ -80,6 +81,7 @@ export async function benchSqlite(): Promise<BackendFigures> {
     return {
       name: 'sqlite',
       latencies,
+      throughput,
       turn: {
         commitsPerStep: workload.commitsPerStep,
         ...sizes,

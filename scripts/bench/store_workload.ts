@@ -45,6 +45,16 @@ export function quantile(samples: readonly number[], q: number): string {
   return (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0).toFixed(3);
 }
 
+/** Durable writes one {@link StoreWorkload.loadTurn} makes. */
+export const LOAD_TURN_WRITES = 10;
+
+/** What the concurrent turns achieved. */
+export interface Throughput {
+  readonly turns: number;
+  readonly writes: number;
+  readonly seconds: number;
+}
+
 /** Drives one store through the workload; message ids are unique per store. */
 export class StoreWorkload {
   #admissions = 0;
@@ -107,10 +117,58 @@ export class StoreWorkload {
     return lease.turnId;
   }
 
+  /**
+   * One turn as the load bench's bot writes it, the model answering at once: admission; a step
+   * with one `read` call (intent recorded, then the read settled with the step's checkpoint); a
+   * step with one `write` call (intent recorded, RUNNING, APPLIED, checkpoint); the final reply
+   * recorded; the turn completed; the reply's delivery recorded. {@link LOAD_TURN_WRITES} writes.
+   */
+  async loadTurn(): Promise<void> {
+    const lease = await this.admit();
+    const read = oneCall(lease.turnId, 1, 'read');
+    await this.store.recordModelTurn(lease, { step: 1, assistant: read.assistant, intents: [read.intent] });
+    await this.store.checkpoint(lease, { append: read.results, state: loopState(1), progressed: true, settle: [{ key: read.key, move: { to: 'APPLIED', result: read.resultText } }] });
+    const write = oneCall(lease.turnId, 2, 'write');
+    await this.store.recordModelTurn(lease, { step: 2, assistant: write.assistant, intents: [write.intent] });
+    await this.store.moveOp(lease, write.key, { to: 'RUNNING' });
+    await this.store.moveOp(lease, write.key, { to: 'APPLIED', result: write.resultText });
+    await this.store.checkpoint(lease, { append: write.results, state: loopState(2), progressed: true });
+    await this.store.recordModelTurn(lease, { step: 3, assistant: { role: 'assistant', content: [{ type: 'text', text: 'Done: read one page and saved a note.' }] }, intents: [] });
+    await this.store.complete(lease, 'Done: read one page and saved a note.');
+    await this.store.recordReplyDelivery(lease.turnId, { kind: 'delivered' });
+  }
+
+  /** `turns` {@link loadTurn}s, `concurrency` of them at a time. */
+  async concurrentTurns(turns: number, concurrency: number): Promise<Throughput> {
+    let started = 0;
+    const worker = async (): Promise<void> => {
+      while (started < turns) {
+        started += 1;
+        await this.loadTurn();
+      }
+    };
+    const begun = performance.now();
+    await Promise.all(Array.from({ length: concurrency }, worker));
+    return { turns, writes: turns * LOAD_TURN_WRITES, seconds: (performance.now() - begun) / 1000 };
+  }
+
   async #commit(write: () => Promise<unknown>): Promise<void> {
     await write();
     this.#commits += 1;
   }
+}
+
+/** A step of one call of `effect`, as the load bench's model asks for it. */
+function oneCall(turnId: string, n: number, effect: OpIntent['effect']) {
+  const intent: OpIntent = { toolCallId: `call_${n}`, toolName: effect === 'read' ? 'web_fetch' : 'save_note', input: { n }, effect };
+  const resultText = JSON.stringify({ ok: true, body: 'lorem ipsum dolor sit amet '.repeat(20) });
+  return {
+    intent,
+    key: { turnId, step: n, toolCallId: intent.toolCallId },
+    assistant: { role: 'assistant', content: [{ type: 'tool_use' as const, id: intent.toolCallId, name: intent.toolName, input: intent.input }] } satisfies Message,
+    results: [{ role: 'tool', content: [{ type: 'tool_result' as const, toolUseId: intent.toolCallId, content: resultText, isError: false }] }] satisfies Message[],
+    resultText,
+  };
 }
 
 /** Every call of step `n` applied with its result. */
@@ -122,6 +180,8 @@ function settlements(lease: Lease, n: number, s: { intents: readonly OpIntent[];
 export interface BackendFigures {
   readonly name: string;
   readonly latencies: Latencies;
+  /** The concurrent turns, when `--concurrency` asked for them. */
+  readonly throughput: Throughput | undefined;
   readonly turn: {
     readonly commitsPerStep: number;
     readonly transcript: number;

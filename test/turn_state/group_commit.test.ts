@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GroupCommit, type WalSync, walSyncOf } from '../../src/turn_state/sqlite/group_commit.js';
+import { GroupCommit, type WalSync } from '../../src/turn_state/sqlite/group_commit.js';
+import { WalFile } from '../../src/turn_state/sqlite/wal_file.js';
 import { deferred } from '../support/deferred.js';
 import { useTempDir } from '../support/temp_dir.js';
 
@@ -59,7 +60,30 @@ describe('group commit: the writes asked for in one turn of the event loop share
 
     wal.asked[0]?.resolve(undefined);
     expect(await Promise.all(writes)).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
-    expect(db.pragma('synchronous', { simple: true })).toBe(2);
+  });
+
+  it('runs one sync at a time: the groups committed while it runs share the next one, and are answered only after it', async () => {
+    const wal = new HeldSync();
+    const group = new GroupCommit(db, wal);
+    const first = group.write(insert('milk'));
+    await settledYet(first);
+    const durableAfterFirst = group.durable();
+    const second = group.write(insert('eggs'));
+    await settledYet(second);
+    const third = group.write(insert('bread'));
+    await settledYet(third);
+    expect(notes()).toEqual(['milk', 'eggs', 'bread']);
+    expect(wal.asked).toHaveLength(1);
+
+    wal.asked[0]?.resolve(undefined);
+    expect(await first).toBe(1);
+    await durableAfterFirst;
+    expect(await settledYet(Promise.race([second, third]))).toBe(false);
+    expect(wal.asked).toHaveLength(2);
+
+    wal.asked[1]?.resolve(undefined);
+    expect(await Promise.all([second, third])).toEqual([2, 3]);
+    expect(group.idle).toBe(true);
   });
 
   it('fails a write that throws alone, its changes rolled back, and keeps the others of its group', async () => {
@@ -127,16 +151,17 @@ describe('group commit: the writes asked for in one turn of the event loop share
   });
 
   it('syncs the real log of a file, whose writes a second connection then reads, and has nothing to sync for a database in memory', async () => {
-    const wal = walSyncOf(db);
+    const wal = WalFile.of(db);
     expect(wal).toBeDefined();
-    const group = new GroupCommit(db);
+    const group = new GroupCommit(db, wal);
     await group.write(insert('milk'));
-    await wal?.sync();
+    wal?.syncNow();
+    wal?.close();
     const reopened = new BetterSqlite3(db.name, { readonly: true });
     expect(reopened.prepare('SELECT text FROM notes').all()).toEqual([{ text: 'milk' }]);
     reopened.close();
     const memory = new BetterSqlite3(':memory:');
-    expect(walSyncOf(memory)).toBeUndefined();
+    expect(WalFile.of(memory)).toBeUndefined();
     memory.close();
   });
 });

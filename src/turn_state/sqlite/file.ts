@@ -48,8 +48,9 @@ export function openInMemoryDatabase(migrations: readonly string[], what: string
 /**
  * Opens (creating if needed) the store's one database file: turns, history and memory. Durability
  * matters most here: a RUNNING mark that a power cut could erase would let a started write run
- * twice. Every commit is synced (`synchronous=FULL`), but for the turn store's grouped writes,
- * which sync the log themselves before answering (group_commit.ts).
+ * twice. Every commit is synced (`synchronous=FULL`) until the store's runner takes the
+ * connection: it commits with `synchronous=NORMAL` and syncs the log itself before answering
+ * any write (sqlite_runner.ts).
  */
 export function openTurnDatabase(dbPath: string): Database {
   return openSqliteFile(dbPath, TURN_STORE_MIGRATIONS, 'turn store');

@@ -1,6 +1,5 @@
 import type { Database } from 'better-sqlite3';
 import { setImmediate as afterIo } from 'node:timers';
-import { open } from 'node:fs/promises';
 
 /** What became of one write of a group: its value, or the error it threw (its own changes rolled back). */
 type Outcome = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: unknown };
@@ -10,39 +9,68 @@ interface QueuedWrite {
   settle(outcome: Outcome): void;
 }
 
+/** A committed group waiting for the log to reach the disk. */
+interface UnsyncedGroup {
+  synced(): void;
+  failed(error: unknown): void;
+}
+
+/** Makes what the connection has committed so far durable, off the event loop. */
+export interface WalSync {
+  sync(): Promise<void>;
+}
+
+/** What the group commit tells about the log, and what makes its writes wait (the log's checkpoints). */
+export interface CommitPacing {
+  /** The log was just synced. */
+  synced(): void;
+  /** What the next group waits for before it commits, if anything. */
+  held(): Promise<void> | undefined;
+}
+
 /**
  * Group commit (DESIGN §7.1, §7.3). SQLite runs on the event loop, so a commit that waited for the
  * disk would stall every channel while hundreds of turns write at once. The writes asked for
  * while the loop is busy run on its next turn in one IMMEDIATE transaction, each in a savepoint
- * of its own: a write that throws rolls back only its own changes and fails alone. The commit
- * skips its own sync; the write-ahead log is then synced off the loop ({@link WalSync}), and only
- * then does each write's promise settle, so nobody acts on a write that is not on disk. When
- * SQLite rolls back the whole transaction, or the commit or the sync fails, every write of the
- * group fails with that error.
+ * of its own: a write that throws rolls back only its own changes and fails alone. The connection
+ * commits without syncing (`synchronous = NORMAL`); the write-ahead log is then synced off the
+ * loop ({@link WalSync}), and only then does each write's promise settle, so nobody acts on a
+ * write that is not on disk. One sync runs at a time: the groups committed while it runs share the
+ * next one. When SQLite rolls back the whole transaction, or the commit or the sync fails, every
+ * write of the group fails with that error.
  */
 export class GroupCommit {
   #queue: QueuedWrite[] = [];
-  readonly #syncing = new Set<Promise<void>>();
-  readonly #wal: WalSync | undefined;
+  #unsynced: UnsyncedGroup[] = [];
+  #syncing: Promise<void> | undefined;
+  #committedGroups = 0;
+  #settledGroups = 0;
+  #durableWaiters: { readonly upTo: number; resolve(): void }[] = [];
 
   constructor(
     private readonly db: Database,
-    wal: WalSync | undefined = walSyncOf(db),
-  ) {
-    this.#wal = wal;
-  }
+    private readonly wal: WalSync | undefined,
+    private readonly pacing?: CommitPacing,
+  ) {}
 
   /** Runs `work` in the next group; resolves once the group is committed and on disk. */
   write<T>(work: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.#queue.push({ work, settle: (outcome) => (outcome.ok ? resolve(outcome.value as T) : reject(asError(outcome.error))) });
-      if (this.#queue.length === 1) afterIo(() => this.flush());
+      if (this.#queue.length === 1) this.#flushSoon();
     });
   }
 
+  /** Whether no write waits to be committed or synced. */
+  get idle(): boolean {
+    return this.#queue.length === 0 && this.#syncing === undefined;
+  }
+
   /** Resolves once every group committed so far is on disk (or has failed): a read after it sees only durable writes. */
-  async durable(): Promise<void> {
-    await Promise.allSettled([...this.#syncing]);
+  durable(): Promise<void> {
+    const upTo = this.#committedGroups;
+    if (this.#settledGroups >= upTo) return Promise.resolve();
+    return new Promise((resolve) => this.#durableWaiters.push({ upTo, resolve }));
   }
 
   /** Commits the queued writes now, as one group; nothing when none waits. */
@@ -52,27 +80,41 @@ export class GroupCommit {
     this.#queue = [];
     let outcomes: Outcome[];
     try {
-      outcomes = this.#commit(group);
+      outcomes = this.db.transaction(() => group.map((queued) => this.#inSavepoint(queued.work))).immediate();
     } catch (error) {
       for (const queued of group) queued.settle({ ok: false, error });
       return;
     }
-    const settleAll = (): void => group.forEach((queued, i) => queued.settle(outcomes[i] ?? { ok: false, error: new Error('a write of the group has no outcome') }));
-    if (this.#wal === undefined) return settleAll();
-    const synced = this.#wal.sync();
-    this.#syncing.add(synced);
-    synced.then(settleAll, (error: unknown) => group.forEach((queued) => queued.settle({ ok: false, error }))).finally(() => this.#syncing.delete(synced));
+    const synced = (): void => group.forEach((queued, i) => queued.settle(outcomes[i] ?? { ok: false, error: new Error('a write of the group has no outcome') }));
+    if (this.wal === undefined) return synced();
+    this.#committedGroups += 1;
+    this.#unsynced.push({ synced, failed: (error) => group.forEach((queued) => queued.settle({ ok: false, error })) });
+    this.#syncing ??= this.#syncWhileCommitted(this.wal);
   }
 
-  #commit(group: readonly QueuedWrite[]): Outcome[] {
-    const commit = this.db.transaction(() => group.map((queued) => this.#inSavepoint(queued.work)));
-    if (this.#wal === undefined) return commit.immediate();
-    this.db.pragma('synchronous = NORMAL');
-    try {
-      return commit.immediate();
-    } finally {
-      this.db.pragma('synchronous = FULL');
+  #flushSoon(): void {
+    const held = this.pacing?.held();
+    if (held === undefined) afterIo(() => this.flush());
+    else void held.then(() => this.#flushSoon());
+  }
+
+  async #syncWhileCommitted(wal: WalSync): Promise<void> {
+    while (this.#unsynced.length > 0) {
+      const groups = this.#unsynced;
+      this.#unsynced = [];
+      try {
+        await wal.sync();
+        this.pacing?.synced();
+        for (const group of groups) group.synced();
+      } catch (error) {
+        for (const group of groups) group.failed(error);
+      }
+      this.#settledGroups += groups.length;
+      const waiting = this.#durableWaiters;
+      this.#durableWaiters = waiting.filter((waiter) => waiter.upTo > this.#settledGroups);
+      for (const waiter of waiting) if (waiter.upTo <= this.#settledGroups) waiter.resolve();
     }
+    this.#syncing = undefined;
   }
 
   #inSavepoint(work: () => unknown): Outcome {
@@ -88,30 +130,4 @@ export class GroupCommit {
 
 function asError(thrown: unknown): Error {
   return thrown instanceof Error ? thrown : new Error(String(thrown));
-}
-
-/** Makes what the connection has committed so far durable, off the event loop. */
-export interface WalSync {
-  sync(): Promise<void>;
-}
-
-/**
- * The write-ahead log of `db` flushed to disk by an fsync on libuv's thread pool. Commits that
- * skip their own sync (`synchronous = NORMAL`) are durable once it resolves: their frames are in
- * the log, and SQLite reads back every frame up to the last commit it finds whole. `undefined`
- * for a database with no log file (in memory), whose commits have nothing to make durable.
- */
-export function walSyncOf(db: Database): WalSync | undefined {
-  if (db.memory || db.pragma('journal_mode', { simple: true }) !== 'wal') return undefined;
-  const walPath = `${db.name}-wal`;
-  return {
-    async sync() {
-      const wal = await open(walPath, 'r');
-      try {
-        await wal.sync();
-      } finally {
-        await wal.close();
-      }
-    },
-  };
 }
