@@ -135,7 +135,7 @@ export class StoreWorkload {
     await this.store.checkpoint(lease, { append: write.results, state: loopState(2), progressed: true });
     await this.store.recordModelTurn(lease, { step: 3, assistant: { role: 'assistant', content: [{ type: 'text', text: 'Done: read one page and saved a note.' }] }, intents: [] });
     await this.store.complete(lease, 'Done: read one page and saved a note.');
-    await this.store.recordReplyDelivery(lease.turnId, { kind: 'delivered' });
+    await this.store.recordReplyDelivery(lease.turnId, { kind: 'delivered', partsDelivered: 1 });
   }
 
   /** `turns` {@link loadTurn}s, `concurrency` of them at a time. */
