@@ -1,5 +1,6 @@
 import type { Message } from '../llm/protocol.js';
 import type { LeaseRiders } from './lease_riders.js';
+import type { UsageAdmissionRequest, UsageRefusal } from './usage_store.js';
 
 /**
  * A turn's lifecycle (DESIGN §8); AWAITING_RESOLUTION is a turn parked until an operator gives each
@@ -85,6 +86,7 @@ export type Admission =
   | { readonly disposition: 'resumable'; readonly turn: TurnRecord }
   | { readonly disposition: 'awaiting_resolution'; readonly turn: TurnRecord }
   | { readonly disposition: 'awaiting_approval'; readonly turn: TurnRecord }
+  | { readonly disposition: 'limited'; readonly refusal: UsageRefusal }
   | { readonly disposition: 'store_unavailable'; readonly error: unknown };
 
 /**
@@ -108,6 +110,8 @@ export interface AdmissionRequest {
   readonly trace?: string;
   /** What a new turn's admission writes with it: the message joining its channel's history, the first model call's recovery deadline. */
   readonly riders?: LeaseRiders;
+  /** The message's turn counted against its owner's limits in the same transaction; one a limit refuses is not admitted (DESIGN §10.1). */
+  readonly usage?: UsageAdmissionRequest;
 }
 
 /**

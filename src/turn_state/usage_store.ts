@@ -67,7 +67,10 @@ export interface UsageAdmissionRequest {
 }
 
 /** `refused`: `used` of `limit.max` were spent in its window; the count falls below the limit at `resetsAt` (epoch ms, by the store's clock). */
-export type UsageAdmission = { readonly kind: 'counted' } | { readonly kind: 'refused'; readonly limit: ScopeLimit; readonly used: number; readonly resetsAt: number };
+export type UsageAdmission = { readonly kind: 'counted' } | UsageRefusal;
+
+/** A message refused by a limit (DESIGN §10.1). */
+export type UsageRefusal = { readonly kind: 'refused'; readonly limit: ScopeLimit; readonly used: number; readonly resetsAt: number };
 
 /** The tokens a model call reported (`null`: not reported) and what they cost, priced when they were spent (`null`: no price for the model). */
 export interface ModelCallUsage {

@@ -33,7 +33,11 @@ export function meteredTurnStore(store: TurnStore, metrics: HoldfastMetrics, clo
   // Reads and the readiness probe pass as they are: they are not the bot's durable writes.
   return {
     ...store,
-    admit: (request) => timed(() => store.admit(request)),
+    admit: async (request) => {
+      const admission = await timed(() => store.admit(request));
+      if (admission.disposition === 'limited') metrics.limitRefusalsTotal.inc({ scope: admission.refusal.limit.scope, limit: admission.refusal.limit.kind });
+      return admission;
+    },
     acceptInbound: (record) => timed(() => store.acceptInbound(record)),
     dropInbound: (id) => timed(() => store.dropInbound(id)),
     heartbeat: (lease) => timed(() => store.heartbeat(lease)),

@@ -19,6 +19,7 @@ import { userContent } from '../history/user_content.js';
 import { awaitingAtAdmissionText, TEXTS } from '../notices/texts.js';
 import { assertNever } from '../../core/assert_never.js';
 import { overrideAt, toolsOffered, type AppliedOverride } from '../channel_overrides.js';
+import { refusalText, usageRequest } from './usage_admission.js';
 import { filledPrompt, type PromptFilling } from '../prompt_placeholders.js';
 
 export interface AdmissionDeps {
@@ -73,7 +74,8 @@ export type MessageAdmission =
  * `overrides` entry that matches there, else `chat`; the tools its requester may use), its prompt
  * filled in now with the time and the message's names and kept as filled when it is resumed, stored
  * with the user's message (its author named, DESIGN §4.2) and that history in one transaction that
- * also takes the message out of the inbox (`inboxId`), adds the message to its channel's history and
+ * also takes the message out of the inbox (`inboxId`), counts the turn against its owner's limits
+ * (a message a limit refuses is answered with the limit instead, DESIGN §10.1), adds the message to its channel's history and
  * stores the first model call's recovery deadline (DESIGN §7.3); the turn's later checkpoints store
  * the deadline of the call after them, and its completion adds the reply to the history. With
  * durability off the store keeps nothing (the caller adds the message to the history),
@@ -111,6 +113,7 @@ export async function admitMessage(
     ...(inboxId === undefined ? {} : { inboxId }),
     ...(traceparent === undefined ? {} : { trace: traceparent }),
     riders: { history: { channel, entry: userHistoryEntry(message) }, deadlineAt },
+    ...(deps.store.durable ? { usage: usageRequest(message, config) } : {}),
   });
   if (admission.disposition !== 'admitted') trace.refused(admission.disposition);
   switch (admission.disposition) {
@@ -132,6 +135,8 @@ export async function admitMessage(
       return { kind: 'notice', turn: admission.turn.turnId, notice: 'manual_resolution', text: awaitingAtAdmissionText(admission.turn.turnId) };
     case 'awaiting_approval':
       return { kind: 'notice', turn: admission.turn.turnId, notice: 'in_progress', text: awaitingApprovalAtAdmissionText(admission.turn.turnId) };
+    case 'limited':
+      return { kind: 'notice', turn: null, notice: 'limited', text: refusalText(message, admission.refusal, deps) };
     case 'store_unavailable':
       return { kind: 'notice', turn: null, notice: 'failed', text: TEXTS.storeUnavailable };
     default:

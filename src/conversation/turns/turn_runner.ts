@@ -62,7 +62,8 @@ export class TurnRunner {
     const controller = new AbortController();
     const counting = newRunCounting(this.deps);
     const chosen = await chosenModelIn(message, deps);
-    const refusal = await this.#orDropped(kept, () => usageRefusal(message, deps));
+    // A durable admission counts the turn against its owner's limits in its own transaction.
+    const refusal = deps.store.durable ? undefined : await this.#orDropped(kept, () => usageRefusal(message, deps));
     if (refusal !== undefined) return this.#answered(message, kept, 'limited', refusal);
     const history = await this.#orDropped(kept, () => loadHistory(deps.history, channelKey(message), deps.config.llm.vision));
     // A shutdown that began meanwhile leaves the message in the inbox, for the next start.

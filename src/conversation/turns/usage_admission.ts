@@ -1,5 +1,5 @@
 import { isAdmin } from '../../tools/permissions.js';
-import type { UsageAdmission } from '../../turn_state/usage_store.js';
+import type { UsageAdmission, UsageAdmissionRequest, UsageRefusal } from '../../turn_state/usage_store.js';
 import { overrideAt } from '../channel_overrides.js';
 import type { ConversationSettings } from '../chat_settings.js';
 import type { ConversationDeps } from '../conversation_deps.js';
@@ -30,11 +30,20 @@ export function limitsFor(config: Pick<ConversationSettings, 'limits' | 'overrid
  * logged. No model is asked for a refused message. The store decides between processes.
  */
 export async function usageRefusal(message: InboundMessage, deps: Pick<ConversationDeps, 'config' | 'usage' | 'clock' | 'logger'>): Promise<string | undefined> {
+  const admission: UsageAdmission = await deps.usage.admit(usageRequest(message, deps.config));
+  return admission.kind === 'counted' ? undefined : refusalText(message, admission, deps);
+}
+
+/** What counting `message`'s turn asks of the store: its owner, and the windowed limits in force where it was said. */
+export function usageRequest(message: InboundMessage, config: Pick<ConversationSettings, 'limits' | 'overrides' | 'permissions'>): UsageAdmissionRequest {
   const identity = { source: message.source, channelId: message.channelId, messageId: message.messageId };
   const owner = { source: message.source, userId: message.authorId, channelId: message.channelId, serverId: message.place?.guildId };
-  const admission: UsageAdmission = await deps.usage.admit({ identity, owner, limits: limitsFor(deps.config, message).window });
-  if (admission.kind === 'counted') return undefined;
-  const { limit, used, resetsAt } = admission;
+  return { identity, owner, limits: limitsFor(config, message).window };
+}
+
+/** The words that tell `message`'s author which limit `refusal` names and when it resets; the refusal is logged. */
+export function refusalText(message: InboundMessage, refusal: UsageRefusal, deps: Pick<ConversationDeps, 'clock' | 'logger'>): string {
+  const { limit, used, resetsAt } = refusal;
   deps.logger.info(
     { channel: message.channelId, requester: message.authorId, message: message.messageId, scope: limit.scope, limit: limit.kind, max: limit.max, used, resets_at: resetsAt },
     `a message was refused: its ${limit.scope} reached ${limit.kind} ${limit.max}`,

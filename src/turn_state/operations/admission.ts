@@ -4,6 +4,7 @@ import { turnFromRow, type TurnRow } from '../turn_rows.js';
 import type { Admission, AdmissionRequest, Lease, TurnRecord } from '../turn_types.js';
 import { dropInbound } from './inbox.js';
 import { rideAlong } from './lease_writes.js';
+import { admitUsage } from './usage.js';
 import { now, queryOne, type Op } from './instructions.js';
 import { suspendOwnerless } from './sweeps.js';
 import { appendTranscript, writeCheckpoint } from './transcript.js';
@@ -27,6 +28,10 @@ export function* admitTurn(request: AdmissionRequest, options: LeaseOptions): Op
   const at = yield* now();
   const existing = yield* turnOfMessage(request.identity);
   if (existing !== undefined) return yield* dispositionOf(existing, at);
+  if (request.usage !== undefined) {
+    const counted = yield* admitUsage(request.usage);
+    if (counted.kind === 'refused') return { disposition: 'limited', refusal: counted };
+  }
   const turnId = options.ids.newId();
   const token = options.ids.newId();
   const row = yield* queryOne<TurnRow>(
