@@ -116,7 +116,7 @@ function buildRequest(config: HttpToolConfig, configured: Readonly<Record<string
   }
   // The origin only: paths and queries may hold secrets (webhook tokens, API keys).
   const target = `${config.method} ${url.origin}`;
-  // Not the headers' values in any message: they may be secrets. Credentials in the URL are refused as fetch refused them.
+  // Credentials in the URL are refused, as fetch refused them.
   if (configured === undefined || url.username !== '' || url.password !== '') {
     return { kind: 'refused', error: `${target} was not sent: the request could not be built (is a configured header name or value invalid?).` };
   }

@@ -251,6 +251,19 @@ describe('configured HTTP tools', () => {
       expect(server.requests).toEqual([]);
     });
 
+    it('fails a call whose URL carries credentials, and sends nothing', async () => {
+      const outcome = await call(tool({ url: `http://user:secret@${server.origin.slice('http://'.length)}/items` }), {});
+      expect(outcome).toEqual({ kind: 'failed', error: expect.stringContaining('was not sent') as unknown });
+      expect(outcome.kind !== 'result' && outcome.error).not.toContain('secret');
+      expect(server.requests).toEqual([]);
+    });
+
+    it('fails a call of an idempotent tool whose idempotency header name is invalid, and sends nothing', async () => {
+      const outcome = await call(tool({ method: 'PUT', effect: 'idempotent', idempotency_header: 'Bad Header' }), {});
+      expect(outcome).toEqual({ kind: 'failed', error: expect.stringContaining('was not sent') as unknown });
+      expect(server.requests).toEqual([]);
+    });
+
     it('fails a call whose configured header is invalid, sends nothing, and does not quote the value', async () => {
       const outcome = await call(tool({ method: 'POST', effect: 'write', headers: { Authorization: 'Bearer s3\ncret' } }), {});
       expect(outcome).toEqual({ kind: 'failed', error: expect.stringContaining('was not sent') as unknown });
