@@ -28,6 +28,7 @@ const EXTERNAL = [
   '@opentelemetry/exporter-trace-otlp-proto',
   '@opentelemetry/resources',
   '@opentelemetry/sdk-trace-base',
+  'undici',
 ];
 
 const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { dependencies: Record<string, string> };

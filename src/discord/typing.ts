@@ -1,4 +1,5 @@
 import type { Clock } from '../core/clock.js';
+import { RELEASED } from '../core/released.js';
 import { repeatUntilAborted } from '../core/repeat.js';
 
 /** Discord shows "is typing…" for about ten seconds after each request, so it is renewed before then. */
@@ -38,7 +39,7 @@ export class TypingIndicators {
 
   /** Stops renewing `turn`'s indicator (Discord clears it by itself when the bot posts). */
   stop(turn: string): void {
-    this.#running.get(turn)?.abort();
+    this.#running.get(turn)?.abort(RELEASED);
     this.#running.delete(turn);
   }
 }

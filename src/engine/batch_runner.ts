@@ -227,6 +227,9 @@ async function afterUncertain(plan: CallPlan & { kind: 'run' }, op: OpRecord, co
   }
 }
 
+/** The signal of a call /stop does not reach: one for all of them, since it never aborts. */
+const UNSTOPPABLE = new AbortController().signal;
+
 /** A call's first run, which /stop may cut short for a cancellable tool, or a re-run to settle an uncertain one, which it never does. */
 type Attempt = 'first' | 'again';
 
@@ -243,7 +246,7 @@ async function execute(tool: Tool, op: OpRecord, input: JsonObject, context: Bat
       tool,
       input,
       {
-        signal: stop?.signal ?? new AbortController().signal,
+        signal: stop?.signal ?? UNSTOPPABLE,
         idempotencyKey: op.idempotencyKey,
         requesterId: turn.requester.userId,
         channel: { source: turn.identity.source, channelId: turn.identity.channelId },

@@ -1,3 +1,4 @@
+import { RELEASED } from '../core/released.js';
 import type { ChatTurn } from './chat_turn.js';
 import type { TurnDurability } from './durability.js';
 import type { EngineDeps } from './generation.js';
@@ -35,7 +36,7 @@ export async function runTurn(turn: ChatTurn, start: TurnStart, durability: Turn
     turn.trace?.threw(error);
     throw error;
   } finally {
-    stopBeating.abort();
+    stopBeating.abort(RELEASED);
     await beating;
   }
 }

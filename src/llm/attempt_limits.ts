@@ -1,4 +1,5 @@
 import { abortReason, type Clock } from '../core/clock.js';
+import { RELEASED } from '../core/released.js';
 import type { ErrorContext } from './classify.js';
 import { LLMTransportError } from './errors.js';
 import { StallWatchdog } from './stall_watchdog.js';
@@ -22,7 +23,6 @@ export interface AttemptLimitSettings {
  */
 export class AttemptLimits {
   readonly #controller = new AbortController();
-  readonly #closed = new AbortController();
   readonly #settings: AttemptLimitSettings;
   readonly #context: ErrorContext;
   readonly #watchdog: StallWatchdog;
@@ -35,9 +35,11 @@ export class AttemptLimits {
     this.#callerSignal = callerSignal;
     if (callerSignal.aborted) this.#onCallerAbort();
     else callerSignal.addEventListener('abort', this.#onCallerAbort, { once: true });
-    this.#watchdog = new StallWatchdog(clock, settings.requestTimeoutMs, this.#expire('request_timeout', `no response within ${settings.requestTimeoutMs} ms`));
+    // Every wait of the attempt is on its own signal: closing the limits ends them all.
+    const { signal } = this.#controller;
+    this.#watchdog = new StallWatchdog(clock, settings.requestTimeoutMs, this.#expire('request_timeout', `no response within ${settings.requestTimeoutMs} ms`), signal);
     const tooLong = this.#expire('response_timeout', `the response took longer than ${settings.maxResponseMs} ms`);
-    clock.sleep(settings.maxResponseMs, this.#closed.signal).then(tooLong, () => undefined);
+    clock.sleep(settings.maxResponseMs, signal).then(tooLong, () => undefined);
   }
 
   /** Aborted when a limit runs out (reason: the LLMTransportError) or the caller aborts (reason: the caller's). */
@@ -56,12 +58,10 @@ export class AttemptLimits {
     this.#watchdog.progress();
   }
 
-  /** Stops every timer and aborts {@link signal}, closing the connection if it is still open. */
+  /** Stops every timer and aborts {@link signal} (reason: {@link RELEASED}), closing the connection if it is still open. */
   close(): void {
-    this.#watchdog.stop();
-    this.#closed.abort();
     this.#callerSignal.removeEventListener('abort', this.#onCallerAbort);
-    this.#controller.abort();
+    this.#controller.abort(RELEASED);
   }
 
   #expire(code: string, message: string): () => void {

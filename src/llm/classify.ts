@@ -1,5 +1,6 @@
 import { LLMAuthError, LLMCapacityError, LLMRateLimitError, LLMRequestError, LLMTransportError, type LLMError, type LLMErrorDetails, type LLMErrorKind } from './errors.js';
 import { isRecord } from './json_fields.js';
+import type { HeaderLookup } from './header_lookup.js';
 import { assertNever } from '../core/assert_never.js';
 
 /** Which provider and model an error is about. */
@@ -26,6 +27,9 @@ const KIND_BY_NAME: ReadonlyMap<string, LLMErrorKind | 'quota'> = new Map([
   ...(['api_error', 'timeout_error', 'internal_error'] as const).map((n) => [n, 'transport'] as const),
 ] as const);
 
+/** The headers of an error that came inside a stream: it has none of its own. */
+const NO_HEADERS: HeaderLookup = { get: () => null };
+
 /** Names that mean "overloaded" even on an HTTP 5xx that would otherwise be a transport failure. */
 const OVERLOAD_NAMES: ReadonlySet<string> = new Set(['overloaded_error', 'server_is_overloaded', 'service_unavailable_error', 'service_unavailable']);
 
@@ -47,7 +51,7 @@ export function errorFieldsOf(payload: unknown): ErrorFields | undefined {
 }
 
 /** The error for a non-2xx HTTP response: the status decides, the body's fields refine. */
-export function errorFromStatus(context: ErrorContext, status: number, fields: ErrorFields | undefined, headers: Headers, nowMs: number): LLMError {
+export function errorFromStatus(context: ErrorContext, status: number, fields: ErrorFields | undefined, headers: HeaderLookup, nowMs: number): LLMError {
   const named = fields === undefined ? undefined : kindOfFields(fields);
   const details = detailsOf(context, fields, {
     status,
@@ -74,7 +78,7 @@ export function errorFromStatus(context: ErrorContext, status: number, fields: E
  */
 export function errorFromStreamPayload(context: ErrorContext, fields: ErrorFields): LLMError {
   const { code, ...named } = fields;
-  if (typeof code === 'number' && code >= 400) return errorFromStatus(context, code, named, new Headers(), 0);
+  if (typeof code === 'number' && code >= 400) return errorFromStatus(context, code, named, NO_HEADERS, 0);
   const details = detailsOf(context, fields, {});
   const message = describe(context, fields, 'error in stream');
   const kind = kindOfFields(fields) ?? 'transport';
@@ -106,7 +110,7 @@ export function throwIfStreamError(payload: unknown, context: ErrorContext): voi
  * How long the provider asked us to wait: `retry-after-ms`, else `retry-after` in seconds or as
  * an HTTP date (measured from `nowMs`, wall time). Never negative.
  */
-export function parseRetryAfter(headers: Headers, nowMs: number): number | undefined {
+export function parseRetryAfter(headers: HeaderLookup, nowMs: number): number | undefined {
   const ms = Number.parseFloat(headers.get('retry-after-ms') ?? '');
   if (Number.isFinite(ms) && ms >= 0) return Math.round(ms);
   const value = headers.get('retry-after')?.trim();
@@ -116,7 +120,7 @@ export function parseRetryAfter(headers: Headers, nowMs: number): number | undef
   return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
 }
 
-function parseShouldRetry(headers: Headers): boolean | undefined {
+function parseShouldRetry(headers: HeaderLookup): boolean | undefined {
   const value = headers.get('x-should-retry')?.trim().toLowerCase();
   return value === 'true' ? true : value === 'false' ? false : undefined;
 }

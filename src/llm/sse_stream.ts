@@ -1,7 +1,10 @@
 import { createParser } from 'eventsource-parser';
+import { request as undiciRequest, type Dispatcher } from 'undici';
 import { abortReason, type Clock } from '../core/clock.js';
 import type { AttemptLimits } from './attempt_limits.js';
 import { errorFieldsOf, errorFromStatus, type ErrorContext } from './classify.js';
+import { headerLookup } from './header_lookup.js';
+import { modelDispatcher } from './model_dispatcher.js';
 import { LLMTransportError } from './errors.js';
 import { parseJson } from './json_fields.js';
 
@@ -26,11 +29,13 @@ export interface SseOptions {
 export type SseItem = { readonly kind: 'event'; readonly event: string | undefined; readonly data: string } | { readonly kind: 'json_line'; readonly value: unknown };
 
 /**
- * POSTs `request` and yields what the response streams back. Failures come out typed: a non-2xx
- * status as the `LLMError` its status and body call for; a refused or broken connection or
- * an empty body as an {@link LLMTransportError}; an abort of the limits' signal as its reason (the
- * limit that ran out, or the caller's abort), with the request aborted at once. Comments
- * (`: OPENROUTER PROCESSING`) are skipped. Closing the limits closes the connection.
+ * POSTs `request` on the models' keep-alive connections and yields what the response streams
+ * back, as the bytes arrive. Failures come out typed: a non-2xx status as the `LLMError` its
+ * status and body call for; a refused or broken connection or an empty body as an
+ * {@link LLMTransportError}; an abort of the limits' signal as its reason (the limit that ran out,
+ * or the caller's abort), with the request aborted at once. Comments (`: OPENROUTER PROCESSING`)
+ * are skipped. A body left unread when the caller stops is dropped, and with it its connection
+ * unless the response had already ended.
  */
 export async function* streamSse(request: SseRequest, options: SseOptions): AsyncGenerator<SseItem> {
   const { clock, context, limits } = options;
@@ -40,39 +45,35 @@ export async function* streamSse(request: SseRequest, options: SseOptions): Asyn
     if (signal.aborted) return abortReason(signal);
     return new LLMTransportError(`${context.provider} ${context.model}: connection failed: ${describeCause(cause)}`, { ...context, code: 'connection_failed', cause });
   };
-  let response: Response;
+  let response: Dispatcher.ResponseData;
   try {
-    response = await fetch(request.url, { method: 'POST', headers: request.headers, body: JSON.stringify(request.body), signal });
+    response = await undiciRequest(request.url, { dispatcher: modelDispatcher, method: 'POST', headers: request.headers, body: JSON.stringify(request.body), signal });
   } catch (error) {
     throw failed(error);
   }
-  if (!response.ok) {
+  const { statusCode, headers, body } = response;
+  if (statusCode < 200 || statusCode > 299) {
     let text: string;
     try {
-      text = await response.text();
+      text = await body.text();
     } catch (error) {
       throw failed(error);
     }
-    throw errorFromStatus(context, response.status, errorFieldsOf(parseJson(text)) ?? bodyExcerpt(text), response.headers, clock.now());
+    throw errorFromStatus(context, statusCode, errorFieldsOf(parseJson(text)) ?? bodyExcerpt(text), headerLookup(headers), clock.now());
   }
   limits.responseStarted();
   const lines = new LineSplitter();
   let received = 0;
-  const reader = response.body?.getReader();
-  const read = async (): Promise<Uint8Array | undefined> => {
-    try {
-      const chunk = await reader?.read();
-      return chunk === undefined || chunk.done ? undefined : (chunk.value as Uint8Array);
-    } catch (error) {
-      throw failed(error);
+  try {
+    for await (const bytes of body as AsyncIterable<Uint8Array>) {
+      received += bytes.byteLength;
+      yield* lines.push(bytes);
     }
-  };
-  for (let bytes = await read(); bytes !== undefined; bytes = await read()) {
-    received += bytes.byteLength;
-    yield* lines.push(bytes);
+  } catch (error) {
+    throw failed(error);
   }
   yield* lines.end();
-  if (received === 0) throw new LLMTransportError(`${context.provider} ${context.model}: the response body was empty`, { ...context, code: 'empty_body', status: response.status });
+  if (received === 0) throw new LLMTransportError(`${context.provider} ${context.model}: the response body was empty`, { ...context, code: 'empty_body', status: statusCode });
 }
 
 /** Splits the body into lines, hands SSE lines to the parser and picks out bare JSON lines. */

@@ -1,5 +1,6 @@
 import { abortReason, type Clock } from '../core/clock.js';
 import type { IdFactory } from '../core/ids.js';
+import { LinkedAbort } from '../core/linked_abort.js';
 import { CircuitOpenError } from './circuit_open_error.js';
 import type { BreakerSettings } from './settings.js';
 import { assertNever } from '../core/assert_never.js';
@@ -202,15 +203,16 @@ export class ModelCapacityBreaker {
 
   /** Waits `ms`, or less when the breaker changes first. Rejects only when `signal` aborts. */
   async #changeOr(ms: number, signal: AbortSignal): Promise<void> {
-    const changed = new AbortController();
+    const changed = new LinkedAbort(signal);
     const wake = (): void => changed.abort();
     this.#changed.add(wake);
     try {
-      await this.clock.sleep(ms, AbortSignal.any([signal, changed.signal]));
+      await this.clock.sleep(ms, changed.signal);
     } catch (error) {
       if (signal.aborted) throw error;
     } finally {
       this.#changed.delete(wake);
+      changed.release();
     }
   }
 }

@@ -1,4 +1,5 @@
 import { abortReason } from '../core/clock.js';
+import { LinkedAbort } from '../core/linked_abort.js';
 import type { LLMProvider } from '../llm/provider.js';
 import type { ModelBreakerRegistry } from './breaker_registry.js';
 import type { Admission, ModelCapacityBreaker } from './capacity_breaker.js';
@@ -65,12 +66,11 @@ export function earliestTry(breakers: readonly ModelCapacityBreaker[]): number |
  * latest; rejects when `signal` aborts. Each breaker wakes its waiter at every change of its own.
  */
 export async function whenAnyAdmits(breakers: readonly ModelCapacityBreaker[], signal: AbortSignal, maxMs = Number.POSITIVE_INFINITY): Promise<void> {
-  const first = new AbortController();
-  const either = AbortSignal.any([signal, first.signal]);
+  const first = new LinkedAbort(signal);
   try {
-    await Promise.race(breakers.map((breaker) => breaker.whenAdmits(either, maxMs)));
+    await Promise.race(breakers.map((breaker) => breaker.whenAdmits(first.signal, maxMs)));
   } finally {
-    first.abort();
+    first.release();
   }
   if (signal.aborted) throw abortReason(signal);
 }

@@ -1,4 +1,5 @@
 import type { Clock } from '../core/clock.js';
+import { LinkedAbort } from '../core/linked_abort.js';
 import type { ModelCapacityBreaker } from './capacity_breaker.js';
 
 /** How the models of a route stand for the people who use them: `overloaded` while every one of them is refused by its breaker. */
@@ -41,9 +42,9 @@ function firstCooldownEnd(breakers: readonly ModelCapacityBreaker[]): number | u
 
 /** Resolves at the next transition of any of `breakers`, at `wakeAtMs` when given, or when `signal` aborts, whichever comes first. */
 async function nextChange(breakers: readonly ModelCapacityBreaker[], clock: Clock, wakeAtMs: number | undefined, signal: AbortSignal): Promise<void> {
-  const changed = new AbortController();
+  const changed = new LinkedAbort(signal);
   const stops = breakers.map((breaker) => breaker.onChange(() => changed.abort()));
-  const either = AbortSignal.any([signal, changed.signal]);
+  const either = changed.signal;
   try {
     if (wakeAtMs === undefined) await aborted(either);
     else await clock.sleep(wakeAtMs - clock.monotonicNow(), either);
@@ -51,6 +52,7 @@ async function nextChange(breakers: readonly ModelCapacityBreaker[], clock: Cloc
     if (!either.aborted) throw error;
   } finally {
     for (const stop of stops) stop();
+    changed.release();
   }
 }
 

@@ -16,7 +16,8 @@ const maybeSent = (what: string): FetchFailure => ({ stage: 'maybe_sent', what }
 const TLS_REJECTED = notSent('could not connect securely (the server’s certificate was rejected)');
 
 /**
- * `cause.code` of fetch's TypeError. Calling a `not_sent` failure `failed` is safe: these fail
+ * The error code of a failed request: undici's own errors carry it themselves, fetch's TypeError
+ * on its `cause`. Calling a `not_sent` failure `failed` is safe: these fail
  * while resolving the host or opening the connection, before a byte of the request is written.
  * Every other code, listed or not, may come after the request left, so it counts as maybe sent;
  * EHOSTUNREACH and ETIMEDOUT are among them because Linux also reports them on a live connection.
@@ -29,6 +30,7 @@ const FETCH_ERROR_CODES: ReadonlyMap<string, FetchFailure> = new Map([
   ['EAI_FAIL', notSent('could not resolve the host name (DNS failure)')],
   ['UND_ERR_CONNECT_TIMEOUT', notSent('could not connect in time')],
   ['ERR_INVALID_URL', notSent('could not use its URL (invalid)')],
+  ['UND_ERR_INVALID_ARG', notSent('was refused as invalid by the HTTP client')],
   ['ERR_TLS_CERT_ALTNAME_INVALID', TLS_REJECTED],
   ['CERT_HAS_EXPIRED', TLS_REJECTED],
   ['DEPTH_ZERO_SELF_SIGNED_CERT', TLS_REJECTED],
@@ -48,14 +50,16 @@ const FETCH_ERROR_CODES: ReadonlyMap<string, FetchFailure> = new Map([
 
 /**
  * Where a rejected `fetch` or body read stood, decided on fields only: an aborted `signal` (the
- * tool's timeout or a stop), the error's `AbortError`/`TimeoutError` name, then `cause.code`
- * looked up in {@link FETCH_ERROR_CODES}. Anything not known to fail before sending is maybe sent.
+ * tool's timeout or a stop), the error's `AbortError`/`TimeoutError` name, then its `code` (an
+ * undici error's own, else its `cause`'s, as fetch reports it) looked up in
+ * {@link FETCH_ERROR_CODES}. Anything not known to fail before sending is maybe sent.
  */
 export function classifyFetchFailure(error: unknown, signal: AbortSignal, timeoutSeconds: number): FetchFailure {
   const name = signal.aborted ? nameOf(signal.reason) : nameOf(error);
   if (name === 'TimeoutError') return maybeSent(`timed out after ${timeoutSeconds} s`);
   if (signal.aborted || name === 'AbortError') return maybeSent('was stopped');
-  const code = fieldOf(fieldOf(error, 'cause'), 'code');
+  const own = fieldOf(error, 'code');
+  const code = typeof own === 'string' ? own : fieldOf(fieldOf(error, 'cause'), 'code');
   if (typeof code !== 'string') return maybeSent('failed (no error code)');
   return FETCH_ERROR_CODES.get(code) ?? maybeSent(`failed (${code})`);
 }

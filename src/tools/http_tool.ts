@@ -1,10 +1,14 @@
+import { STATUS_CODES } from 'node:http';
+import { request as undiciRequest, type Dispatcher } from 'undici';
 import type { ToolsSettings } from './tools_settings.js';
+import { headerLookup } from '../llm/header_lookup.js';
 import type { JsonObject, JsonValue } from '../llm/protocol.js';
 import type { EffectClass } from '../turn_state/ledger_types.js';
 import type { Tool, ToolContext, ToolOutcome } from './tool.js';
 import { classifyFetchFailure } from './http_failure.js';
 import { assertNever } from '../core/assert_never.js';
 import { readPrefix, withCutMarker } from './response_prefix.js';
+import { toolDispatcher } from './tool_dispatcher.js';
 import { componentText, fillUrlTemplate } from './url_template.js';
 
 /** One tool of `tools.http`, with every default filled in. */
@@ -21,9 +25,11 @@ const EXCERPT_BYTES = EXCERPT_CHARS * 4;
  * parameters (GET, DELETE) or as a JSON body (POST, PUT, PATCH). Whether a failure is `failed`
  * or `uncertain` depends on whether the request may have reached the server (DESIGN §6). A call
  * with a trace context sends it as the `traceparent` header, in place of any configured header of
- * that name, so that the endpoint's spans join the turn's trace.
+ * that name, so that the endpoint's spans join the turn's trace. Calls go out on the tools'
+ * keep-alive connections, one pool per origin.
  */
 export function createHttpTool(config: HttpToolConfig): Tool {
+  const headers = checkedHeaders(config);
   return {
     name: config.name,
     description: config.description,
@@ -33,7 +39,7 @@ export function createHttpTool(config: HttpToolConfig): Tool {
     ...(config.approval === undefined ? {} : { approval: config.approval }),
     timeoutMs: config.timeout_seconds * 1000,
     execute: async (input, context) => {
-      const outcome = await callEndpoint(config, input, context);
+      const outcome = await callEndpoint(config, headers, input, context);
       // An uncertain outcome gets its WARN line from the ledger move, with whose call it was.
       context.logger.debug({ tool: config.name, outcome: outcome.kind, ...(outcome.kind === 'result' ? {} : { error: outcome.error }) }, 'http tool call settled');
       return outcome;
@@ -41,14 +47,30 @@ export function createHttpTool(config: HttpToolConfig): Tool {
   };
 }
 
-async function callEndpoint(config: HttpToolConfig, input: JsonObject, context: ToolContext): Promise<ToolOutcome> {
-  const built = buildRequest(config, input, context);
-  if (built.kind === 'refused') return { kind: 'failed', error: built.error };
-  const { request, target } = built;
-  if (context.signal.aborted) return { kind: 'failed', error: `${target} was stopped before the request was sent: nothing happened.` };
-  let response: Response;
+/**
+ * The configured headers as each call starts from them, checked once: names in lower case, as
+ * `Headers` gives them, so that a header set per call replaces a configured one whatever its case.
+ * `undefined` when a configured name or value (or the idempotency header's name) is invalid.
+ */
+function checkedHeaders(config: HttpToolConfig): Readonly<Record<string, string>> | undefined {
   try {
-    response = await fetch(request);
+    const headers = new Headers(config.headers);
+    // `has` throws on an invalid name: the idempotency header must be one a call can set.
+    if (config.effect === 'idempotent' && config.idempotency_header !== undefined) headers.has(config.idempotency_header);
+    return Object.fromEntries(headers);
+  } catch {
+    return undefined;
+  }
+}
+
+async function callEndpoint(config: HttpToolConfig, headers: Readonly<Record<string, string>> | undefined, input: JsonObject, context: ToolContext): Promise<ToolOutcome> {
+  const built = buildRequest(config, headers, input, context);
+  if (built.kind === 'refused') return { kind: 'failed', error: built.error };
+  const { url, options, target } = built;
+  if (context.signal.aborted) return { kind: 'failed', error: `${target} was stopped before the request was sent: nothing happened.` };
+  let response: Dispatcher.ResponseData;
+  try {
+    response = await undiciRequest(url, { ...options, dispatcher: toolDispatcher, signal: context.signal });
   } catch (error) {
     const failure = classifyFetchFailure(error, context.signal, config.timeout_seconds);
     switch (failure.stage) {
@@ -63,10 +85,17 @@ async function callEndpoint(config: HttpToolConfig, input: JsonObject, context: 
   return outcomeOfResponse(config, response, target, context.signal);
 }
 
-type Built = { readonly kind: 'request'; readonly request: Request; readonly target: string } | { readonly kind: 'refused'; readonly error: string };
+/** What a call sends, but where and with which signal. */
+interface RequestParts {
+  readonly method: HttpToolConfig['method'];
+  readonly headers: Record<string, string>;
+  readonly body: string | null;
+}
+
+type Built = { readonly kind: 'request'; readonly url: URL; readonly options: RequestParts; readonly target: string } | { readonly kind: 'refused'; readonly error: string };
 
 /** The request for `input`, or why there is none; nothing here touches the network. */
-function buildRequest(config: HttpToolConfig, input: JsonObject, context: ToolContext): Built {
+function buildRequest(config: HttpToolConfig, configured: Readonly<Record<string, string>> | undefined, input: JsonObject, context: ToolContext): Built {
   const what = `${config.method} for ${config.name}`;
   const filled = fillUrlTemplate(config.url, input);
   switch (filled.kind) {
@@ -87,25 +116,23 @@ function buildRequest(config: HttpToolConfig, input: JsonObject, context: ToolCo
   }
   // The origin only: paths and queries may hold secrets (webhook tokens, API keys).
   const target = `${config.method} ${url.origin}`;
-  const rest = Object.entries(input).filter(([key]) => !filled.used.has(key));
-  try {
-    const headers = new Headers(config.headers);
-    if (config.effect === 'idempotent') {
-      if (config.idempotency_header === undefined) return { kind: 'refused', error: `${target} was not sent: the tool has no idempotency_header configured.` };
-      headers.set(config.idempotency_header, context.idempotencyKey);
-    }
-    if (context.traceparent !== undefined) headers.set('traceparent', context.traceparent);
-    const body = placeInput(config.method, url, rest, headers);
-    const request = new Request(url, { method: config.method, headers, body, signal: context.signal, redirect: 'manual' });
-    return { kind: 'request', request, target };
-  } catch {
-    // Not the error's message: it quotes the offending header value, which may be a secret.
+  // Credentials in the URL are refused, as fetch refused them.
+  if (configured === undefined || url.username !== '' || url.password !== '') {
     return { kind: 'refused', error: `${target} was not sent: the request could not be built (is a configured header name or value invalid?).` };
   }
+  const headers = { ...configured };
+  if (config.effect === 'idempotent') {
+    if (config.idempotency_header === undefined) return { kind: 'refused', error: `${target} was not sent: the tool has no idempotency_header configured.` };
+    headers[config.idempotency_header.toLowerCase()] = context.idempotencyKey;
+  }
+  if (context.traceparent !== undefined) headers['traceparent'] = context.traceparent;
+  const rest = Object.entries(input).filter(([key]) => !filled.used.has(key));
+  const body = placeInput(config.method, url, rest, headers);
+  return { kind: 'request', url, options: { method: config.method, headers, body }, target };
 }
 
 /** Puts the fields the URL did not take where `method` carries input; returns the body, if any. */
-function placeInput(method: HttpToolConfig['method'], url: URL, fields: readonly [string, JsonValue][], headers: Headers): string | null {
+function placeInput(method: HttpToolConfig['method'], url: URL, fields: readonly [string, JsonValue][], headers: Record<string, string>): string | null {
   switch (method) {
     case 'GET':
     case 'DELETE': {
@@ -116,7 +143,7 @@ function placeInput(method: HttpToolConfig['method'], url: URL, fields: readonly
     case 'POST':
     case 'PUT':
     case 'PATCH':
-      if (!headers.has('content-type')) headers.set('content-type', 'application/json');
+      headers['content-type'] ??= 'application/json';
       return JSON.stringify(Object.fromEntries(fields));
     default:
       return assertNever(method);
@@ -138,14 +165,18 @@ function statusClass(status: number): StatusClass {
   return 'server_error';
 }
 
-async function outcomeOfResponse(config: HttpToolConfig, response: Response, target: string, signal: AbortSignal): Promise<ToolOutcome> {
-  const answered = `${target} answered HTTP ${response.status}${response.statusText === '' ? '' : ` ${response.statusText}`}`;
-  const kind = statusClass(response.status);
+async function outcomeOfResponse(config: HttpToolConfig, response: Dispatcher.ResponseData, target: string, signal: AbortSignal): Promise<ToolOutcome> {
+  const { statusCode, body } = response;
+  const headers = headerLookup(response.headers);
+  // Undici does not pass on the reason phrase; the standard one for the status stands in for it.
+  const statusText = STATUS_CODES[statusCode] ?? '';
+  const answered = `${target} answered HTTP ${statusCode}${statusText === '' ? '' : ` ${statusText}`}`;
+  const kind = statusClass(statusCode);
   switch (kind) {
     case 'success': {
       try {
-        const body = await readPrefix(response.body, config.max_response_bytes);
-        return { kind: 'result', text: withCutMarker(body, config.max_response_bytes, response.headers) };
+        const prefix = await readPrefix(body, config.max_response_bytes);
+        return { kind: 'result', text: withCutMarker(prefix, config.max_response_bytes, headers) };
       } catch (error) {
         const failure = classifyFetchFailure(error, signal, config.timeout_seconds);
         return afterSending(config.effect, `${answered} but ${failure.what} while the response was being read`);
@@ -153,14 +184,14 @@ async function outcomeOfResponse(config: HttpToolConfig, response: Response, tar
     }
     case 'redirect': {
       // A 303 after a POST usually means the change was made: a redirect proves nothing either way.
-      const location = response.headers.get('location');
+      const location = headers.get('location');
       const redirect = location === null ? 'a redirect, not followed' : `a redirect to ${excerpt(location)}, not followed`;
-      return afterSending(config.effect, `${answered} (${redirect})`, await serverSaid(response));
+      return afterSending(config.effect, `${answered} (${redirect})`, await serverSaid(body));
     }
     case 'client_error':
-      return { kind: 'failed', error: `${answered}.${await serverSaid(response)}` };
+      return { kind: 'failed', error: `${answered}.${await serverSaid(body)}` };
     case 'server_error':
-      return afterSending(config.effect, answered, await serverSaid(response));
+      return afterSending(config.effect, answered, await serverSaid(body));
     default:
       return assertNever(kind);
   }
@@ -183,9 +214,9 @@ function afterSending(effect: EffectClass, happened: string, serverSaid = ''): T
 }
 
 /** ` The server said: …` with a short excerpt of the body, or nothing when it is empty or unreadable. */
-async function serverSaid(response: Response): Promise<string> {
+async function serverSaid(body: AsyncIterable<Uint8Array>): Promise<string> {
   try {
-    const text = excerpt(new TextDecoder().decode((await readPrefix(response.body, EXCERPT_BYTES)).bytes));
+    const text = excerpt(new TextDecoder().decode((await readPrefix(body, EXCERPT_BYTES)).bytes));
     return text === '' ? '' : ` The server said: ${text}`;
   } catch {
     return '';

@@ -1,5 +1,7 @@
 /** Reading a bounded prefix of an HTTP response body, cutting a tool's answer to a size, and showing where it was cut. */
 
+import type { HeaderLookup } from '../llm/header_lookup.js';
+
 /** The first bytes of a body; `cut` when more followed them. */
 export interface Prefix {
   readonly bytes: Uint8Array;
@@ -7,25 +9,19 @@ export interface Prefix {
 }
 
 /**
- * Reads at most `limit` bytes (plus one, to know that more follow), then cancels the rest of the
- * stream: a long or endless body is never buffered. Rejects when the stream fails.
+ * Reads at most `limit` bytes (plus one, to know that more follow), then stops reading, which
+ * drops the rest of the body: a long or endless body is never buffered. Rejects when the body fails.
  */
-export async function readPrefix(body: ReadableStream<Uint8Array> | null, limit: number): Promise<Prefix> {
-  if (body === null) return { bytes: new Uint8Array(0), cut: false };
-  const reader = body.getReader();
+export async function readPrefix(body: AsyncIterable<Uint8Array>, limit: number): Promise<Prefix> {
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return { bytes: joined(chunks, size), cut: false };
+  for await (const value of body) {
     const room = limit + 1 - size;
     chunks.push(value.length > room ? value.slice(0, room) : value);
     size += Math.min(value.length, room);
-    if (size > limit) {
-      reader.cancel().catch(() => undefined);
-      return { bytes: joined(chunks, size), cut: true };
-    }
+    if (size > limit) return { bytes: joined(chunks, size), cut: true };
   }
+  return { bytes: joined(chunks, size), cut: false };
 }
 
 function joined(chunks: readonly Uint8Array[], size: number): Uint8Array {
@@ -42,7 +38,7 @@ function joined(chunks: readonly Uint8Array[], size: number): Uint8Array {
  * The body as text; a cut body ends on a whole UTF-8 character, followed by a marker with how
  * many bytes were left out when an unencoded `content-length` tells, else that more followed.
  */
-export function withCutMarker(body: Prefix, limit: number, headers: Headers): string {
+export function withCutMarker(body: Prefix, limit: number, headers: HeaderLookup): string {
   const decoder = new TextDecoder();
   if (!body.cut) return decoder.decode(body.bytes);
   const length = Number(headers.get('content-length') ?? Number.NaN);

@@ -1,5 +1,6 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { Clock } from '../core/clock.js';
+import { RELEASED } from '../core/released.js';
 import type { JsonObject } from '../llm/protocol.js';
 import type { Tool, ToolContext, ToolOutcome } from './tool.js';
 
@@ -46,7 +47,7 @@ export async function runTool(tool: Tool, input: JsonObject, context: ToolContex
     const reason = `${tool.name} failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`;
     return tool.effect === 'read' ? { kind: 'failed', error: reason } : { kind: 'uncertain', error: reason };
   } finally {
-    timer.abort();
+    timer.abort(RELEASED);
     context.signal.removeEventListener('abort', onAbort);
   }
 }

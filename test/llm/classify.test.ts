@@ -1,9 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { errorFieldsOf, errorFromStatus, errorFromStreamPayload, parseRetryAfter } from '../../src/llm/classify.js';
 import { isLLMError, isLLMErrorOfKind, LLMCapacityError } from '../../src/llm/errors.js';
+import { headerLookup } from '../../src/llm/header_lookup.js';
 
 const context = { provider: 'openai', model: 'm' };
 const NOW = Date.UTC(2026, 10, 29, 12, 0, 0);
+
+describe('headerLookup', () => {
+  it('reads the headers undici parsed as Headers reads them: any case of name, a repeated header joined, an absent one null', () => {
+    const headers = headerLookup({ 'retry-after': '7', 'x-trace': ['a', 'b'] });
+    expect(headers.get('Retry-After')).toBe('7');
+    expect(headers.get('x-trace')).toBe('a, b');
+    expect(headers.get('location')).toBeNull();
+    expect(parseRetryAfter(headers, NOW)).toBe(7000);
+  });
+});
 
 describe('parseRetryAfter', () => {
   it('prefers retry-after-ms, then reads retry-after as seconds or as an HTTP date', () => {

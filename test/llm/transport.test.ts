@@ -1,3 +1,4 @@
+import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../support/manual_clock.js';
 import { isLLMError } from '../../src/llm/errors.js';
@@ -115,6 +116,19 @@ describe('the HTTP transport under every provider', () => {
     expect(error).toMatchObject({ name: 'AbortError' });
     expect(isLLMError(error)).toBe(false);
     await fake.whenClientClosed();
+  });
+
+  it('keeps the connection alive: successive calls, an error answer among them, go over one TCP connection', async () => {
+    const bot = provider();
+    fake.enqueue(reply('first'), limited, reply('third'));
+    const outcomes: unknown[] = [];
+    for (let call = 0; call < 3; call++) {
+      // Undici hands a connection back to its pool on the event loop's next turn, as a turn's durable writes give it between calls.
+      await nextMacrotask();
+      outcomes.push(await settle(collectResponse(bot.stream(REQUEST, { signal: new AbortController().signal }))));
+    }
+    expect(outcomes).toMatchObject([{ value: { content: [{ type: 'text', text: 'first' }] } }, { kind: 'rate_limit' }, { value: { content: [{ type: 'text', text: 'third' }] } }]);
+    expect(fake.connections).toBe(1);
   });
 
   it('refuses to start when the signal has already aborted, sending nothing', async () => {

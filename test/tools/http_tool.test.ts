@@ -1,6 +1,8 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import { pino } from 'pino';
+import { errors as undiciErrors } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/app/config_schema.js';
 import { ManualClock } from '../support/manual_clock.js';
@@ -40,11 +42,14 @@ type Reply =
 class TestServer {
   readonly requests: Recorded[] = [];
   reply: Reply = { kind: 'respond', body: 'ok' };
+  /** The TCP connections clients opened to it. */
+  connections = 0;
   readonly #server: Server = createServer((req, res) => void this.#handle(req, res));
   #waiters: { readonly count: number; readonly resolve: () => void }[] = [];
 
   static async start(): Promise<TestServer> {
     const server = new TestServer();
+    server.#server.on('connection', () => server.connections++);
     await new Promise<void>((resolve) => server.#server.listen(0, '127.0.0.1', resolve));
     return server;
   }
@@ -246,6 +251,19 @@ describe('configured HTTP tools', () => {
       expect(server.requests).toEqual([]);
     });
 
+    it('fails a call whose URL carries credentials, and sends nothing', async () => {
+      const outcome = await call(tool({ url: `http://user:secret@${server.origin.slice('http://'.length)}/items` }), {});
+      expect(outcome).toEqual({ kind: 'failed', error: expect.stringContaining('was not sent') as unknown });
+      expect(outcome.kind !== 'result' && outcome.error).not.toContain('secret');
+      expect(server.requests).toEqual([]);
+    });
+
+    it('fails a call of an idempotent tool whose idempotency header name is invalid, and sends nothing', async () => {
+      const outcome = await call(tool({ method: 'PUT', effect: 'idempotent', idempotency_header: 'Bad Header' }), {});
+      expect(outcome).toEqual({ kind: 'failed', error: expect.stringContaining('was not sent') as unknown });
+      expect(server.requests).toEqual([]);
+    });
+
     it('fails a call whose configured header is invalid, sends nothing, and does not quote the value', async () => {
       const outcome = await call(tool({ method: 'POST', effect: 'write', headers: { Authorization: 'Bearer s3\ncret' } }), {});
       expect(outcome).toEqual({ kind: 'failed', error: expect.stringContaining('was not sent') as unknown });
@@ -365,6 +383,26 @@ describe('configured HTTP tools', () => {
     });
   });
 
+  describe('the connection', () => {
+    it('is kept alive: calls to one origin, whatever they answered, go over one TCP connection', async () => {
+      const t = tool({ method: 'POST', effect: 'write' });
+      // Undici hands a connection back to its pool on the event loop's next turn, as the engine's durable writes give it between calls.
+      const callAfterATurn = async (input: JsonObject): Promise<ToolOutcome> => {
+        await nextMacrotask();
+        return call(t, input);
+      };
+      expect(await callAfterATurn({ note: 'a' })).toEqual({ kind: 'result', text: 'ok' });
+      server.reply = { kind: 'respond', status: 404, body: 'no such item' };
+      expect((await callAfterATurn({ note: 'b' })).kind).toBe('failed');
+      server.reply = { kind: 'respond', status: 303, headers: { location: '/elsewhere' }, body: 'moved' };
+      expect((await callAfterATurn({ note: 'c' })).kind).toBe('uncertain');
+      server.reply = { kind: 'respond', body: 'again' };
+      expect(await callAfterATurn({ note: 'd' })).toEqual({ kind: 'result', text: 'again' });
+      expect(server.requests.map((r) => JSON.parse(r.body) as unknown)).toEqual([{ note: 'a' }, { note: 'b' }, { note: 'c' }, { note: 'd' }]);
+      expect(server.connections).toBe(1);
+    });
+  });
+
   describe('a request that never left', () => {
     it('fails on connection refused, even for a write', async () => {
       const outcome = await call(tool({ method: 'POST', effect: 'write', url: `http://127.0.0.1:${await closedPort()}/items` }), {});
@@ -442,6 +480,17 @@ describe('configured HTTP tools', () => {
 describe('classifyFetchFailure', () => {
   const live = new AbortController().signal;
   const fetchError = (code: string): TypeError => new TypeError('fetch failed', { cause: Object.assign(new Error('x'), { code }) });
+  /** An error as undici's own request rejects with it: the code on the error itself, as a failed connect gives it. */
+  const connectError = (code: string): Error => Object.assign(new Error(`connect ${code} 127.0.0.1:1`), { code, syscall: 'connect' });
+
+  it('reads the code of undici’s own errors on the error itself', () => {
+    expect(classifyFetchFailure(connectError('ECONNREFUSED'), live, 5)).toEqual({ stage: 'not_sent', what: 'could not connect (connection refused)' });
+    expect(classifyFetchFailure(new undiciErrors.ConnectTimeoutError(), live, 5).stage).toBe('not_sent');
+    expect(classifyFetchFailure(new undiciErrors.InvalidArgumentError('invalid header'), live, 5).stage).toBe('not_sent');
+    expect(classifyFetchFailure(new undiciErrors.SocketError('other side closed'), live, 5)).toEqual({ stage: 'maybe_sent', what: 'lost the connection (closed by the server)' });
+    expect(classifyFetchFailure(new undiciErrors.HeadersTimeoutError(), live, 5).stage).toBe('maybe_sent');
+    expect(classifyFetchFailure(new undiciErrors.BodyTimeoutError(), live, 5).stage).toBe('maybe_sent');
+  });
 
   it.each(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'CERT_HAS_EXPIRED'])('calls %s not sent', (code) => {
     expect(classifyFetchFailure(fetchError(code), live, 5).stage).toBe('not_sent');

@@ -54,6 +54,8 @@ export type Responder = (request: RecordedRequest) => FakeStep;
 /** A real HTTP server on 127.0.0.1 that answers each request with the next scripted step. */
 export class FakeLLMServer {
   readonly requests: RecordedRequest[] = [];
+  /** The TCP connections clients opened to it. */
+  connections = 0;
   readonly #server: Server;
   readonly #steps: FakeStep[] = [];
   readonly #conditions = new Conditions();
@@ -62,6 +64,7 @@ export class FakeLLMServer {
 
   private constructor() {
     this.#server = createServer((req, res) => void this.#handle(req, res));
+    this.#server.on('connection', () => this.connections++);
   }
 
   /** Starts a server on a random free port. */
