@@ -1,5 +1,5 @@
 import type { Clock } from '../core/clock.js';
-import { RELEASED } from '../core/released.js';
+import { RELEASED } from '../core/linked_abort.js';
 import { repeatUntilAborted } from '../core/repeat.js';
 
 /** Discord shows "is typing…" for about ten seconds after each request, so it is renewed before then. */

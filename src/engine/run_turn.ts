@@ -1,4 +1,4 @@
-import { RELEASED } from '../core/released.js';
+import { RELEASED } from '../core/linked_abort.js';
 import type { ChatTurn } from './chat_turn.js';
 import type { TurnDurability } from './durability.js';
 import type { EngineDeps } from './generation.js';

@@ -1,5 +1,5 @@
 import { abortReason, type Clock } from '../core/clock.js';
-import { RELEASED } from '../core/released.js';
+import { RELEASED } from '../core/linked_abort.js';
 import type { ErrorContext } from './classify.js';
 import { LLMTransportError } from './errors.js';
 import { StallWatchdog } from './stall_watchdog.js';

@@ -1,6 +1,6 @@
 import { LLMAuthError, LLMCapacityError, LLMRateLimitError, LLMRequestError, LLMTransportError, type LLMError, type LLMErrorDetails, type LLMErrorKind } from './errors.js';
 import { isRecord } from './json_fields.js';
-import type { HeaderLookup } from './header_lookup.js';
+import type { HeaderLookup } from '../core/undici_http.js';
 import { assertNever } from '../core/assert_never.js';
 
 /** Which provider and model an error is about. */

@@ -3,8 +3,7 @@ import { request as undiciRequest, type Dispatcher } from 'undici';
 import { abortReason, type Clock } from '../core/clock.js';
 import type { AttemptLimits } from './attempt_limits.js';
 import { errorFieldsOf, errorFromStatus, type ErrorContext } from './classify.js';
-import { headerLookup } from './header_lookup.js';
-import { modelDispatcher } from './model_dispatcher.js';
+import { headerLookup, modelDispatcher } from '../core/undici_http.js';
 import { LLMTransportError } from './errors.js';
 import { parseJson } from './json_fields.js';
 

@@ -1,14 +1,13 @@
 import { STATUS_CODES } from 'node:http';
 import { request as undiciRequest, type Dispatcher } from 'undici';
 import type { ToolsSettings } from './tools_settings.js';
-import { headerLookup } from '../llm/header_lookup.js';
+import { headerLookup, toolDispatcher } from '../core/undici_http.js';
 import type { JsonObject, JsonValue } from '../llm/protocol.js';
 import type { EffectClass } from '../turn_state/ledger_types.js';
 import type { Tool, ToolContext, ToolOutcome } from './tool.js';
 import { classifyFetchFailure } from './http_failure.js';
 import { assertNever } from '../core/assert_never.js';
 import { readPrefix, withCutMarker } from './response_prefix.js';
-import { toolDispatcher } from './tool_dispatcher.js';
 import { componentText, fillUrlTemplate } from './url_template.js';
 
 /** One tool of `tools.http`, with every default filled in. */

@@ -1,6 +1,6 @@
 /** Reading a bounded prefix of an HTTP response body, cutting a tool's answer to a size, and showing where it was cut. */
 
-import type { HeaderLookup } from '../llm/header_lookup.js';
+import type { HeaderLookup } from '../core/undici_http.js';
 
 /** The first bytes of a body; `cut` when more followed them. */
 export interface Prefix {

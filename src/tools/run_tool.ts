@@ -1,6 +1,6 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { Clock } from '../core/clock.js';
-import { RELEASED } from '../core/released.js';
+import { RELEASED } from '../core/linked_abort.js';
 import type { JsonObject } from '../llm/protocol.js';
 import type { Tool, ToolContext, ToolOutcome } from './tool.js';
 

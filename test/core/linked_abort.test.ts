@@ -1,8 +1,7 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../support/manual_clock.js';
-import { LinkedAbort } from '../../src/core/linked_abort.js';
-import { RELEASED } from '../../src/core/released.js';
+import { LinkedAbort, RELEASED } from '../../src/core/linked_abort.js';
 
 describe('LinkedAbort', () => {
   it('aborts with its parent, carrying the parent’s reason, and ends a wait on it', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { errorFieldsOf, errorFromStatus, errorFromStreamPayload, parseRetryAfter } from '../../src/llm/classify.js';
 import { isLLMError, isLLMErrorOfKind, LLMCapacityError } from '../../src/llm/errors.js';
-import { headerLookup } from '../../src/llm/header_lookup.js';
+import { headerLookup } from '../../src/core/undici_http.js';
 
 const context = { provider: 'openai', model: 'm' };
 const NOW = Date.UTC(2026, 10, 29, 12, 0, 0);

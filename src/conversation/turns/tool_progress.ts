@@ -1,3 +1,4 @@
+import { RELEASED } from '../../core/linked_abort.js';
 import type { Clock } from '../../core/clock.js';
 import type { TurnPhase } from './turn_phase.js';
 import { runningToolsText } from '../notices/texts.js';
@@ -61,7 +62,7 @@ export class ToolProgress {
   }
 
   #stop(): void {
-    this.#waiting?.abort();
+    this.#waiting?.abort(RELEASED);
     this.#waiting = undefined;
     this.#shown = undefined;
   }

@@ -47,7 +47,8 @@ export function* recordReplyDelivery(turnId: string, progress: ReplyProgress): O
     case 'delivered': {
       const { greatest } = yield* dialect();
       yield* query(
-        `UPDATE replies SET state = 'delivered', text = NULL, parts_delivered = ${greatest('parts_delivered', '@parts')}, delivered_at = @now, updated_at = @now WHERE turn_id = @turnId AND state = 'pending'`,
+        `UPDATE replies SET state = 'delivered', text = NULL, parts_delivered = ${greatest('parts_delivered', '@parts')}, delivered_at = @now, updated_at = @now
+         WHERE turn_id = @turnId AND state = 'pending'`,
         { turnId, parts: progress.partsDelivered, now: at },
       );
       return;
