@@ -63,7 +63,11 @@ ${more}`,
     first.send('Are you there?');
     const suspended = await first.waitFor(turnStatus('SUSPENDED'), 'the turn to be suspended');
     fake.reset();
-    fake.enqueue(chatText('Yes, I am here.'), chatText('A second answer would mean a second run.'));
+    // The winner's answer is held until the other process has answered its resume: one that came after the turn ended would find nothing saved.
+    let release = (): void => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const answer = chatText('Yes, I am here.');
+    fake.enqueue({ ...answer, chunks: [held, ...answer.chunks] }, chatText('A second answer would mean a second run.'));
 
     first.send('resume');
     second.send('resume');
@@ -72,7 +76,10 @@ ${more}`,
         (e) => (isReply(e) || (e['type'] === 'message' && e['kind'] === 'notice' && e['notice'] !== 'suspended' && e['notice'] !== 'resumed')) && e['turn'] !== undefined,
         'an answer to resume',
       );
-    const answers = await Promise.all([outcome(first), outcome(second)]);
+    const outcomes = [outcome(first), outcome(second)];
+    await Promise.race(outcomes);
+    release();
+    const answers = await Promise.all(outcomes);
 
     const replies = answers.filter(isReply);
     expect(replies).toEqual([expect.objectContaining({ turn: suspended['turn'], text: 'Yes, I am here.' })]);
