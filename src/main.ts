@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-import { runCli, EXIT } from './app/run.js';
+import { setHeapOptions } from './app/v8_heap.js';
 
+setHeapOptions();
+const { runCli, EXIT } = await import('./app/run.js');
 let status: number;
 try {
   status = await runCli(process.argv.slice(2), {

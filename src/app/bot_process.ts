@@ -24,14 +24,14 @@ import { runBot } from './lifecycle.js';
 import type { CliIo, SignalSource } from './run.js';
 import { isStoreInUseError, isStoreRefusedError } from '../turn_state/errors.js';
 import { isListenError } from './http_listener.js';
-import { startWebConsole } from './web/web_server.js';
+import { endStartingHeap } from './v8_heap.js';
 
 /**
  * The bot as a process: loads and validates the configuration, starts logging and reports what
  * it runs, opens its services and runs it on the transport the configuration and `args` choose,
  * serving metrics when `metrics.listen` asks for them and sending traces when
  * `telemetry.otlp_endpoint` does, until its input ends or SIGINT/SIGTERM. The transport's library,
- * the metrics' and OpenTelemetry are loaded only when they run. A store left where earlier
+ * the metrics', the web console and OpenTelemetry are loaded only when they run. A store left where earlier
  * versions looked for it (relative to the current folder) stops the start with status 2. Discord and a PostgreSQL
  * store that the network keeps out of reach at start are tried again for `startup_timeout_seconds`.
  * Returns the exit status ({@link failedStart}), a failure said in one line without a stack trace.
@@ -80,11 +80,14 @@ export async function runBotProcess(args: CliArgs, io: CliIo): Promise<ExitStatu
   }
   try {
     const transport = await openTransport(choice, config, { io, logs, clock, logger, startup });
+    endStartingHeap();
     const server = await metrics?.serve(services, transport, logger);
     const web =
       config.web.listen === undefined
         ? undefined
-        : await startWebConsole(config.web.listen, { operator: services.operator, live: services.recovery, token: config.web.token, clock, ids: new RandomIds(), logger });
+        : await (
+            await import('./web/web_server.js')
+          ).startWebConsole(config.web.listen, { operator: services.operator, live: services.recovery, token: config.web.token, clock, ids: new RandomIds(), logger });
     try {
       await runBot(transport, { config, services, clock, logger, stop: stop.signal, faults });
     } finally {

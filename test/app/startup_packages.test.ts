@@ -15,7 +15,7 @@ const heavyIn = (recorder: PackageRecorder): string[] => recorder.packages().fil
 const openTelemetryIn = (recorder: PackageRecorder): string[] => recorder.packages().filter((name) => name.startsWith('@opentelemetry/'));
 
 // Real processes: generous limits that only catch hangs.
-describe('what the program loads: the Discord transport, PostgreSQL, MCP, metrics and OpenTelemetry only where they run', { timeout: 60_000 }, () => {
+describe('what the program loads: the Discord transport, PostgreSQL, MCP, metrics, the web console and OpenTelemetry only where they run', { timeout: 60_000 }, () => {
   const temp = useTempDir();
   const track = useProgramsKilledAfterEach();
 
@@ -46,7 +46,7 @@ describe('what the program loads: the Discord transport, PostgreSQL, MCP, metric
     }
   });
 
-  it('the bot in the console on SQLite is ready without any of them', async () => {
+  it('the bot in the console on SQLite is ready without any of them, nor the web console', async () => {
     const { dir, recorder } = place('console');
     const config = temp.write('console/config.yml', 'logging:\n  level: warn\n');
     const bot = track(startJsonLinesProgram(['--config', config], { cwd: dir, env: recorder.env }));
@@ -54,6 +54,8 @@ describe('what the program loads: the Discord transport, PostgreSQL, MCP, metric
     expect(recorder.packages()).toContain('better-sqlite3');
     expect(heavyIn(recorder)).toEqual([]);
     expect(openTelemetryIn(recorder)).toEqual([]);
+    expect(recorder.chunks()).toEqual(expect.arrayContaining(['bot_process', 'console_transport']));
+    expect(recorder.chunks()).not.toContain('web_server');
   });
 
   it('loads OpenTelemetry only with telemetry.otlp_endpoint set', async () => {
@@ -65,14 +67,18 @@ describe('what the program loads: the Discord transport, PostgreSQL, MCP, metric
     expect(heavyIn(recorder)).toEqual([]);
   });
 
-  it('loads each where it runs: metrics and the MCP SDK when configured, pg for a PostgreSQL store, discord.js for Discord', async () => {
+  it('loads each where it runs: metrics, the web console and the MCP SDK when configured, pg for a PostgreSQL store, discord.js for Discord', async () => {
     const mcp = await McpTarget.start();
     try {
       const { dir, recorder } = place('metrics-mcp');
-      const config = temp.write('metrics-mcp/config.yml', `logging:\n  level: warn\nmetrics:\n  listen: 127.0.0.1:0\ntools:\n  builtin: []\n  mcp:\n    - name: target\n      url: ${mcp.url}\n`);
+      const config = temp.write(
+        'metrics-mcp/config.yml',
+        `logging:\n  level: warn\nmetrics:\n  listen: 127.0.0.1:0\nweb:\n  listen: 127.0.0.1:0\ntools:\n  builtin: []\n  mcp:\n    - name: target\n      url: ${mcp.url}\n`,
+      );
       const bot = track(startJsonLinesProgram(['--config', config], { cwd: dir, env: recorder.env }));
       await bot.waitFor((event) => event['type'] === 'ready', 'the bot to be ready');
       expect(heavyIn(recorder)).toEqual(['@modelcontextprotocol/sdk', 'prom-client']);
+      expect(recorder.chunks()).toContain('web_server');
     } finally {
       await mcp.close();
     }

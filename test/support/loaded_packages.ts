@@ -30,6 +30,8 @@ export interface PackageRecorder {
   readonly env: NodeJS.ProcessEnv;
   /** The names of the packages loaded so far (`discord.js`, `@modelcontextprotocol/sdk`), each once, sorted. */
   packages(): string[];
+  /** The chunks of the built program loaded so far, each by its name without its hash (`bot_process`, `web_server`), once, sorted. */
+  chunks(): string[];
 }
 
 /** The package a module's URL lies in, or `undefined` for a module of the program or of Node. */
@@ -40,7 +42,18 @@ function packageOf(url: string): string | undefined {
   return scope?.startsWith('@') === true ? `${scope}/${name ?? ''}` : scope;
 }
 
-/** Records, in `dir`, which packages the programs started with the returned `env` load. */
+/** The name of a chunk of the built program (`dist/chunks/web_server-7ITVJVAO.js` is `web_server`), or `undefined` for any other module. */
+function chunkOf(url: string): string | undefined {
+  return /\/dist\/chunks\/(\w+)-[A-Z0-9]+\.js$/.exec(url)?.[1];
+}
+
+/** What `name` makes of each module recorded in `log`, each once, sorted. */
+function loaded(log: string, name: (url: string) => string | undefined): string[] {
+  const urls = existsSync(log) ? readFileSync(log, 'utf8').split('\n') : [];
+  return [...new Set(urls.flatMap((url) => name(url) ?? []))].sort();
+}
+
+/** Records, in `dir`, which packages and chunks of the program the programs started with the returned `env` load. */
 export function recordLoadedPackages(dir: string): PackageRecorder {
   const log = join(dir, 'loaded-modules.txt');
   const hooks = join(dir, 'record-hooks.mjs');
@@ -49,9 +62,7 @@ export function recordLoadedPackages(dir: string): PackageRecorder {
   writeFileSync(preload, PRELOAD(pathToFileURL(hooks).href, log));
   return {
     env: { PATH: process.env['PATH'], NODE_OPTIONS: `--import=${preload}` },
-    packages: () => {
-      const urls = existsSync(log) ? readFileSync(log, 'utf8').split('\n') : [];
-      return [...new Set(urls.flatMap((url) => packageOf(url) ?? []))].sort();
-    },
+    packages: () => loaded(log, packageOf),
+    chunks: () => loaded(log, chunkOf),
   };
 }
