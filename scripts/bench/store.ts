@@ -60,7 +60,7 @@ if (concurrency !== undefined) {
 const kb = (bytes: number): string => `${(bytes / 1024).toFixed(0)} KiB`;
 for (const f of figures) {
   console.log(`\n${f.name}: one ${STEPS}-step turn, ${CALLS_PER_STEP} reads a step`);
-  console.log(`commits per step        ${f.turn.commitsPerStep.toFixed(1).padStart(9)}  (deadline, WI-1, then the reads settled with the checkpoint)`);
+  console.log(`commits per step        ${f.turn.commitsPerStep.toFixed(1).padStart(9)}  (WI-1, then the reads settled with the checkpoint, which stores the next deadline)`);
   console.log(`final transcript        ${kb(f.turn.transcript).padStart(9)}`);
   console.log(`ledger inputs/results   ${kb(f.turn.ledger).padStart(9)}`);
   for (const written of f.turn.written) {

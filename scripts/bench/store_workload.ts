@@ -1,7 +1,8 @@
 import type { Message } from '../../src/llm/protocol.js';
 import type { OpIntent, OpSettlement } from '../../src/turn_state/ledger_types.js';
 import type { TurnStore } from '../../src/turn_state/turn_store.js';
-import type { Lease } from '../../src/turn_state/turn_types.js';
+import type { Lease, TurnIdentity } from '../../src/turn_state/turn_types.js';
+import type { LeaseRiders } from '../../src/turn_state/lease_riders.js';
 
 /** The same work on every backend: latency of each durable point of a step, and one long turn. */
 export const SAMPLES = 400;
@@ -46,7 +47,7 @@ export function quantile(samples: readonly number[], q: number): string {
 }
 
 /** Durable writes one {@link StoreWorkload.loadTurn} makes. */
-export const LOAD_TURN_WRITES = 10;
+export const LOAD_TURN_WRITES = 11;
 
 /** What the concurrent turns achieved. */
 export interface Throughput {
@@ -58,6 +59,12 @@ export interface Throughput {
 /** Drives one store through the workload; message ids are unique per store. */
 export class StoreWorkload {
   #admissions = 0;
+
+  /** A message nobody sent before. */
+  #nextIdentity(): TurnIdentity {
+    this.#admissions += 1;
+    return { source: 'bench', channelId: 'c', messageId: `m-${this.#admissions}` };
+  }
   #commits = 0;
 
   constructor(private readonly store: TurnStore) {}
@@ -65,13 +72,14 @@ export class StoreWorkload {
   /** Durable writes the long turn made, per step. */
   commitsPerStep = 0;
 
-  async admit(): Promise<Lease> {
-    this.#admissions += 1;
+  async admit(identity: TurnIdentity = this.#nextIdentity(), inboxId?: number, riders?: LeaseRiders): Promise<Lease> {
     const admission = await this.store.admit({
-      identity: { source: 'bench', channelId: 'c', messageId: `m-${this.#admissions}` },
+      identity,
       requesterId: 'u',
       messageDigest: 'd',
       start: { transcript: [], state: {} },
+      ...(inboxId === undefined ? {} : { inboxId }),
+      ...(riders === undefined ? {} : { riders }),
     });
     if (admission.disposition !== 'admitted') throw new Error(admission.disposition);
     return admission.lease;
@@ -101,40 +109,49 @@ export class StoreWorkload {
 
   /**
    * One {@link STEPS}-step turn of read-only steps, written as the engine writes them (DESIGN
-   * §7.3): the deadline, WI-1, then the settlements with the checkpoint. Resolves to its turn id.
+   * §7.3): WI-1, then the settlements with the checkpoint, which stores the next call's deadline.
+   * Resolves to its turn id.
    */
   async longTurn(): Promise<string> {
     const lease = await this.admit();
-    await this.store.checkpoint(lease, { append: [{ role: 'user', content: [{ type: 'text', text: 'Summarise these 600 articles.' }] }], state: loopState(0), progressed: false });
+    await this.store.checkpoint(lease, { append: [{ role: 'user', content: [{ type: 'text', text: 'Summarise these 600 articles.' }] }], state: loopState(0), progressed: false }, nextDeadline());
     const before = this.#commits;
     for (let n = 1; n <= STEPS; n++) {
       const s = step(n);
-      await this.#commit(() => this.store.setRecoveryDeadline(lease, Date.now() + 300_000));
       await this.#commit(() => this.store.recordModelTurn(lease, { step: n, assistant: s.assistant, intents: s.intents }));
-      await this.#commit(() => this.store.checkpoint(lease, { append: s.results, state: loopState(n), progressed: true, settle: settlements(lease, n, s) }));
+      await this.#commit(() => this.store.checkpoint(lease, { append: s.results, state: loopState(n), progressed: true, settle: settlements(lease, n, s) }, nextDeadline()));
     }
     this.commitsPerStep = (this.#commits - before) / STEPS;
     return lease.turnId;
   }
 
   /**
-   * One turn as the load bench's bot writes it, the model answering at once: admission; a step
+   * One turn as the load bench's bot writes it, the model answering at once: the message accepted
+   * into the inbox; admission (taking it out, with the message joining the history and the first
+   * call's deadline); a step
    * with one `read` call (intent recorded, then the read settled with the step's checkpoint); a
    * step with one `write` call (intent recorded, RUNNING, APPLIED, checkpoint); the final reply
-   * recorded; the turn completed; the reply's delivery recorded. {@link LOAD_TURN_WRITES} writes.
+   * recorded; the turn completed, the reply joining the history; the reply's delivery recorded.
+   * Each intent carries its call's usage and each checkpoint the next call's deadline, as riders.
+   * {@link LOAD_TURN_WRITES} writes.
    */
   async loadTurn(): Promise<void> {
-    const lease = await this.admit();
+    const identity = this.#nextIdentity();
+    const inboxId = await this.store.acceptInbound({ identity, message: { text: 'Read the page and save a note.' } });
+    const lease = await this.admit(identity, inboxId, { history: { channel: 'bench:c', entry: { role: 'user', text: 'Read the page and save a note.' } }, deadlineAt: Date.now() + 300_000 });
+    const usage: LeaseRiders = { usage: { identity, requesterId: 'u', calls: [{ model: 'bench-model', inputTokens: 1200, outputTokens: 40, cost: null }] } };
     const read = oneCall(lease.turnId, 1, 'read');
-    await this.store.recordModelTurn(lease, { step: 1, assistant: read.assistant, intents: [read.intent] });
-    await this.store.checkpoint(lease, { append: read.results, state: loopState(1), progressed: true, settle: [{ key: read.key, move: { to: 'APPLIED', result: read.resultText } }] });
+    await this.store.recordModelTurn(lease, { step: 1, assistant: read.assistant, intents: [read.intent] }, usage);
+    await this.store.checkpoint(lease, { append: read.results, state: loopState(1), progressed: true, settle: [{ key: read.key, move: { to: 'APPLIED', result: read.resultText } }] }, nextDeadline());
     const write = oneCall(lease.turnId, 2, 'write');
-    await this.store.recordModelTurn(lease, { step: 2, assistant: write.assistant, intents: [write.intent] });
+    await this.store.recordModelTurn(lease, { step: 2, assistant: write.assistant, intents: [write.intent] }, usage);
     await this.store.moveOp(lease, write.key, { to: 'RUNNING' });
     await this.store.moveOp(lease, write.key, { to: 'APPLIED', result: write.resultText });
-    await this.store.checkpoint(lease, { append: write.results, state: loopState(2), progressed: true });
-    await this.store.recordModelTurn(lease, { step: 3, assistant: { role: 'assistant', content: [{ type: 'text', text: 'Done: read one page and saved a note.' }] }, intents: [] });
-    await this.store.complete(lease, 'Done: read one page and saved a note.');
+    await this.store.checkpoint(lease, { append: write.results, state: loopState(2), progressed: true }, nextDeadline());
+    await this.store.recordModelTurn(lease, { step: 3, assistant: { role: 'assistant', content: [{ type: 'text', text: 'Done: read one page and saved a note.' }] }, intents: [] }, usage);
+    await this.store.complete(lease, 'Done: read one page and saved a note.', undefined, {
+      history: { channel: 'bench:c', entry: { role: 'assistant', text: 'Done: read one page and saved a note.' } },
+    });
     await this.store.recordReplyDelivery(lease.turnId, { kind: 'delivered', partsDelivered: 1 });
   }
 
@@ -188,4 +205,9 @@ export interface BackendFigures {
     readonly ledger: number;
     readonly written: readonly { readonly what: string; readonly bytes: number; readonly means: string }[];
   };
+}
+
+/** What a checkpoint carries for the model call after it: that call's recovery deadline (DESIGN §7.3). */
+function nextDeadline(): LeaseRiders {
+  return { deadlineAt: Date.now() + 300_000 };
 }

@@ -52,6 +52,15 @@ describe('final reply delivery', () => {
     expect(storedReply(dbPath, reply.turn)).toMatchObject({ state: 'delivered', text: null, partsDelivered: 1 });
   });
 
+  it('still delivers a reply whose delivery the store could not record, and logs it', async () => {
+    const reply = await completed('m1', 'Hello.');
+    const lines: unknown[] = [];
+    const logger = pino({ level: 'error' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const failing: TurnStore = { ...store, recordReplyDelivery: () => Promise.reject(new Error('disk I/O error')) };
+    expect(await deliverReply(failing, transport(1), reply, logger)).toBe('delivered');
+    expect(lines).toEqual([expect.objectContaining({ level: 50, turn: reply.turn, progress: 'delivered', msg: 'could not record the delivery of a reply' })]);
+  });
+
   it('keeps a reply pending with the parts confirmed so far when the transport fails, and posts only the rest after a restart', async () => {
     const reply = await completed('m1', 'Part one. Part two. Part three.');
     expect(await deliverReply(store, transport(2, new Error('Discord is down')), reply, silent)).toBe('pending');

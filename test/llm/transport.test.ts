@@ -101,6 +101,13 @@ describe('the HTTP transport under every provider', () => {
     expect(await settle(collectResponse(provider().stream(REQUEST, { signal: new AbortController().signal })))).toMatchObject({ kind: 'transport', code: 'connection_failed' });
   });
 
+  it('quotes at most 200 characters of an error answer that is not JSON', async () => {
+    fake.enqueue({ kind: 'reply', status: 503, body: `${'x'.repeat(250)}` });
+    const error = await settle(collectResponse(provider().stream(REQUEST, { signal: new AbortController().signal })));
+    expect(isLLMError(error) && error.message).toContain(`${'x'.repeat(200)}…`);
+    expect(isLLMError(error) && error.message).not.toContain('x'.repeat(201));
+  });
+
   it('makes an empty 200 body a transport error', async () => {
     fake.enqueue({ kind: 'stream', chunks: [] });
     expect(await settle(collectResponse(provider().stream(REQUEST, { signal: new AbortController().signal })))).toMatchObject({ kind: 'transport', code: 'empty_body' });

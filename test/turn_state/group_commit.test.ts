@@ -62,6 +62,18 @@ describe('group commit: the writes asked for in one turn of the event loop share
     expect(await Promise.all(writes)).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
   });
 
+  it('fails a write that throws something other than an error with an error saying what it threw, and keeps the rest of the group', async () => {
+    const group = new GroupCommit(db, undefined);
+    const kept = group.write(insert('kept'));
+    const thrown = group.write(() => {
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- what a careless write may throw
+      throw 'not an error';
+    });
+    await expect(thrown).rejects.toThrow('not an error');
+    expect(await kept).toBe(1);
+    expect(notes()).toEqual(['kept']);
+  });
+
   it('runs one sync at a time: the groups committed while it runs share the next one, and are answered only after it', async () => {
     const wal = new HeldSync();
     const group = new GroupCommit(db, wal);

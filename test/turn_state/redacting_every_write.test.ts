@@ -115,7 +115,12 @@ const TURN_STORE: EveryMethod<TurnStore> = {
   },
   suspend: async (world) => world.turns.suspend(await newTurn(world), say('the suspension')),
   finish: async (world) => world.turns.finish(await newTurn(world), 'TERMINAL_FAILED', say('the failure')),
-  complete: async (world) => world.turns.complete(await newTurn(world), say('the reply')),
+  complete: async (world) => {
+    const lease = await newTurn(world);
+    const usage = { identity: { source: 'console', channelId: 'c1', messageId: 'u-1' }, requesterId: 'ada', calls: [{ model: say('a model'), inputTokens: 1, outputTokens: 1, cost: null }] };
+    await world.turns.checkpoint(lease, { append: [], state: {}, progressed: true }, { usage });
+    await world.turns.complete(lease, say('the reply'), undefined, { history: { channel: 'console:c2', entry: { role: 'assistant', text: say('the reply in the history') } } });
+  },
   recordReplyDelivery: async (world) => {
     const lease = await newTurn(world);
     await world.turns.complete(lease, 'plain');

@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GroupCommit } from '../../src/turn_state/sqlite/group_commit.js';
+import { SqliteRunner } from '../../src/turn_state/sqlite/sqlite_runner.js';
+import { query, type Op } from '../../src/turn_state/operations/instructions.js';
 import { openTurnDatabase } from '../../src/turn_state/sqlite/file.js';
 import { WalCheckpointer, type WalLimits } from '../../src/turn_state/sqlite/wal_checkpointer.js';
 import { WalFile } from '../../src/turn_state/sqlite/wal_file.js';
@@ -94,6 +96,22 @@ describe('the write-ahead log is checkpointed off the event loop and stays short
     const reopened = openTurnDatabase(dbPath);
     expect(reopened.prepare('SELECT COUNT(*) AS n FROM history_entries').get()).toEqual({ n: 160 });
     reopened.close();
+  });
+
+  it('counts the checkpoints its worker made for the store, none for a database in memory, and closes once however often it is asked', async () => {
+    const db = openTurnDatabase(join(temp.path(), 'turns.sqlite3'));
+    db.exec('CREATE TABLE notes (n INTEGER PRIMARY KEY, body TEXT NOT NULL)');
+    const runner = new SqliteRunner(db, undefined, new ManualClock(), { checkpointAt: 32 * KIB, holdWritesAt: 64 * KIB });
+    const memory = new SqliteRunner(new BetterSqlite3(':memory:'), undefined, new ManualClock());
+    function* insert(n: number): Op<void> {
+      yield* query('INSERT INTO notes (n, body) VALUES (@n, @body)', { n, body: BODY });
+    }
+    for (let n = 0; n < 100; n++) await runner.write('insert', insert(n));
+    expect(runner.checkpoints).toBeGreaterThan(0);
+    expect(memory.checkpoints).toBe(0);
+    await Promise.all([runner.close(), runner.close(), memory.close()]);
+    expect(db.open).toBe(false);
+    expect(existsSync(join(temp.path(), 'turns.sqlite3-wal'))).toBe(false);
   });
 
   it('reopens with every answered write after the process is killed while its log is being checkpointed', async () => {

@@ -9,7 +9,7 @@ import type { Lease } from '../../../src/turn_state/turn_types.js';
 import { sampleValue, sampleValuesBy } from '../../support/prometheus_text.js';
 import { openTestStoreFile } from '../../support/store_file.js';
 import { useTempDir } from '../../support/temp_dir.js';
-import { admitNew, TEST_TIMINGS } from '../../support/turn_store.js';
+import { admissionFor, admitNew, TEST_TIMINGS } from '../../support/turn_store.js';
 
 /** A real store file, measured into fresh metrics; the write times come from the real monotonic clock. */
 function meteredStore(dir: string) {
@@ -152,6 +152,27 @@ describe('the turn store measured for the metrics', () => {
     expect(sampleValue(text, 'holdfast_store_write_seconds_count')).toBe(9);
     expect(sampleValue(text, 'holdfast_store_write_seconds_sum')).toBeGreaterThan(0);
     expect(sampleValue(text, 'holdfast_turns_total', { status: 'completed' })).toBe(0);
+    await file.close();
+  });
+
+  it('counts the tokens and cost a turn’s own write carries once it is kept, and a message a limit refused at admission', async () => {
+    const { file, store, scrape } = meteredStore(temp.path());
+    const lease = await admitNew(store, 'm-1');
+    const identity = { source: 'console', channelId: 'channel-1', messageId: 'm-1' };
+    const usage = { identity, requesterId: 'user-1', calls: [{ model: 'gpt-test', inputTokens: 1000, outputTokens: 50, cost: 0.25 }] };
+    const stale = { ...lease, token: 'someone-else' };
+    expect(isStaleTurnError(await store.checkpoint(stale, { append: [], state: {}, progressed: true }, { usage }).catch((error: unknown) => error))).toBe(true);
+    await store.checkpoint(lease, { append: [], state: { step: 1 }, progressed: true }, { usage });
+    const limits = [{ scope: 'user' as const, kind: 'turns_per_hour' as const, max: 1 }];
+    const owner = { source: 'console', userId: 'ada', channelId: 'channel-1' };
+    const ask = (messageId: string) => ({ ...admissionFor(messageId), usage: { identity: { ...identity, messageId }, owner, limits } });
+    expect((await store.admit(ask('m-2'))).disposition).toBe('admitted');
+    expect((await store.admit(ask('m-3'))).disposition).toBe('limited');
+
+    const text = await scrape();
+    expect(sampleValue(text, 'holdfast_tokens_total', { model: 'gpt-test', kind: 'input' })).toBe(1000);
+    expect(sampleValue(text, 'holdfast_cost_total', { model: 'gpt-test' })).toBe(0.25);
+    expect(sampleValue(text, 'holdfast_limit_refusals_total', { scope: 'user', limit: 'turns_per_hour' })).toBe(1);
     await file.close();
   });
 });
