@@ -7,6 +7,7 @@ import { useConversationHarness, withoutDurability } from '../support/conversati
 import { runToCompletion } from '../support/recovery_runtime.js';
 import { storeWith } from '../support/turn_store.js';
 import { StaleTurnError, TurnStateUnavailable } from '../../src/turn_state/errors.js';
+import { TEXTS } from '../../src/conversation/notices/texts.js';
 
 /** Writes wait for approval, for 30 minutes. */
 const APPROVALS = `  approval_defaults:\n    write: required\n  approval_timeout_minutes: 30\n`;
@@ -151,6 +152,8 @@ describe('approval before a call, in the conversation (DESIGN §9.2)', () => {
       { role: 'tool', tool_call_id: 'w1', content: 'Error: not run: this call needs a person’s approval, and without its store the bot cannot keep a request for one' },
     ]);
     expect(harness.current.replies()).toEqual(['I could not save it.']);
+    await say(bot, '/approve');
+    expect(operatorAnswers()).toEqual([TEXTS.storeOff]);
   });
 
   it('an override may ask for reads too, in its channels only', async () => {

@@ -75,7 +75,14 @@ async function suspended(world: World): Promise<Lease> {
 
 const TURN_STORE: EveryMethod<TurnStore> = {
   durable: 'flag',
-  admit: (world) => newTurn(world, say('the request')),
+  admit: async (world) => {
+    await newTurn(world, say('the request'));
+    const admission = await world.turns.admit({
+      ...admissionFor(`m-${++admitted}`, 'c1'),
+      riders: { history: { channel: 'console:c3', entry: { role: 'user', text: say('the message in the history') } } },
+    });
+    expect(admission.disposition).toBe('admitted');
+  },
   acceptInbound: (world) => world.turns.acceptInbound({ identity: { source: 'console', channelId: 'c1', messageId: 'q-1' }, message: { text: say('the queued message') } }),
   listInbox: 'read',
   dropInbound: async (world) => world.turns.dropInbound(await world.turns.acceptInbound({ identity: { source: 'console', channelId: 'c1', messageId: 'q-2' }, message: { text: 'plain' } })),
@@ -87,11 +94,15 @@ const TURN_STORE: EveryMethod<TurnStore> = {
   recordModelTurn: async (world) => {
     const lease = await newTurn(world);
     const call = { type: 'tool_use' as const, id: 'call-1', name: 'lookup', input: { query: say('the input') } };
-    await world.turns.recordModelTurn(lease, {
-      step: 1,
-      assistant: { role: 'assistant', content: [{ type: 'text', text: say('the model') }, call] },
-      intents: [{ toolCallId: 'call-1', toolName: 'lookup', input: call.input, effect: 'read' }],
-    });
+    await world.turns.recordModelTurn(
+      lease,
+      {
+        step: 1,
+        assistant: { role: 'assistant', content: [{ type: 'text', text: say('the model') }, call] },
+        intents: [{ toolCallId: 'call-1', toolName: 'lookup', input: call.input, effect: 'read' }],
+      },
+      { deadlineAt: Date.UTC(2030, 0, 1) },
+    );
   },
   moveOp: async (world) => {
     const applied = await withCall(world);
@@ -113,8 +124,8 @@ const TURN_STORE: EveryMethod<TurnStore> = {
       settle: [{ key, move: { to: 'APPLIED', result: say('the settled read') } }],
     });
   },
-  suspend: async (world) => world.turns.suspend(await newTurn(world), say('the suspension')),
-  finish: async (world) => world.turns.finish(await newTurn(world), 'TERMINAL_FAILED', say('the failure')),
+  suspend: async (world) => world.turns.suspend(await newTurn(world), say('the suspension'), { deadlineAt: Date.UTC(2030, 0, 1) }),
+  finish: async (world) => world.turns.finish(await newTurn(world), 'TERMINAL_FAILED', say('the failure'), { deadlineAt: Date.UTC(2030, 0, 1) }),
   complete: async (world) => {
     const lease = await newTurn(world);
     const usage = { identity: { source: 'console', channelId: 'c1', messageId: 'u-1' }, requesterId: 'ada', calls: [{ model: say('a model'), inputTokens: 1, outputTokens: 1, cost: null }] };
