@@ -37,7 +37,7 @@ describe('a turn’s writes and what rides with them (DESIGN §7.3)', () => {
     expect(await durability.recoveryDeadline(opened.clock.now(), 25_000)).toBe(opened.clock.now() + 25_000);
     expect(ownDeadlines).toBe(1);
     await durability.checkpoint([], { step: 1 }, true);
-    opened.clock.advance(40);
+    await opened.clock.advance(40);
     expect(await durability.recoveryDeadline(opened.clock.now(), 25_000)).toBe(opened.clock.now() - 40 + 25_000);
     expect(ownDeadlines).toBe(1);
     expect((await opened.turns.getTurn(lease.turnId))?.recoveryDeadlineAt).toBe(opened.clock.now() - 40 + 25_000);
