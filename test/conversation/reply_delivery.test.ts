@@ -7,6 +7,7 @@ import type { TurnStore } from '../../src/turn_state/turn_store.js';
 import { useTempDir } from '../support/temp_dir.js';
 import { admissionFor, admitNew, openTestStore } from '../support/turn_store.js';
 import { storedReply } from '../support/stored_rows.js';
+import { LEVEL, LogLines } from '../support/log_lines.js';
 
 const silent = pino({ level: 'silent' });
 const NOTE = '-# answered by <model>';
@@ -54,11 +55,12 @@ describe('final reply delivery', () => {
 
   it('still delivers a reply whose delivery the store could not record, and logs it', async () => {
     const reply = await completed('m1', 'Hello.');
-    const lines: unknown[] = [];
-    const logger = pino({ level: 'error' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const log = new LogLines('info');
     const failing: TurnStore = { ...store, recordReplyDelivery: () => Promise.reject(new Error('disk I/O error')) };
-    expect(await deliverReply(failing, transport(1), reply, logger)).toBe('delivered');
-    expect(lines).toEqual([expect.objectContaining({ level: 50, turn: reply.turn, progress: 'delivered', msg: 'could not record the delivery of a reply' })]);
+    expect(await deliverReply(failing, transport(1), reply, log.logger)).toBe('delivered');
+    expect(log.lines.filter((line) => line.level >= LEVEL.error)).toEqual([
+      expect.objectContaining({ level: 50, turn: reply.turn, progress: 'delivered', msg: 'could not record the delivery of a reply' }),
+    ]);
   });
 
   it('keeps a reply pending with the parts confirmed so far when the transport fails, and posts only the rest after a restart', async () => {

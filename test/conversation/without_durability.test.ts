@@ -1,5 +1,3 @@
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { inboundFromText } from '../../src/conversation/notices/channel_commands.js';
 import type { ConversationDeps } from '../../src/conversation/conversation_deps.js';
@@ -7,18 +5,8 @@ import { Intake } from '../../src/conversation/turns/intake.js';
 import type { HistoryStore } from '../../src/turn_state/history_store.js';
 import { chatText } from '../support/fake_llm/openai_chat.js';
 import type { FakeLLMServer } from '../support/fake_llm/server.js';
+import { LEVEL, LogLines } from '../support/log_lines.js';
 import { useConversationHarness, withoutDurability, type ConversationHarness } from '../support/conversation_harness.js';
-
-/** A logger whose lines at ERROR and above land in `lines`. */
-function errorLog(lines: Record<string, unknown>[]): ConversationDeps['logger'] {
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
-      done();
-    },
-  });
-  return pino({ level: 'error' }, sink);
-}
 
 /**
  * With durability off (DESIGN §7.3) nothing rides with a turn's writes, which keep nothing: the
@@ -67,13 +55,15 @@ describe('a turn when no durable store could open', () => {
   });
 
   it('ends a turn whose request cannot join the history TERMINAL_FAILED, told and logged with its channel', async () => {
-    const lines: Record<string, unknown>[] = [];
+    const log = new LogLines('info');
     const real = parts.store.history;
     const history: HistoryStore = { ...real, read: (channel) => real.read(channel), revision: (channel) => real.revision(channel), append: () => Promise.reject(new Error('database is locked')) };
-    await submitted(intake('', { history, logger: errorLog(lines) }), 'hello');
+    await submitted(intake('', { history, logger: log.logger }), 'hello');
     expect(parts.notices()).toEqual(['failed']);
     expect(parts.events).toContainEqual(expect.objectContaining({ type: 'turn', status: 'TERMINAL_FAILED' }));
-    expect(lines).toEqual([expect.objectContaining({ level: 50, channel: 'c1', err: expect.objectContaining({ message: 'database is locked' }) as unknown })]);
+    expect(log.lines.filter((line) => line.level >= LEVEL.error)).toEqual([
+      expect.objectContaining({ level: 50, channel: 'c1', err: expect.objectContaining({ message: 'database is locked' }) as unknown }),
+    ]);
     expect(fake.requests).toHaveLength(0);
   });
 });
