@@ -6,14 +6,21 @@ import { WalFile } from '../../src/turn_state/sqlite/wal_file.js';
 import { deferred } from '../support/deferred.js';
 import { useTempDir } from '../support/temp_dir.js';
 
-/** A log sync the test finishes by hand, counting the syncs asked for. */
+/** A log sync the test finishes by hand, counting the syncs asked for; a sync on the calling thread fails while `refusing` says so. */
 class HeldSync implements WalSync {
   readonly asked: ReturnType<typeof deferred<void>>[] = [];
+  refusing: Error | undefined;
+  syncedNow = 0;
 
   sync(): Promise<void> {
     const held = deferred<void>();
     this.asked.push(held);
     return held.promise;
+  }
+
+  syncNow(): void {
+    if (this.refusing !== undefined) throw this.refusing;
+    this.syncedNow += 1;
   }
 }
 
@@ -22,6 +29,8 @@ class SyncedAtOnce implements WalSync {
   sync(): Promise<void> {
     return Promise.resolve();
   }
+
+  syncNow(): void {}
 }
 
 /** Whether `promise` has settled by the time the event loop has turned once more. */
@@ -139,6 +148,56 @@ describe('group commit: the writes asked for in one turn of the event loop share
     wal.asked[0]?.reject(new Error('EIO: the disk is gone'));
 
     expect((await settled).map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
+  });
+
+  it('refuses every write after a failed sync, committing nothing, though the disk would take the next sync', async () => {
+    const wal = new HeldSync();
+    const group = new GroupCommit(db, wal);
+    const lost = group.write(insert('milk'));
+    const queued = Promise.allSettled([lost]);
+    await settledYet(lost);
+    const meanwhile = group.write(insert('eggs'));
+    wal.asked[0]?.reject(new Error('EIO: the disk is gone'));
+    await queued;
+
+    await expect(meanwhile).rejects.toThrow('EIO: the disk is gone');
+    await expect(group.write(insert('bread'))).rejects.toThrow('EIO: the disk is gone');
+    expect(() => group.commitNow(insert('flour'))).toThrow('EIO: the disk is gone');
+    expect(wal.asked).toHaveLength(1);
+    expect(wal.syncedNow).toBe(0);
+    expect(notes()).toEqual(['milk']);
+  });
+
+  it('fails a group committed while a sync that then fails was running, without syncing again', async () => {
+    const wal = new HeldSync();
+    const group = new GroupCommit(db, wal);
+    const first = group.write(insert('milk'));
+    await settledYet(first);
+    const second = group.write(insert('eggs'));
+    await settledYet(second);
+    const both = Promise.allSettled([first, second]);
+
+    wal.asked[0]?.reject(new Error('EIO: the disk is gone'));
+
+    expect((await both).map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
+    expect(wal.asked).toHaveLength(1);
+  });
+
+  it('commits a write now and syncs it on the calling thread; once that sync fails, refuses every write after it', async () => {
+    const wal = new HeldSync();
+    const group = new GroupCommit(db, wal);
+
+    expect(group.commitNow(insert('milk'))).toBe(1);
+    expect(wal.syncedNow).toBe(1);
+    wal.refusing = new Error('EIO: the disk is gone');
+    expect(() => group.commitNow(insert('eggs'))).toThrow('EIO: the disk is gone');
+    wal.refusing = undefined;
+
+    expect(() => group.commitNow(insert('bread'))).toThrow('EIO: the disk is gone');
+    await expect(group.write(insert('flour'))).rejects.toThrow('EIO: the disk is gone');
+    expect(wal.syncedNow).toBe(1);
+    expect(wal.asked).toHaveLength(0);
+    expect(notes()).toEqual(['milk', 'eggs']);
   });
 
   it('holds a reader that waits for durability until the groups before it are synced', async () => {

@@ -15,9 +15,12 @@ interface UnsyncedGroup {
   failed(error: unknown): void;
 }
 
-/** Makes what the connection has committed so far durable, off the event loop. */
+/** Makes what the connection has committed so far durable. */
 export interface WalSync {
+  /** Off the event loop. */
   sync(): Promise<void>;
+  /** On the calling thread, before it returns. */
+  syncNow(): void;
 }
 
 /** What the group commit tells about the log, and what makes its writes wait (the log's checkpoints). */
@@ -38,6 +41,12 @@ export interface CommitPacing {
  * write that is not on disk. One sync runs at a time: the groups committed while it runs share the
  * next one. When SQLite rolls back the whole transaction, or the commit or the sync fails, every
  * write of the group fails with that error.
+ *
+ * A log whose sync failed once is never trusted again: the kernel may have dropped the pages it
+ * could not write and report the next sync a success, and SQLite's recovery stops at the first
+ * frame that is not whole, so a later write answered as durable could be lost with them. From then
+ * on every write fails with that first error, committing nothing, until the program is restarted
+ * and SQLite recovers what the disk holds; reads go on.
  */
 export class GroupCommit {
   #queue: QueuedWrite[] = [];
@@ -46,6 +55,7 @@ export class GroupCommit {
   #committedGroups = 0;
   #settledGroups = 0;
   #durableWaiters: { readonly upTo: number; resolve(): void }[] = [];
+  #syncFailure: { readonly error: unknown } | undefined;
 
   constructor(
     private readonly db: Database,
@@ -55,6 +65,7 @@ export class GroupCommit {
 
   /** Runs `work` in the next group; resolves once the group is committed and on disk. */
   write<T>(work: () => T): Promise<T> {
+    if (this.#syncFailure !== undefined) return Promise.reject(asError(this.#syncFailure.error));
     return new Promise<T>((resolve, reject) => {
       this.#queue.push({ work, settle: (outcome) => (outcome.ok ? resolve(outcome.value as T) : reject(asError(outcome.error))) });
       if (this.#queue.length === 1) this.#flushSoon();
@@ -73,11 +84,35 @@ export class GroupCommit {
     return new Promise((resolve) => this.#durableWaiters.push({ upTo, resolve }));
   }
 
+  /**
+   * Runs `work` in a transaction of its own and syncs the log before it returns, on the calling
+   * thread: for a write that finds the store {@link idle} and would rather not wait for the loop.
+   * @throws what `work` throws, its changes rolled back; or the sync's failure, after which every write fails.
+   */
+  commitNow<T>(work: () => T): T {
+    if (this.#syncFailure !== undefined) throw asError(this.#syncFailure.error);
+    const value = this.db.transaction(work).immediate();
+    if (this.wal === undefined) return value;
+    try {
+      this.wal.syncNow();
+    } catch (error) {
+      this.#syncFailure = { error };
+      throw error;
+    }
+    this.pacing?.synced();
+    return value;
+  }
+
   /** Commits the queued writes now, as one group; nothing when none waits. */
   flush(): void {
     const group = this.#queue;
     if (group.length === 0) return;
     this.#queue = [];
+    const failure = this.#syncFailure;
+    if (failure !== undefined) {
+      for (const queued of group) queued.settle({ ok: false, error: failure.error });
+      return;
+    }
     let outcomes: Outcome[];
     try {
       outcomes = this.db.transaction(() => group.map((queued) => this.#inSavepoint(queued.work))).immediate();
@@ -103,10 +138,12 @@ export class GroupCommit {
       const groups = this.#unsynced;
       this.#unsynced = [];
       try {
+        if (this.#syncFailure !== undefined) throw this.#syncFailure.error;
         await wal.sync();
         this.pacing?.synced();
         for (const group of groups) group.synced();
       } catch (error) {
+        this.#syncFailure ??= { error };
         for (const group of groups) group.failed(error);
       }
       this.#settledGroups += groups.length;

@@ -55,18 +55,11 @@ export class SqliteRunner implements StoreRunner {
       // In turn with the reads asked for before it.
       if (commit === 'alone') await this.#group.durable();
       // Alone, a write that finds no other synced on the loop at once; with company, it joins the group and leaves the loop free.
-      if (commit === 'alone' && this.#group.idle) return this.#commitAlone(op);
+      if (commit === 'alone' && this.#group.idle) return this.#group.commitNow(() => this.#driver.run(op));
       return await this.#group.write(() => this.#driver.run(op));
     } catch (error) {
       throw sqliteCallError(this.db, operation, error);
     }
-  }
-
-  #commitAlone<T>(op: Op<T>): T {
-    const value = this.db.transaction(() => this.#driver.run(op)).immediate();
-    this.#wal?.syncNow();
-    this.#checkpoints?.synced();
-    return value;
   }
 
   async read<T>(operation: string, op: Op<T>): Promise<T> {
