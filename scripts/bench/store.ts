@@ -1,16 +1,17 @@
 import { parseArgs } from 'node:util';
-import { measureDisk } from './store_disk.js';
+import { measureAppendSync, measureDisk } from './store_disk.js';
 import { quantile, STEPS, CALLS_PER_STEP, SAMPLES, LOAD_TURN_WRITES, type BackendFigures } from './store_workload.js';
 import { benchPostgres } from './store_postgres.js';
 import { benchSqlite } from './store_sqlite.js';
 
 /**
  * The turn store's cost with production settings: latency of each durable point of a step beside
- * what the disk does alone in the same run (a one-row `synchronous=FULL` commit of SQLite, and a
- * raw `fdatasync`), and the commits and bytes one 200-step turn writes against the size of its
- * transcript. `--concurrency N` also runs N of the load bench's turns at once (each 10 durable
- * writes through the store's ports) and prints the durable writes a second beside the disk's
- * `fdatasync`s a second. `--backend postgres` measures PostgreSQL beside SQLite in the same run.
+ * what the disk does alone in the same run (a one-row `synchronous=FULL` commit of SQLite, a raw
+ * `fdatasync`, and, measured after the stores, an `fdatasync` after appending as many bytes as a
+ * lone SQLite write (WI-2) adds to its log, which is what its durable point syncs), and the
+ * commits and bytes one 200-step turn writes against the size of its transcript. `--concurrency N`
+ * also runs N of the load bench's turns at once (each 11 durable writes through the store's ports)
+ * and prints the durable writes a second beside the disk's `fdatasync`s a second. `--backend postgres` measures PostgreSQL beside SQLite in the same run.
  *
  *   npm run bench:store [-- --backend sqlite|postgres] [-- --concurrency N]
  */
@@ -27,6 +28,8 @@ if (concurrency !== undefined && (!Number.isInteger(concurrency) || concurrency 
 const disk = measureDisk();
 const figures: BackendFigures[] = [await benchSqlite(concurrency)];
 if (values.backend === 'postgres') figures.push(await benchPostgres(concurrency));
+const logGrowth = figures[0]?.loneLogBytes;
+const appendSync = logGrowth === undefined ? undefined : measureAppendSync(logGrowth);
 
 console.log(`durable writes, ${SAMPLES} samples each (ms)`);
 console.log(['operation'.padEnd(22), ...figures.map((f) => `${f.name} p50`.padStart(14) + `${f.name} p99`.padStart(14))].join(''));
@@ -37,10 +40,12 @@ for (const name of operations) console.log([name.padEnd(22), ...figures.map((f) 
 console.log(`\nthis disk, same run, ${SAMPLES} samples each (ms)`);
 console.log(`${'one-row commit, synchronous=FULL'.padEnd(36)}${row(disk.fullCommit)}`);
 console.log(`${'fdatasync after a 4 KiB write'.padEnd(36)}${row(disk.fdatasync)}`);
+if (appendSync !== undefined) console.log(`${`fdatasync after a ${logGrowth}-byte append`.padEnd(36)}${row(appendSync)}`);
 const median = (samples: readonly number[]): number => Number(quantile(samples, 0.5));
 for (const f of figures) {
   const lone = f.latencies['WI-2 RUNNING'] ?? [];
   console.log(`${f.name}: WI-2 p50 = ${(median(lone) / median(disk.fullCommit)).toFixed(2)}x the one-row FULL commit, ${(median(lone) / median(disk.fdatasync)).toFixed(2)}x the fdatasync`);
+  if (f.loneLogBytes !== undefined) console.log(`${f.name}: WI-2 appends ${f.loneLogBytes} bytes (p50) to the log, synced before it is answered (the append above)`);
 }
 
 if (concurrency !== undefined) {

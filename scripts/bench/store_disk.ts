@@ -14,6 +14,24 @@ export interface DiskFigures {
   readonly fdatasyncPerSecond: number;
 }
 
+/**
+ * Milliseconds of an `fdatasync` after each of {@link SAMPLES} writes of `bytes` to the file at
+ * `path`: over its first bytes each time, or appended to its end.
+ */
+function syncsAfterWrites(path: string, bytes: number, where: 'in place' | 'appended'): number[] {
+  const fd = openSync(path, 'w');
+  const data = Buffer.alloc(bytes, 1);
+  const samples: number[] = [];
+  for (let i = 0; i < SAMPLES; i++) {
+    writeSync(fd, data, 0, data.length, where === 'appended' ? i * bytes : 0);
+    const started = performance.now();
+    fdatasyncSync(fd);
+    samples.push(performance.now() - started);
+  }
+  closeSync(fd);
+  return samples;
+}
+
 /** {@link DiskFigures} on the disk of the system's temp directory, where the stores' files are. */
 export function measureDisk(): DiskFigures {
   const dir = mkdtempSync(join(tmpdir(), 'holdfast-bench-disk-'));
@@ -30,17 +48,21 @@ export function measureDisk(): DiskFigures {
       fullCommit.push(performance.now() - started);
     }
     db.close();
-    const fd = openSync(join(dir, 'page'), 'w');
-    const page = Buffer.alloc(4096, 1);
-    const fdatasync: number[] = [];
-    for (let i = 0; i < SAMPLES; i++) {
-      writeSync(fd, page, 0, page.length, 0);
-      const started = performance.now();
-      fdatasyncSync(fd);
-      fdatasync.push(performance.now() - started);
-    }
-    closeSync(fd);
+    const fdatasync = syncsAfterWrites(join(dir, 'page'), 4096, 'in place');
     return { fullCommit, fdatasync, fdatasyncPerSecond: (1000 * fdatasync.length) / fdatasync.reduce((sum, ms) => sum + ms, 0) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Milliseconds of an `fdatasync` after each of {@link SAMPLES} appends of `bytes` to one file, in
+ * the system's temp directory: what a log's sync costs when a write adds that much to its end.
+ */
+export function measureAppendSync(bytes: number): number[] {
+  const dir = mkdtempSync(join(tmpdir(), 'holdfast-bench-disk-'));
+  try {
+    return syncsAfterWrites(join(dir, 'log'), bytes, 'appended');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -6,7 +6,7 @@ import { pino } from 'pino';
 import { RandomIds } from '../../src/core/ids.js';
 import { SystemClock } from '../../src/core/system_clock.js';
 import { openSqliteStore } from '../../src/turn_state/sqlite/open_store.js';
-import { StoreWorkload, type BackendFigures } from './store_workload.js';
+import { quantile, StoreWorkload, type BackendFigures } from './store_workload.js';
 
 /** Bytes the process passed to write(2): the WAL frames and the pages copied back into the database. */
 function bytesWritten(): number {
@@ -64,7 +64,16 @@ export async function benchSqlite(concurrency: number | undefined): Promise<Back
   if (!opened.turns.durable) throw new Error('the store did not open');
   try {
     const workload = new StoreWorkload(opened.turns);
-    const latencies = await workload.latencies();
+    // The log's growth, not write(2)'s bytes: the checkpoint worker copies pages in the same process.
+    // A write into a log restarted after a checkpoint does not grow it, and is not counted.
+    const logGrowths: number[] = [];
+    const logSize = (): number => statSync(`${dbPath}-wal`).size;
+    const latencies = await workload.latencies(async (move) => {
+      const before = logSize();
+      await move();
+      const grown = logSize() - before;
+      if (grown > 0) logGrowths.push(grown);
+    });
     const throughput = concurrency === undefined ? undefined : await workload.concurrentTurns(Math.max(200, concurrency * 10), concurrency);
     const before = { written: bytesWritten(), rows: rowBytes() };
     const turnId = await workload.longTurn();
@@ -82,6 +91,7 @@ export async function benchSqlite(concurrency: number | undefined): Promise<Back
       name: 'sqlite',
       latencies,
       throughput,
+      ...(logGrowths.length === 0 ? {} : { loneLogBytes: Number(quantile(logGrowths, 0.5)) }),
       turn: {
         commitsPerStep: workload.commitsPerStep,
         ...sizes,

@@ -85,8 +85,11 @@ export class StoreWorkload {
     return admission.lease;
   }
 
-  /** {@link SAMPLES} one-step turns, timing each durable point. */
-  async latencies(): Promise<Latencies> {
+  /**
+   * {@link SAMPLES} one-step turns, timing each durable point. `watchLone` wraps each timed lone
+   * RUNNING move (WI-2), for a backend that observes what that write cost beyond its time.
+   */
+  async latencies(watchLone: (move: () => Promise<void>) => Promise<void> = (move) => move()): Promise<Latencies> {
     const results: Latencies = { admission: [], 'WI-1 (3-call batch)': [], 'WI-2 RUNNING': [], 'WI-3 settle': [], 'WI-4 checkpoint': [], 'WI-4 + 3 reads settled': [] };
     for (let i = 0; i < SAMPLES; i++) {
       let lease: Lease | undefined;
@@ -96,7 +99,7 @@ export class StoreWorkload {
       const s = step(1);
       await time(results['WI-1 (3-call batch)'] ?? [], () => this.store.recordModelTurn(owned, { step: 1, assistant: s.assistant, intents: s.intents }));
       const key = { turnId: owned.turnId, step: 1, toolCallId: s.intents[0]?.toolCallId ?? '' };
-      await time(results['WI-2 RUNNING'] ?? [], () => this.store.moveOp(owned, key, { to: 'RUNNING' }));
+      await watchLone(() => time(results['WI-2 RUNNING'] ?? [], () => this.store.moveOp(owned, key, { to: 'RUNNING' })));
       await time(results['WI-3 settle'] ?? [], () => this.store.moveOp(owned, key, { to: 'APPLIED', result: s.resultText }));
       await time(results['WI-4 checkpoint'] ?? [], () => this.store.checkpoint(owned, { append: s.results, state: loopState(1), progressed: true }));
       const next = step(2);
@@ -199,6 +202,8 @@ export interface BackendFigures {
   readonly latencies: Latencies;
   /** The concurrent turns, when `--concurrency` asked for them. */
   readonly throughput: Throughput | undefined;
+  /** Bytes a lone RUNNING move (WI-2) adds to the end of the log, p50: what its durable point syncs, where the backend can tell. */
+  readonly loneLogBytes?: number;
   readonly turn: {
     readonly commitsPerStep: number;
     readonly transcript: number;
