@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { loadConfigWith, parseConfigWith, type LoadConfigOptions, type LoadedConfig } from '../config/load.js';
 import { seconds } from '../config/schema_parts.js';
-import { renderJsonSchema } from '../config/json_schema.js';
 import { chatSection } from '../conversation/chat_settings.js';
 import { limitsSection } from '../conversation/limits_settings.js';
 import { overridesSection, unknownOverrideModels, unknownOverrideTools } from '../conversation/overrides_settings.js';
@@ -69,7 +68,14 @@ export function parseConfigText(text: string, file: string, env: Environment): C
   return parseConfigWith(configSchema, text, file, env);
 }
 
-/** config.schema.json as it must read, generated from {@link configSchema}. */
+/** The repository path of the generated schema, relative to the project root. */
+export const CONFIG_SCHEMA_FILE = 'config.schema.json';
+
+/**
+ * config.schema.json as it must read: the JSON Schema of what a configuration file may contain,
+ * generated from {@link configSchema} so that the two can never disagree.
+ */
 export function renderConfigJsonSchema(): string {
-  return renderJsonSchema(configSchema);
+  const json = z.toJSONSchema(configSchema, { io: 'input', target: 'draft-2020-12' });
+  return `${JSON.stringify({ ...json, title: 'Holdfast configuration' }, null, 2)}\n`;
 }

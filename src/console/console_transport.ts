@@ -1,11 +1,15 @@
 import type { Readable } from 'node:stream';
 import type { IdFactory } from '../core/ids.js';
 import { inboundFromText } from '../conversation/notices/channel_commands.js';
-import { everyChannelOf, type Transport } from '../conversation/transport.js';
+import { everyChannelOf, type MessageSource, type Transport } from '../conversation/transport.js';
 import { isTerminalInput, readConsoleLines, readTerminalLines, type TerminalReading } from './console_adapter.js';
 import { ConsoleScreen, type ConsoleOutput } from './console_screen.js';
 import { jsonLinesSink, textSink } from './console_sink.js';
-import { consoleMessageSource } from './console_source.js';
+
+/** The console's messages can be neither edited nor deleted: the original is always as admitted. */
+export const consoleMessageSource: MessageSource = {
+  fetchOriginal: (ref) => Promise.resolve({ authorId: ref.authorId, digest: ref.digest }),
+};
 
 export interface ConsoleTransportOptions {
   readonly mode: 'text' | 'jsonl';

@@ -12,8 +12,7 @@ import type { ToolActivity } from './batch_runner.js';
 import type { ChatTurn } from './chat_turn.js';
 import type { TurnDurability } from './durability.js';
 import type { FaultInjector } from './fault_points.js';
-import { stopped } from './turn_stop.js';
-import type { TurnOutcome } from './turn_outcome.js';
+import { stopped, type TurnOutcome } from './turn_outcome.js';
 import type { TurnStats } from './turn_stats.js';
 import type { AttemptUsage, TurnMeter } from './turn_meter.js';
 

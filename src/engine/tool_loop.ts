@@ -5,8 +5,7 @@ import { generate, type EngineDeps } from './generation.js';
 import { guardMessage, guardOf, type GuardKind } from './guard_messages.js';
 import { encodeCheckpointState } from './turn_codec.js';
 import type { TurnLog } from './turn_log.js';
-import type { TurnOutcome } from './turn_outcome.js';
-import { outcomeOfError, stopped } from './turn_stop.js';
+import { outcomeOfError, stopped, type TurnOutcome } from './turn_outcome.js';
 import { toolStep } from './tool_step.js';
 import { callsDone } from './turn_meter.js';
 

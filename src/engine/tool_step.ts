@@ -10,8 +10,7 @@ import type { TurnDurability } from './durability.js';
 import type { EngineDeps } from './generation.js';
 import type { TurnLog } from './turn_log.js';
 import { encodeCheckpointState } from './turn_codec.js';
-import type { TurnOutcome } from './turn_outcome.js';
-import { stopped } from './turn_stop.js';
+import { stopped, type TurnOutcome } from './turn_outcome.js';
 
 /**
  * One tool step, from "intent recorded" to "step checkpointed" (DESIGN §7.3): the assistant message and a PREPARED op per call

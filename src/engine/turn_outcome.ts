@@ -1,5 +1,9 @@
+import { isStaleTurnError, isTurnStateUnavailable } from '../turn_state/errors.js';
 import type { OpRecord } from '../turn_state/ledger_types.js';
 import type { ReplyAuthor } from '../turn_state/reply_types.js';
+import type { ChatTurn } from './chat_turn.js';
+import { isSimulatedCrash } from './fault_points.js';
+import { isShutdownReason } from './shutdown_reason.js';
 import type { DoneCall, TurnLimitHit } from './turn_meter.js';
 
 /** Why a turn failed; each one is told to the user in its own words. */
@@ -30,3 +34,17 @@ export type TurnOutcome =
   /** A per-turn limit was reached before the next model call (DESIGN §10.1): `done` is the work it keeps. */
   | { readonly kind: 'limited'; readonly limit: TurnLimitHit; readonly done: readonly DoneCall[] }
   | { readonly kind: 'fenced'; readonly detail: string };
+
+/** The outcome an error thrown inside a turn stands for; a SimulatedCrash is rethrown untouched. */
+export function outcomeOfError(error: unknown, turn: ChatTurn): TurnOutcome {
+  if (isSimulatedCrash(error)) throw error;
+  if (isStaleTurnError(error)) return { kind: 'fenced', detail: error.message };
+  if (isTurnStateUnavailable(error)) return { kind: 'failed', reason: 'store_unavailable', detail: error.message };
+  turn.logger.error({ err: error }, 'the turn failed unexpectedly');
+  return { kind: 'failed', reason: 'internal_error', detail: error instanceof Error ? error.message : String(error) };
+}
+
+/** A stopped turn: cancelled by /stop, or suspended with its work kept when the program shuts down. */
+export function stopped(turn: ChatTurn): TurnOutcome {
+  return isShutdownReason(turn.signal.reason) ? { kind: 'suspended', cause: 'shutdown', detail: 'shutdown' } : { kind: 'cancelled' };
+}

@@ -1,8 +1,41 @@
 /**
- * The tables added since the two databases' schemas were first written, written once for both
- * databases' migrations in each one's column types. A migration never changes with the code that
- * follows it: a later change to one of these tables is a step of its own.
+ * What the two databases' migrations write alike, written once for both in each one's column
+ * types: the tables both first schemas hold the same, the tables added since, and the
+ * vocabularies a step's CHECK constraints name. A migration never changes with the code that
+ * follows it: a later change to one of these is a step of its own.
  */
+
+/** Values as the list of an SQL `IN (…)`. */
+export const list = (values: readonly string[]): string => values.map((v) => `'${v}'`).join(', ');
+
+/**
+ * The turn statuses once a turn could wait for an operator's verdict (DESIGN §9.1) — SQLite's
+ * version 5, PostgreSQL's 1.
+ */
+export const TURN_STATUSES_WITH_VERDICTS: readonly string[] = [
+  'ACTIVE',
+  'SUSPENDED',
+  'AWAITING_RESOLUTION',
+  'TERMINAL_COMPLETED',
+  'TERMINAL_FAILED',
+  'TERMINAL_CANCELLED',
+  'TERMINAL_REJECTED',
+  'TERMINAL_EXPIRED',
+];
+
+/** The call states once an operator could give a verdict on a call (DESIGN §9.1) — SQLite's version 5, PostgreSQL's 1. */
+export const OP_STATES_WITH_VERDICTS: readonly string[] = [
+  'PREPARED',
+  'RUNNING',
+  'APPLIED',
+  'DEFINITELY_FAILED',
+  'OUTCOME_UNKNOWN',
+  'RECONCILED_APPLIED',
+  'RECONCILED_FAILED',
+  'MANUAL_RESOLUTION_REQUIRED',
+  'RESOLVED_APPLIED',
+  'RESOLVED_NOT_APPLIED',
+];
 
 /** How one database names the column types of the shared tables. */
 export interface ColumnTypes {
@@ -12,6 +45,29 @@ export interface ColumnTypes {
   readonly identity: string;
   /** What a table keyed by its primary key alone is declared with (SQLite's `WITHOUT ROWID`). */
   readonly keyedOnly: string;
+}
+
+/**
+ * A turn's transcript and its checkpoints, as both first schemas wrote them (SQLite's version 1,
+ * PostgreSQL's 1): the messages in order, and after each step how long the transcript was and the
+ * loop's state.
+ */
+export function transcriptTables(types: ColumnTypes): string {
+  return `CREATE TABLE transcript (
+    turn_id TEXT NOT NULL REFERENCES turns (turn_id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    message TEXT NOT NULL,
+    PRIMARY KEY (turn_id, seq)
+  )${types.keyedOnly};
+
+  CREATE TABLE checkpoints (
+    turn_id TEXT NOT NULL REFERENCES turns (turn_id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    transcript_length INTEGER NOT NULL,
+    state TEXT NOT NULL,
+    created_at ${types.integer} NOT NULL,
+    PRIMARY KEY (turn_id, seq)
+  )${types.keyedOnly};`;
 }
 
 /**

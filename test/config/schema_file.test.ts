@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { parseConfigText, renderConfigJsonSchema } from '../../src/app/config_schema.js';
-import { CONFIG_SCHEMA_FILE } from '../../src/config/json_schema.js';
+import { CONFIG_SCHEMA_FILE, parseConfigText, renderConfigJsonSchema } from '../../src/app/config_schema.js';
 
 const root = new URL('../../', import.meta.url);
 const read = (name: string): string => readFileSync(new URL(name, root), 'utf8');

@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { afterEach, beforeEach } from 'vitest';
-import { consoleMessageSource } from '../../src/console/console_source.js';
+import { consoleMessageSource } from '../../src/console/console_transport.js';
 import type { ConversationDeps } from '../../src/conversation/conversation_deps.js';
 import type { InboundMessage } from '../../src/conversation/transport.js';
 import { ManualClock } from './manual_clock.js';

@@ -13,7 +13,7 @@ import { probeInFlightText, stillOverloadedText, TEXTS } from '../notices/texts.
 import { deliverEnding } from './turn_ending.js';
 import { dropKept, inboxIdOf, type KeptMessage } from './inbox.js';
 import { ShutdownReason } from '../../engine/shutdown_reason.js';
-import { outcomeOfError } from '../../engine/turn_stop.js';
+import { outcomeOfError } from '../../engine/turn_outcome.js';
 import type { TurnPhase } from './turn_phase.js';
 import { engineDeps, newRunCounting, type RunCounting, type Streaming } from './turn_engine.js';
 import { usageRefusal } from './usage_admission.js';

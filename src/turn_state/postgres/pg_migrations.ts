@@ -1,26 +1,11 @@
 import type pg from 'pg';
 import { SCHEMA_NAME } from '../turn_state_settings.js';
-import { opMovesTable, turnTracesColumn, usageTables, type ColumnTypes } from '../shared_tables.js';
+import { list, opMovesTable, OP_STATES_WITH_VERDICTS, transcriptTables, TURN_STATUSES_WITH_VERDICTS, turnTracesColumn, usageTables, type ColumnTypes } from '../shared_tables.js';
 
 /** This database's column types, for the tables written once for both. */
 const POSTGRES_COLUMNS: ColumnTypes = { integer: 'BIGINT', real: 'DOUBLE PRECISION', identity: 'BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY', keyedOnly: '' };
 
-const list = (values: readonly string[]): string => values.map((v) => `'${v}'`).join(', ');
-
-/** The vocabularies the first PostgreSQL schema knew; a migration never changes with the code that follows it. */
-const FIRST_TURN_STATUSES = ['ACTIVE', 'SUSPENDED', 'AWAITING_RESOLUTION', 'TERMINAL_COMPLETED', 'TERMINAL_FAILED', 'TERMINAL_CANCELLED', 'TERMINAL_REJECTED', 'TERMINAL_EXPIRED'];
-const FIRST_OP_STATES = [
-  'PREPARED',
-  'RUNNING',
-  'APPLIED',
-  'DEFINITELY_FAILED',
-  'OUTCOME_UNKNOWN',
-  'RECONCILED_APPLIED',
-  'RECONCILED_FAILED',
-  'MANUAL_RESOLUTION_REQUIRED',
-  'RESOLVED_APPLIED',
-  'RESOLVED_NOT_APPLIED',
-];
+/** The vocabularies the first PostgreSQL schema knew beyond the shared ones; a migration never changes with the code that follows it. */
 const FIRST_EFFECT_CLASSES = ['read', 'idempotent', 'write'];
 const FIRST_REPLY_STATES = ['pending', 'delivered', 'abandoned'];
 const FIRST_MEMORY_SCOPES = ['user', 'channel'];
@@ -61,7 +46,7 @@ export const PG_MIGRATIONS: readonly string[] = [
     message_id TEXT NOT NULL,
     requester_id TEXT NOT NULL,
     message_digest TEXT NOT NULL,
-    status TEXT NOT NULL CHECK (status IN (${list(FIRST_TURN_STATUSES)})),
+    status TEXT NOT NULL CHECK (status IN (${list(TURN_STATUSES_WITH_VERDICTS)})),
     generation INTEGER NOT NULL,
     revision INTEGER NOT NULL,
     lease_token TEXT,
@@ -80,21 +65,7 @@ export const PG_MIGRATIONS: readonly string[] = [
   CREATE INDEX turns_by_status ON turns (status);
   CREATE INDEX turns_by_channel ON turns (source, channel_id, status);
 
-  CREATE TABLE transcript (
-    turn_id TEXT NOT NULL REFERENCES turns (turn_id) ON DELETE CASCADE,
-    seq INTEGER NOT NULL,
-    message TEXT NOT NULL,
-    PRIMARY KEY (turn_id, seq)
-  );
-
-  CREATE TABLE checkpoints (
-    turn_id TEXT NOT NULL REFERENCES turns (turn_id) ON DELETE CASCADE,
-    seq INTEGER NOT NULL,
-    transcript_length INTEGER NOT NULL,
-    state TEXT NOT NULL,
-    created_at BIGINT NOT NULL,
-    PRIMARY KEY (turn_id, seq)
-  );
+  ${transcriptTables(POSTGRES_COLUMNS)}
 
   CREATE TABLE ops (
     turn_id TEXT NOT NULL REFERENCES turns (turn_id) ON DELETE CASCADE,
@@ -102,7 +73,7 @@ export const PG_MIGRATIONS: readonly string[] = [
     tool_call_id TEXT NOT NULL,
     tool_name TEXT NOT NULL,
     effect TEXT NOT NULL CHECK (effect IN (${list(FIRST_EFFECT_CLASSES)})),
-    state TEXT NOT NULL CHECK (state IN (${list(FIRST_OP_STATES)})),
+    state TEXT NOT NULL CHECK (state IN (${list(OP_STATES_WITH_VERDICTS)})),
     idempotency_key TEXT NOT NULL,
     fingerprint TEXT NOT NULL,
     input TEXT NOT NULL,
@@ -210,9 +181,9 @@ export const PG_MIGRATIONS: readonly string[] = [
   // Version 6 is SQLite's version 14 (DESIGN §9.2): calls that ask a person's approval before they run, and the channels' "always allow here" rules.
   `
   ALTER TABLE turns DROP CONSTRAINT turns_status_check;
-  ALTER TABLE turns ADD CONSTRAINT turns_status_check CHECK (status IN (${list([...FIRST_TURN_STATUSES, 'AWAITING_APPROVAL'])}));
+  ALTER TABLE turns ADD CONSTRAINT turns_status_check CHECK (status IN (${list([...TURN_STATUSES_WITH_VERDICTS, 'AWAITING_APPROVAL'])}));
   ALTER TABLE ops DROP CONSTRAINT ops_state_check;
-  ALTER TABLE ops ADD CONSTRAINT ops_state_check CHECK (state IN (${list([...FIRST_OP_STATES, 'AWAITING_APPROVAL', 'APPROVED', 'DENIED'])}));
+  ALTER TABLE ops ADD CONSTRAINT ops_state_check CHECK (state IN (${list([...OP_STATES_WITH_VERDICTS, 'AWAITING_APPROVAL', 'APPROVED', 'DENIED'])}));
   ALTER TABLE ops ADD COLUMN approval_requested_at BIGINT;
   ALTER TABLE ops ADD COLUMN approval_expires_at BIGINT;
   ALTER TABLE ops ADD COLUMN approval_message TEXT;

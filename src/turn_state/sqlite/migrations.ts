@@ -8,8 +8,8 @@ import type { Database } from 'better-sqlite3';
 import { EFFECT_CLASSES } from '../ledger_types.js';
 import { MEMORY_SCOPES } from '../memory_store.js';
 import { REPLY_STATES } from '../reply_types.js';
-import { approvalsBeforeCalls, list, turnsAndOpsWithVerdicts } from './table_rebuilds.js';
-import { opMovesTable, turnTracesColumn, usageTables, type ColumnTypes } from '../shared_tables.js';
+import { approvalsBeforeCalls, turnsAndOpsWithVerdicts } from './table_rebuilds.js';
+import { list, opMovesTable, transcriptTables, turnTracesColumn, usageTables, type ColumnTypes } from '../shared_tables.js';
 
 /** This database's column types, for the tables written once for both. */
 const SQLITE_COLUMNS: ColumnTypes = { integer: 'INTEGER', real: 'REAL', identity: 'INTEGER PRIMARY KEY AUTOINCREMENT', keyedOnly: ' WITHOUT ROWID' };
@@ -107,21 +107,7 @@ export const TURN_STORE_MIGRATIONS: readonly string[] = [
   CREATE INDEX turns_by_status ON turns (status);
   CREATE INDEX turns_by_channel ON turns (source, channel_id, status);
 
-  CREATE TABLE transcript (
-    turn_id TEXT NOT NULL REFERENCES turns (turn_id) ON DELETE CASCADE,
-    seq INTEGER NOT NULL,
-    message TEXT NOT NULL,
-    PRIMARY KEY (turn_id, seq)
-  ) WITHOUT ROWID;
-
-  CREATE TABLE checkpoints (
-    turn_id TEXT NOT NULL REFERENCES turns (turn_id) ON DELETE CASCADE,
-    seq INTEGER NOT NULL,
-    transcript_length INTEGER NOT NULL,
-    state TEXT NOT NULL,
-    created_at INTEGER NOT NULL,
-    PRIMARY KEY (turn_id, seq)
-  ) WITHOUT ROWID;
+  ${transcriptTables(SQLITE_COLUMNS)}
 
   CREATE TABLE ops (
     turn_id TEXT NOT NULL REFERENCES turns (turn_id) ON DELETE CASCADE,

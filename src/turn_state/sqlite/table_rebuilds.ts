@@ -5,8 +5,11 @@
  * step, each never changes with the code that follows it (migrations.ts lists them in order).
  */
 
-/** Values as the list of an SQL `IN (…)`. */
-export const list = (values: readonly string[]): string => values.map((v) => `'${v}'`).join(', ');
+import { list, OP_STATES_WITH_VERDICTS, TURN_STATUSES_WITH_VERDICTS } from '../shared_tables.js';
+
+const TURN_COLUMNS = `turn_id, source, channel_id, message_id, requester_id, message_digest, status, generation, revision, lease_token, lease_expires_at,
+  created_at, updated_at, last_progress_at, recovery_deadline_at, suspension_reason, failure_reason, payload_compacted`;
+const OP_COLUMNS = `turn_id, step, tool_call_id, tool_name, effect, state, idempotency_key, fingerprint, input, result, result_blob, error, created_at, updated_at`;
 
 /**
  * Schema version 5 (DESIGN §9.1): turns may be AWAITING_RESOLUTION and remember that their
@@ -15,24 +18,6 @@ export const list = (values: readonly string[]): string => values.map((v) => `'$
  * CHECK constraint in place, so both tables are rebuilt, rows (and the turns' rowids, which order
  * them) copied as they are.
  */
-const TURN_STATUSES_V5 = ['ACTIVE', 'SUSPENDED', 'AWAITING_RESOLUTION', 'TERMINAL_COMPLETED', 'TERMINAL_FAILED', 'TERMINAL_CANCELLED', 'TERMINAL_REJECTED', 'TERMINAL_EXPIRED'];
-const OP_STATES_V5 = [
-  'PREPARED',
-  'RUNNING',
-  'APPLIED',
-  'DEFINITELY_FAILED',
-  'OUTCOME_UNKNOWN',
-  'RECONCILED_APPLIED',
-  'RECONCILED_FAILED',
-  'MANUAL_RESOLUTION_REQUIRED',
-  'RESOLVED_APPLIED',
-  'RESOLVED_NOT_APPLIED',
-];
-
-const TURN_COLUMNS = `turn_id, source, channel_id, message_id, requester_id, message_digest, status, generation, revision, lease_token, lease_expires_at,
-  created_at, updated_at, last_progress_at, recovery_deadline_at, suspension_reason, failure_reason, payload_compacted`;
-const OP_COLUMNS = `turn_id, step, tool_call_id, tool_name, effect, state, idempotency_key, fingerprint, input, result, result_blob, error, created_at, updated_at`;
-
 export const turnsAndOpsWithVerdicts = `
   CREATE TABLE turns_v5 (
     turn_id TEXT PRIMARY KEY,
@@ -41,7 +26,7 @@ export const turnsAndOpsWithVerdicts = `
     message_id TEXT NOT NULL,
     requester_id TEXT NOT NULL,
     message_digest TEXT NOT NULL,
-    status TEXT NOT NULL CHECK (status IN (${list(TURN_STATUSES_V5)})),
+    status TEXT NOT NULL CHECK (status IN (${list(TURN_STATUSES_WITH_VERDICTS)})),
     generation INTEGER NOT NULL,
     revision INTEGER NOT NULL,
     lease_token TEXT,
@@ -68,7 +53,7 @@ export const turnsAndOpsWithVerdicts = `
     tool_call_id TEXT NOT NULL,
     tool_name TEXT NOT NULL,
     effect TEXT NOT NULL CHECK (effect IN ('read', 'idempotent', 'write')),
-    state TEXT NOT NULL CHECK (state IN (${list(OP_STATES_V5)})),
+    state TEXT NOT NULL CHECK (state IN (${list(OP_STATES_WITH_VERDICTS)})),
     idempotency_key TEXT NOT NULL,
     fingerprint TEXT NOT NULL,
     input TEXT NOT NULL,
@@ -96,7 +81,7 @@ export const turnsAndOpsWithVerdicts = `
  * "always allow here" rules are one row per tool. Both tables are rebuilt, as in version 5.
  */
 const TURN_STATUSES_V14 = ['ACTIVE', 'SUSPENDED', 'AWAITING_RESOLUTION', 'AWAITING_APPROVAL', 'TERMINAL_COMPLETED', 'TERMINAL_FAILED', 'TERMINAL_CANCELLED', 'TERMINAL_REJECTED', 'TERMINAL_EXPIRED'];
-const OP_STATES_V14 = [...OP_STATES_V5, 'AWAITING_APPROVAL', 'APPROVED', 'DENIED'];
+const OP_STATES_V14 = [...OP_STATES_WITH_VERDICTS, 'AWAITING_APPROVAL', 'APPROVED', 'DENIED'];
 const TURN_COLUMNS_V14 = `${TURN_COLUMNS}, resolution_untold, owner_instance`;
 const OP_COLUMNS_V14 = `${OP_COLUMNS}, verdict_by, verdict_at, verdict_text`;
 
